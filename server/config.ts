@@ -1,0 +1,54 @@
+/**
+ * Configuration from the environment. Read through getters so that tests and the CLI can set
+ * variables before first use; every setting is listed in the README's configuration table.
+ */
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function intEnv(name: string, fallback: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export const config = {
+  get port() {
+    return intEnv('PORT', 3000);
+  },
+  /** Public base URL of the Hub; also the issuer of every JWT it signs. */
+  get hubUrl() {
+    return (env('HUB_URL') ?? `http://localhost:${this.port}`).replace(/\/+$/, '');
+  },
+  get databaseUrl() {
+    return env('DATABASE_URL');
+  },
+  get databasePoolSize() {
+    return intEnv('DATABASE_POOL_SIZE', 10);
+  },
+  /** Embedded database folder when DATABASE_URL is unset; "memory://" keeps it in memory. */
+  get dataDir() {
+    return env('HUB_DATA_DIR') ?? './.hub-data';
+  },
+  /** Master secret for encrypting stored secrets; generated and kept in the database when unset. */
+  get secret() {
+    return env('HUB_SECRET');
+  },
+  /** PEM (PKCS#8) EC P-256 private key for signing JWTs; generated and kept in the database when unset. */
+  get jwtPrivateKey() {
+    return env('HUB_JWT_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+  },
+  /** Lifetime of session and script JWTs, in seconds. */
+  get jwtTtlSeconds() {
+    return intEnv('HUB_JWT_TTL', 8 * 3600);
+  },
+  get isProduction() {
+    return process.env.NODE_ENV === 'production';
+  },
+};
+
+/** Audience of Hub API JWTs (sessions and script tokens). */
+export const HUB_API_AUDIENCE = 'hub-api';

@@ -1,0 +1,159 @@
+/**
+ * One database handle per process: postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
+ * Both speak the same drizzle query builder; migrations from ./drizzle are applied on first open.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+import { config } from '../config';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything that runs queries: the database or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Runs raw SQL and returns rows, hiding the drivers' different result shapes. */
+  rows<T>(query: string, params?: unknown[]): Promise<T[]>;
+  /** Subscribes to a NOTIFY channel (PGlite: same-process only, which is all it serves). */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+const MIGRATION_LOCK = 72_620_001;
+
+function migrationsFolder() {
+  return path.join(process.cwd(), 'drizzle');
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  const client = postgres(url, {
+    max: config.databasePoolSize,
+    onnotice: () => {},
+    connection: { application_name: 'hub' },
+  });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  // Several Hub processes may start at once: one migrates, the others wait for it.
+  const lock = await client.reserve();
+  try {
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+    lock.release();
+  }
+  return {
+    db,
+    kind: 'postgres',
+    rows: async <T,>(query: string, params: unknown[] = []) =>
+      (await client.unsafe(query, params as never[])) as unknown as T[],
+    listen: async (channel, onPayload) => {
+      await client.listen(channel, onPayload);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** PGlite has no lock of its own on its data directory: two processes opening it would corrupt it. */
+function lockDataDir(dir: string) {
+  fs.mkdirSync(dir, { recursive: true });
+  const lockPath = path.join(dir, 'hub.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(lockPath, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      const release = () => {
+        try {
+          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
+        } catch {
+          /* already gone */
+        }
+      };
+      process.once('exit', release);
+      return release;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new Error(
+          `The embedded database in ${dir} is in use by process ${holder}. ` +
+            'Only one Hub process may open it; stop that process or set DATABASE_URL to use PostgreSQL.',
+        );
+      }
+      fs.rmSync(lockPath, { force: true }); // stale lock of a dead process
+    }
+  }
+  throw new Error(`Could not lock the embedded database in ${dir}`);
+}
+
+function isAlive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const inMemory = dataDir === 'memory://';
+  const release = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
+  let client;
+  try {
+    client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { pg_trgm } });
+    await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const pg = client;
+  return {
+    db: drizzle(pg, { schema }) as unknown as Db,
+    kind: 'pglite',
+    rows: async <T,>(query: string, params: unknown[] = []) => (await pg.query<T>(query, params)).rows,
+    listen: async (channel, onPayload) => {
+      await pg.listen(channel, onPayload);
+    },
+    close: async () => {
+      await pg.close();
+      release();
+    },
+  };
+}
+
+const holder = globalThis as unknown as { __hubDatabase?: Promise<Database> };
+
+/** The process-wide database, opened (and migrated) on first use. */
+export function getDatabase(): Promise<Database> {
+  if (!holder.__hubDatabase) {
+    const opening = config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(config.dataDir);
+    holder.__hubDatabase = opening;
+    opening.catch(() => {
+      if (holder.__hubDatabase === opening) holder.__hubDatabase = undefined;
+    });
+  }
+  return holder.__hubDatabase;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDatabase()).db;
+}
+
+export async function closeDatabase() {
+  const open = holder.__hubDatabase;
+  holder.__hubDatabase = undefined;
+  if (open) await (await open).close();
+}

@@ -1,0 +1,370 @@
+/**
+ * The Hub's whole data model. One file so that one `drizzle-kit generate` sees every table;
+ * tables are grouped by the area that owns them.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const id = () => uuid('id').primaryKey().defaultRandom();
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+// ---------------------------------------------------------------- platform
+
+/** Process-independent settings, e.g. the generated master secret when HUB_SECRET is not set. */
+export const hubSettings = pgTable('hub_settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});
+
+/** JWT signing keys. The private key is stored encrypted with the master secret. */
+export const signingKeys = pgTable('signing_keys', {
+  kid: text('kid').primaryKey(),
+  alg: text('alg').notNull(),
+  publicJwk: jsonb('public_jwk').notNull(),
+  privateJwkEnc: text('private_jwk_enc').notNull(),
+  createdAt: createdAt(),
+});
+
+// ---------------------------------------------------------------- accounts
+
+export const organizations = pgTable('organizations', {
+  id: id(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
+  tier: text('tier', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const subscriptions = pgTable('subscriptions', {
+  id: id(),
+  orgId: uuid('org_id')
+    .notNull()
+    .unique()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  plan: text('plan', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+  status: text('status').notNull().default('active'),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: id(),
+    email: text('email').notNull().unique(), // stored lower-cased
+    name: text('name').notNull().default(''),
+    role: text('role', { enum: ['user', 'admin', 'superadmin'] }).notNull().default('user'),
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'set null' }),
+    orgRole: text('org_role', { enum: ['admin', 'member'] }),
+    /** When the current membership began; personal access tokens minted before it are dead. */
+    orgJoinedAt: ts('org_joined_at'),
+    oidcIssuer: text('oidc_issuer'),
+    oidcSubject: text('oidc_subject'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('users_oidc_identity_idx').on(t.oidcIssuer, t.oidcSubject),
+    index('users_org_idx').on(t.orgId),
+  ],
+);
+
+export const instanceKeys = pgTable(
+  'instance_keys',
+  {
+    id: id(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    keyPrefix: text('key_prefix').notNull(),
+    status: text('status', { enum: ['active', 'revoked'] }).notNull().default('active'),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    reissuedAt: ts('reissued_at'),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [index('instance_keys_org_idx').on(t.orgId)],
+);
+
+export const personalAccessTokens = pgTable(
+  'personal_access_tokens',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    tokenPrefix: text('token_prefix').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    instanceKeyId: uuid('instance_key_id')
+      .notNull()
+      .references(() => instanceKeys.id, { onDelete: 'cascade' }),
+    /** The minter's orgJoinedAt at mint time: leaving and re-joining does not revive the token. */
+    membershipSince: ts('membership_since').notNull(),
+    expiresAt: ts('expires_at'),
+    revokedAt: ts('revoked_at'),
+    rotatedAt: ts('rotated_at'),
+    lastUsedAt: ts('last_used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('pat_org_idx').on(t.orgId), index('pat_user_idx').on(t.userId)],
+);
+
+// ---------------------------------------------------------------- catalog
+
+export const categories = pgTable('categories', {
+  id: id(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  description: text('description').notNull().default(''),
+  icon: text('icon').notNull().default(''),
+  sortOrder: integer('sort_order').notNull().default(0),
+  isPrivate: boolean('is_private').notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export type EnvVar = { name: string; value: string };
+export type EnvSchemaEntry = { name: string; required: boolean; default_value: string; description: string };
+export type Port = { containerPort: number; protocol: string };
+export type VolumeMount = { name: string; mountPath: string };
+export type Toleration = {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+};
+
+export const templates = pgTable(
+  'templates',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull().unique(),
+    description: text('description').notNull().default(''),
+    version: text('version').notNull().default(''),
+    kind: text('kind').notNull().default('deployment'),
+    categoryId: uuid('category_id')
+      .notNull()
+      .references(() => categories.id, { onDelete: 'restrict' }),
+    /** Owning organization; null for platform templates. */
+    orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'set null' }),
+    imageName: text('image_name').notNull(),
+    imageTag: text('image_tag').notNull().default('latest'),
+    cpuRequest: text('cpu_request').notNull().default(''),
+    memoryRequest: text('memory_request').notNull().default(''),
+    gpuCount: integer('gpu_count').notNull().default(0),
+    vramRequest: text('vram_request').notNull().default(''),
+    concurrentJobs: integer('concurrent_jobs').notNull().default(1),
+    env: jsonb('env').$type<EnvVar[]>().notNull().default([]),
+    envSchema: jsonb('env_schema').$type<EnvSchemaEntry[]>().notNull().default([]),
+    ports: jsonb('ports').$type<Port[]>().notNull().default([]),
+    volumeMounts: jsonb('volume_mounts').$type<VolumeMount[]>().notNull().default([]),
+    nodeSelector: jsonb('node_selector').$type<Record<string, string>>().notNull().default({}),
+    requiredNetworkTypes: text('required_network_types').array().notNull().default(sql`'{}'::text[]`),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    isPublic: boolean('is_public').notNull().default(true),
+    isFeatured: boolean('is_featured').notNull().default(false),
+    minTier: text('min_tier', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+    downloadCount: bigint('download_count', { mode: 'number' }).notNull().default(0),
+    documentation: text('documentation').notNull().default(''),
+    registryUrl: text('registry_url').notNull().default(''),
+    /** Encrypted (AES-256-GCM with the master secret); never returned in clear. */
+    registryCredentialsEnc: text('registry_credentials_enc'),
+    secretRefs: jsonb('secret_refs').$type<string[]>().notNull().default([]),
+    command: jsonb('command').$type<string[]>().notNull().default([]),
+    tolerations: jsonb('tolerations').$type<Toleration[]>().notNull().default([]),
+    iconUrl: text('icon_url').notNull().default(''),
+    createdAt: createdAt(),
+    /** Content change time, and the sync marker: also bumped when the template's visibility widens. */
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('templates_category_idx').on(t.categoryId),
+    index('templates_org_idx').on(t.orgId),
+    index('templates_updated_at_idx').on(t.updatedAt),
+    index('templates_tags_idx').using('gin', t.tags),
+    index('templates_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+    index('templates_description_trgm_idx').using('gin', sql`${t.description} gin_trgm_ops`),
+    index('templates_list_order_idx').on(t.isFeatured.desc(), t.name, t.id),
+  ],
+);
+
+export const accessGrants = pgTable(
+  'access_grants',
+  {
+    id: id(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    categoryId: uuid('category_id')
+      .notNull()
+      .references(() => categories.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('access_grants_org_category_idx').on(t.orgId, t.categoryId),
+    index('access_grants_category_idx').on(t.categoryId),
+  ],
+);
+
+/**
+ * Sync tombstones: a template left the view of some audience (deleted, made private, moved, grant revoked).
+ * audience: everyone (it was public), org (audienceOrgId could see it), admins (only admins could).
+ * Platform admins read every row. The updates endpoint reports those still invisible to the caller.
+ */
+export const templateExits = pgTable(
+  'template_exits',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    templateId: uuid('template_id').notNull(),
+    slug: text('slug').notNull(),
+    audience: text('audience', { enum: ['everyone', 'org', 'admins'] }).notNull(),
+    audienceOrgId: uuid('audience_org_id'),
+    at: ts('at').notNull(),
+  },
+  (t) => [index('template_exits_at_idx').on(t.at)],
+);
+
+// ---------------------------------------------------------------- audit
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    actorType: text('actor_type', { enum: ['user', 'instance', 'system'] }).notNull(),
+    actorId: text('actor_id'),
+    orgId: uuid('org_id'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('audit_log_created_idx').on(t.createdAt),
+    index('audit_log_actor_idx').on(t.actorId),
+    index('audit_log_target_idx').on(t.targetId),
+  ],
+);
+
+// ---------------------------------------------------------------- instance support surface
+
+export const instanceReports = pgTable('instance_reports', {
+  instanceKeyId: uuid('instance_key_id')
+    .primaryKey()
+    .references(() => instanceKeys.id, { onDelete: 'cascade' }),
+  version: text('version'),
+  baseUrl: text('base_url'),
+  mcpUrl: text('mcp_url'),
+  hostname: text('hostname'),
+  reportedAt: ts('reported_at').notNull().defaultNow(),
+});
+
+export const dnsRecords = pgTable('dns_records', {
+  instanceKeyId: uuid('instance_key_id')
+    .primaryKey()
+    .references(() => instanceKeys.id, { onDelete: 'cascade' }),
+  hostname: text('hostname').notNull().unique(),
+  ip: text('ip').notNull(),
+  publishState: text('publish_state', { enum: ['published', 'pending', 'failed', 'local'] })
+    .notNull()
+    .default('local'),
+  publishError: text('publish_error'),
+  publishAttempts: integer('publish_attempts').notNull().default(0),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const supportTickets = pgTable(
+  'support_tickets',
+  {
+    id: id(),
+    number: bigserial('number', { mode: 'number' }).notNull().unique(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    instanceKeyId: uuid('instance_key_id').references(() => instanceKeys.id, { onDelete: 'set null' }),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    severity: text('severity', { enum: ['low', 'normal', 'high', 'urgent'] }).notNull().default('normal'),
+    status: text('status', { enum: ['open', 'pending', 'closed'] }).notNull().default('open'),
+    diagnostics: jsonb('diagnostics').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('support_tickets_org_idx').on(t.orgId, t.createdAt), index('support_tickets_instance_idx').on(t.instanceKeyId)],
+);
+
+export const supportMessages = pgTable(
+  'support_messages',
+  {
+    id: id(),
+    ticketId: uuid('ticket_id')
+      .notNull()
+      .references(() => supportTickets.id, { onDelete: 'cascade' }),
+    authorType: text('author_type', { enum: ['instance', 'user', 'staff'] }).notNull(),
+    authorId: text('author_id'),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('support_messages_ticket_idx').on(t.ticketId, t.createdAt)],
+);
+
+export const addonAuditEvents = pgTable(
+  'addon_audit_events',
+  {
+    id: uuid('id').primaryKey(), // chosen by the instance: idempotency key
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    instanceKeyId: uuid('instance_key_id').references(() => instanceKeys.id, { onDelete: 'set null' }),
+    addon: text('addon').notNull(),
+    action: text('action').notNull(),
+    actor: text('actor'),
+    occurredAt: ts('occurred_at').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('addon_events_org_idx').on(t.orgId, t.occurredAt),
+    index('addon_events_instance_idx').on(t.instanceKeyId, t.occurredAt),
+  ],
+);
+
+/** MCP proxy calls, recorded for the minter's organization. */
+export const mcpCalls = pgTable(
+  'mcp_calls',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: uuid('org_id').notNull(),
+    tokenId: uuid('token_id').notNull(),
+    instanceKeyId: uuid('instance_key_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    method: text('method'),
+    upstreamStatus: integer('upstream_status'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('mcp_calls_org_idx').on(t.orgId, t.createdAt)],
+);

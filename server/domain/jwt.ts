@@ -1,0 +1,117 @@
+/**
+ * The Hub's own JWTs (ES256): session and script tokens for the API, and short-lived assertions
+ * the MCP proxy sends to instances. Keys come from HUB_JWT_PRIVATE_KEY or are generated once and
+ * stored (encrypted) in the database, so that every process on one database accepts the same tokens.
+ */
+import {
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  importPKCS8,
+  jwtVerify,
+  SignJWT,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  type CryptoKey,
+} from 'jose';
+import { asc } from 'drizzle-orm';
+import { config, HUB_API_AUDIENCE } from '../config';
+import { getDb } from '../db/client';
+import { signingKeys } from '../db/schema';
+import { decryptSecret, encryptSecret } from './secrets';
+
+const ALG = 'ES256';
+const KEY_PURPOSE = 'jwt-signing-key';
+
+interface KeyRing {
+  signing: { kid: string; key: CryptoKey };
+  jwks: JSONWebKeySet;
+  verify: ReturnType<typeof createLocalJWKSet>;
+}
+
+let ring: Promise<KeyRing> | undefined;
+
+function publicPart(jwk: JWK): JWK {
+  const { kty, crv, x, y } = jwk;
+  return { kty, crv, x, y };
+}
+
+async function loadKeyRing(): Promise<KeyRing> {
+  if (config.jwtPrivateKey) {
+    const key = await importPKCS8(config.jwtPrivateKey, ALG, { extractable: true });
+    const pub = publicPart(await exportJWK(key));
+    const kid = await calculateJwkThumbprint(pub);
+    const jwks = { keys: [{ ...pub, kid, alg: ALG, use: 'sig' }] };
+    return { signing: { kid, key }, jwks, verify: createLocalJWKSet(jwks) };
+  }
+  const db = await getDb();
+  let rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
+  if (rows.length === 0) {
+    const { privateKey } = await generateKeyPair(ALG, { extractable: true });
+    const privateJwk = await exportJWK(privateKey);
+    const pub = publicPart(privateJwk);
+    const kid = await calculateJwkThumbprint(pub);
+    await db
+      .insert(signingKeys)
+      .values({ kid, alg: ALG, publicJwk: pub, privateJwkEnc: await encryptSecret(KEY_PURPOSE, JSON.stringify(privateJwk)) })
+      .onConflictDoNothing();
+    // Processes racing here each insert a key; all agree on the oldest for signing and accept every one.
+    rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
+  }
+  const first = rows[0]!;
+  const privateJwk = JSON.parse(await decryptSecret(KEY_PURPOSE, first.privateJwkEnc)) as JWK;
+  const key = (await importJWK(privateJwk, ALG)) as CryptoKey;
+  const jwks = { keys: rows.map((r) => ({ ...(r.publicJwk as JWK), kid: r.kid, alg: r.alg, use: 'sig' })) };
+  return { signing: { kid: first.kid, key }, jwks, verify: createLocalJWKSet(jwks) };
+}
+
+function getKeyRing(): Promise<KeyRing> {
+  ring ??= loadKeyRing().catch((err) => {
+    ring = undefined;
+    throw err;
+  });
+  return ring;
+}
+
+export async function publicJwks(): Promise<JSONWebKeySet> {
+  return (await getKeyRing()).jwks;
+}
+
+export interface SignOptions {
+  subject: string;
+  audience: string;
+  ttlSeconds: number;
+  claims?: JWTPayload;
+}
+
+export async function signJwt({ subject, audience, ttlSeconds, claims = {} }: SignOptions): Promise<string> {
+  const { signing } = await getKeyRing();
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: ALG, kid: signing.kid, typ: 'JWT' })
+    .setIssuer(config.hubUrl)
+    .setAudience(audience)
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(signing.key);
+}
+
+/** A Hub API token (session or script) for a user. */
+export function signUserToken(userId: string, ttlSeconds = config.jwtTtlSeconds): Promise<string> {
+  return signJwt({ subject: userId, audience: HUB_API_AUDIENCE, ttlSeconds });
+}
+
+/** Verifies signature (ES256 only), issuer, audience and expiry; throws on any failure. */
+export async function verifyJwt(token: string, audience: string = HUB_API_AUDIENCE): Promise<JWTPayload> {
+  const { verify } = await getKeyRing();
+  const { payload } = await jwtVerify(token, verify, {
+    algorithms: [ALG],
+    issuer: config.hubUrl,
+    audience,
+    requiredClaims: ['sub', 'exp'],
+  });
+  return payload;
+}

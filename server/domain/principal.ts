@@ -1,0 +1,35 @@
+/** Who is calling. Produced by the credential resolver, narrowed by the procedure builders. */
+export type PlatformRole = 'user' | 'admin' | 'superadmin';
+export type OrgRole = 'admin' | 'member';
+
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'instance'; keyId: string; keyName: string; orgId: string }
+  | {
+      kind: 'user';
+      userId: string;
+      email: string;
+      name: string;
+      role: PlatformRole;
+      orgId: string | null;
+      orgRole: OrgRole | null;
+    };
+
+export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+export type InstancePrincipal = Extract<Principal, { kind: 'instance' }>;
+
+export const ANONYMOUS: Principal = { kind: 'anonymous' };
+
+export function isPlatformAdmin(p: Principal): boolean {
+  return p.kind === 'user' && (p.role === 'admin' || p.role === 'superadmin');
+}
+
+/** What part of the catalog a principal sees; the visibility predicate is a function of this alone. */
+export type CatalogScope = { kind: 'admin' } | { kind: 'org'; orgId: string } | { kind: 'anonymous' };
+
+export function catalogScopeOf(p: Principal): CatalogScope {
+  if (isPlatformAdmin(p)) return { kind: 'admin' };
+  if (p.kind === 'instance') return { kind: 'org', orgId: p.orgId };
+  if (p.kind === 'user' && p.orgId) return { kind: 'org', orgId: p.orgId };
+  return { kind: 'anonymous' };
+}
