@@ -1,0 +1,8 @@
+import { publicJwks } from '@/server/domain/jwt';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export async function GET() {
+  return Response.json(await publicJwks(), { headers: { 'cache-control': 'public, max-age=300' } });
+}

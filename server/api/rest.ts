@@ -1,0 +1,117 @@
+/**
+ * REST adapter for /api/v1/*: the router's OpenAPI-mapped procedures through trpc-to-openapi.
+ * The handler is built once per process (the library's fetch adapter rebuilds it per request).
+ * Additions: DELETE reads a JSON body too; validation errors name their fields; every error is JSON.
+ */
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { describeIssues, type IssueLike } from './errors';
+import { appRouter } from './root';
+import { createContext, type Context } from './trpc';
+
+export const REST_PREFIX = '/api/v1';
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+type NodeHandler = ReturnType<typeof createOpenApiNodeHttpHandler>;
+let handler: NodeHandler | undefined;
+
+function nodeHandler(): NodeHandler {
+  handler ??= createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }: { req: Request }) => createContext(req.headers),
+    responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {
+      if (!ctx || errors.length > 0) return {};
+      const headers: Record<string, string> = {};
+      ctx.resHeaders.forEach((value, key) => (headers[key] = value));
+      return { headers };
+    },
+    onError: ({ error, path }: { error: { code: string; cause?: unknown; message: string }; path?: string }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[hub] REST ${path ?? '?'} failed:`, error.cause ?? error.message);
+    },
+    maxBodySize: MAX_BODY_BYTES,
+  } as never);
+  return handler;
+}
+
+export function jsonError(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return Response.json({ code, message, ...extra }, { status });
+}
+
+async function readJsonBody(req: Request): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  const text = await req.text();
+  if (text.length > MAX_BODY_BYTES) return { ok: false };
+  if (text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export async function handleRest(req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  url.pathname = url.pathname.slice(REST_PREFIX.length) || '/';
+  let body: unknown;
+
+  if (req.method === 'DELETE') {
+    // trpc-to-openapi reads DELETE input from the query string only: fold a JSON body into it.
+    const parsed = await readJsonBody(req);
+    if (!parsed.ok) return jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
+    if (parsed.value !== undefined) {
+      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
+        return jsonError(400, 'BAD_REQUEST', 'Request body must be a JSON object');
+      }
+      for (const [key, value] of Object.entries(parsed.value)) {
+        if (value !== null && typeof value === 'object') return jsonError(400, 'BAD_REQUEST', `Invalid input: ${key}: must be a scalar`);
+        if (!url.searchParams.has(key)) url.searchParams.set(key, String(value));
+      }
+    }
+  } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
+    const contentType = req.headers.get('content-type') ?? '';
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      return jsonError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON (Content-Type: application/json)');
+    }
+    const parsed = await readJsonBody(req);
+    if (!parsed.ok) return jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
+    body = parsed.value ?? {};
+  }
+
+  // The request as trpc-to-openapi's node handler reads it: url without the prefix, body already parsed.
+  const rewrittenUrl = url.toString();
+  const nodeReq = new Proxy(req, {
+    get: (target, prop) => {
+      if (prop === 'url') return rewrittenUrl;
+      if (prop === 'body') return body;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const response = await new Promise<Response>((resolve) => {
+    const headers = new Headers();
+    let status = 200;
+    const res = {
+      setHeader: (key: string, value: string | string[]) => {
+        if (typeof value === 'string') headers.set(key, value);
+        else for (const v of value) headers.append(key, v);
+      },
+      get statusCode() {
+        return status;
+      },
+      set statusCode(code: number) {
+        status = code;
+      },
+      end: (text?: string) => resolve(new Response(status === 204 || status === 304 ? null : text, { status, headers })),
+      on: () => {},
+      once: () => {},
+    };
+    void (nodeHandler() as unknown as (req: unknown, res: unknown) => Promise<void>)(nodeReq, res);
+  });
+  if (response.status === 400) return renameValidationError(response);
+  return response;
+}
+
+/** trpc-to-openapi answers "Input validation failed" with a list of issues: name the fields in the message. */
+async function renameValidationError(response: Response): Promise<Response> {
+  const body = (await response.json()) as { message?: string; code?: string; issues?: IssueLike[] };
+  if (body.issues && body.issues.length > 0) body.message = describeIssues(body.issues);
+  return Response.json({ code: body.code ?? 'BAD_REQUEST', message: body.message, issues: body.issues }, { status: 400, headers: response.headers });
+}

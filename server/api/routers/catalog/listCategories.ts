@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { listCategories } from '../../../domain/catalog/queries';
+import { catalogScopeOf } from '../../../domain/principal';
+import { publicProcedure } from '../../trpc';
+import { CategorySchema, toCategory } from '../../schemas/catalog';
+
+export const listCategoriesProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/catalog/categories',
+      tags: ['catalog'],
+      summary: 'List categories visible to the caller, with the number of templates the caller can see',
+    },
+  })
+  .input(z.object({}))
+  .output(z.object({ categories: z.array(CategorySchema) }))
+  .query(async ({ ctx }) => {
+    const rows = await listCategories(catalogScopeOf(ctx.principal));
+    return { categories: rows.map(toCategory) };
+  });

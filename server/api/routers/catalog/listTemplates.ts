@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { listTemplates } from '../../../domain/catalog/queries';
+import { catalogScopeOf } from '../../../domain/principal';
+import { publicProcedure } from '../../trpc';
+import { TemplateSchema, toTemplate } from '../../schemas/catalog';
+import { PaginationSchema, pageInput, pagination, queryBool, queryList, resolvePage } from '../../schemas/query';
+
+export const TemplateFiltersInput = {
+  category: z.string().trim().max(100).optional().describe('Category slug'),
+  search: z.string().trim().max(200).optional().describe('Case-insensitive match on name or description'),
+  featured: queryBool().optional().describe('When true, only featured templates'),
+  tags: queryList().optional().describe('Comma-separated; templates having any of these tags'),
+};
+
+export const listTemplatesInput = z.object({ ...TemplateFiltersInput, ...pageInput });
+
+export const listTemplatesProcedure = publicProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/catalog/templates',
+      tags: ['catalog'],
+      summary: 'List templates visible to the caller',
+      description: 'Instance key, admin JWT or no credential; see the visibility rules. limit defaults to 50 and is clamped to 100.',
+    },
+  })
+  .input(listTemplatesInput)
+  .output(z.object({ templates: z.array(TemplateSchema), pagination: PaginationSchema }))
+  .query(async ({ ctx, input }) => {
+    const page = resolvePage(input);
+    const { rows, total } = await listTemplates(catalogScopeOf(ctx.principal), input, page);
+    return { templates: rows.map(toTemplate), pagination: pagination(page, total) };
+  });

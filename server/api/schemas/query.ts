@@ -1,0 +1,42 @@
+/**
+ * Query-string friendly scalars. trpc-to-openapi coerces number/boolean schemas in place (so "false"
+ * would become true, and the tRPC side would start accepting strings); these are pipes it leaves alone,
+ * and they accept the same values from tRPC callers (numbers, booleans) and from query strings.
+ */
+import { z } from 'zod';
+
+export const queryInt = (schema: z.ZodNumber) =>
+  z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), schema.int());
+
+export const queryBool = () =>
+  z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ error: 'must be true or false' }));
+
+/** "a,b,c" or ["a","b"] → ["a","b","c"] (empty entries dropped). */
+export const queryList = () =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v.flatMap((s) => (typeof s === 'string' ? s.split(',') : [s])) : v),
+    z.array(z.string().trim().max(100)).max(50).transform((list) => list.filter((s) => s.length > 0)),
+  );
+
+export const isoDateTime = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
+
+export const PaginationSchema = z.object({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
+
+export const pageInput = {
+  page: queryInt(z.number().min(1, 'must be at least 1').max(1_000_000)).optional(),
+  /** Larger values are clamped to 100, as the spec's "maximum 100". */
+  limit: queryInt(z.number().min(1, 'must be at least 1')).optional(),
+};
+
+export function resolvePage(input: { page?: number; limit?: number }) {
+  return { page: input.page ?? 1, limit: Math.min(input.limit ?? 50, 100) };
+}
+
+export function pagination(page: { page: number; limit: number }, total: number) {
+  return { ...page, total, totalPages: Math.ceil(total / page.limit) };
+}

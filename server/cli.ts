@@ -1,0 +1,78 @@
+/**
+ * Operator CLI: `npm run --silent hub -- <command>`. Same configuration as the server; JSON on stdout,
+ * errors on stderr with a non-zero exit.
+ *
+ *   migrate                                   apply database migrations
+ *   user create --email E [--name N] [--role user|admin|superadmin]
+ *   token --email E [--ttl SECONDS]           print a Hub JWT for that user
+ *   seed                                      load the demo catalog (idempotent)
+ */
+import { parseArgs } from 'node:util';
+import { eq } from 'drizzle-orm';
+import { closeDatabase, getDatabase, getDb } from './db/client';
+import { users } from './db/schema';
+import { seedCatalog } from './domain/catalog/seed';
+import { signUserToken } from './domain/jwt';
+import { normalizeEmail, upsertUserByEmail } from './domain/users';
+
+const USAGE = `usage: hub <command>
+  migrate
+  user create --email E [--name N] [--role user|admin|superadmin]
+  token --email E [--ttl SECONDS]
+  seed`;
+
+class UsageError extends Error {}
+
+function flags(args: string[], options: Record<string, { type: 'string' }>) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'migrate': {
+      const database = await getDatabase(); // opening applies migrations
+      return { migrated: true, database: database.kind };
+    }
+    case 'user': {
+      if (rest[0] !== 'create') throw new UsageError('expected "user create"');
+      const f = flags(rest.slice(1), { email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } });
+      if (!f.email || !/^[^\s@]+@[^\s@]+$/.test(f.email)) throw new UsageError('--email must be an email address');
+      if (f.role && !['user', 'admin', 'superadmin'].includes(f.role)) throw new UsageError('--role must be user, admin or superadmin');
+      const user = await upsertUserByEmail({ email: f.email, name: f.name, role: f.role as 'user' | undefined });
+      return { id: user.id, email: user.email, name: user.name, role: user.role, org_id: user.orgId };
+    }
+    case 'token': {
+      const f = flags(rest, { email: { type: 'string' }, ttl: { type: 'string' } });
+      if (!f.email) throw new UsageError('--email is required');
+      const ttl = f.ttl === undefined ? undefined : Number(f.ttl);
+      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > 365 * 86400)) {
+        throw new UsageError('--ttl must be a whole number of seconds from 1 to 31536000');
+      }
+      const db = await getDb();
+      const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, normalizeEmail(f.email)));
+      if (!user) throw new Error(`no user with email ${f.email}; create it with "hub user create"`);
+      process.stdout.write((await signUserToken(user.id, ttl)) + '\n');
+      return undefined;
+    }
+    case 'seed':
+      return seedCatalog();
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+run(process.argv.slice(2))
+  .then(async (result) => {
+    if (result !== undefined) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    await closeDatabase();
+  })
+  .catch(async (err: Error) => {
+    process.stderr.write(`hub: ${err.message}\n${err instanceof UsageError ? USAGE + '\n' : ''}`);
+    await closeDatabase().catch(() => {});
+    process.exit(err instanceof UsageError ? 64 : 1);
+  });

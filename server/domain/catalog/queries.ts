@@ -1,0 +1,163 @@
+/** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
+import { and, asc, count, desc, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { execRows, getDb } from '../../db/client';
+import { categories, templates } from '../../db/schema';
+import type { CatalogScope } from '../principal';
+import { categoryVisible, templateVisible } from './visibility';
+import { CATALOG_SYNC_LOCK } from './writes';
+
+const { registryCredentialsEnc: _secret, ...publicColumns } = getTableColumns(templates);
+
+export const templateSelection = {
+  ...publicColumns,
+  categoryName: categories.name,
+  categorySlug: categories.slug,
+  categoryIcon: categories.icon,
+};
+
+export type TemplateRow = Omit<typeof templates.$inferSelect, 'registryCredentialsEnc'> & {
+  categoryName: string;
+  categorySlug: string;
+  categoryIcon: string;
+};
+
+export interface TemplateFilters {
+  category?: string;
+  search?: string;
+  featured?: boolean;
+  tags?: string[];
+}
+
+function escapeLike(term: string) {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function templateFilterSql(filters: TemplateFilters): SQL[] {
+  const conditions: SQL[] = [];
+  if (filters.category) conditions.push(eq(categories.slug, filters.category));
+  if (filters.search) {
+    const pattern = `%${escapeLike(filters.search)}%`;
+    conditions.push(or(ilike(templates.name, pattern), ilike(templates.description, pattern))!);
+  }
+  if (filters.featured) conditions.push(eq(templates.isFeatured, true));
+  if (filters.tags && filters.tags.length > 0) {
+    conditions.push(sql`${templates.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
+  }
+  return conditions;
+}
+
+export interface Page {
+  page: number;
+  limit: number;
+}
+
+export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page) {
+  const db = await getDb();
+  const where = and(templateVisible(scope), ...templateFilterSql(filters));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select(templateSelection)
+      .from(templates)
+      .innerJoin(categories, eq(categories.id, templates.categoryId))
+      .where(where)
+      .orderBy(desc(templates.isFeatured), asc(templates.name), asc(templates.id))
+      .limit(limit)
+      .offset((page - 1) * limit),
+    db
+      .select({ n: count() })
+      .from(templates)
+      .innerJoin(categories, eq(categories.id, templates.categoryId))
+      .where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function findTemplateBySlug(scope: CatalogScope, slug: string): Promise<TemplateRow | null> {
+  const db = await getDb();
+  const [row] = await db
+    .select(templateSelection)
+    .from(templates)
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .where(and(eq(templates.slug, slug), templateVisible(scope)));
+  return row ?? null;
+}
+
+/** Atomic increment: exact under any concurrency. Returns the new count. */
+export async function countDownload(templateId: string): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .update(templates)
+    .set({ downloadCount: sql`${templates.downloadCount} + 1` })
+    .where(eq(templates.id, templateId))
+    .returning({ downloadCount: templates.downloadCount });
+  return row?.downloadCount ?? 0;
+}
+
+/**
+ * The sync watermark. Catalog writers hold a shared advisory lock for their whole transaction and stamp
+ * changes with clock_timestamp() taken after acquiring it; taking the lock exclusively here waits for
+ * every writer in flight to commit. So each change stamped before the returned time is committed (and
+ * visible to the queries that follow), and each later writer stamps a later time. Truncated down to
+ * milliseconds (ISO 8601 precision), which only widens the next window.
+ */
+async function syncWatermark(): Promise<Date> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${CATALOG_SYNC_LOCK})`);
+    const [row] = await execRows<{ at: string | Date }>(tx, sql`select date_trunc('milliseconds', clock_timestamp()) as at`);
+    return new Date(row!.at);
+  });
+}
+
+export interface RemovedTemplate {
+  id: string;
+  slug: string;
+  removed_at: string;
+}
+
+export async function templateUpdates(scope: CatalogScope, since: Date) {
+  const checkedAt = await syncWatermark();
+  const db = await getDb();
+  const audience =
+    scope.kind === 'admin'
+      ? sql`true`
+      : scope.kind === 'org'
+        ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
+        : sql`e.audience = 'everyone'`;
+  const [rows, removed] = await Promise.all([
+    db
+      .select(templateSelection)
+      .from(templates)
+      .innerJoin(categories, eq(categories.id, templates.categoryId))
+      .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
+      .orderBy(asc(templates.updatedAt), asc(templates.id)),
+    execRows<{ id: string; slug: string; removed_at: string | Date }>(
+      db,
+      sql`select e.template_id as id, e.slug, max(e.at) as removed_at
+            from template_exits e
+           where e.at >= ${since} and ${audience}
+             and not exists (
+               select 1 from ${templates} join ${categories} on ${categories.id} = ${templates.categoryId}
+                where ${templates.id} = e.template_id and ${templateVisible(scope)})
+           group by e.template_id, e.slug
+           order by removed_at, id`,
+    ),
+  ]);
+  return {
+    rows,
+    removed: removed.map((r) => ({ id: r.id, slug: r.slug, removed_at: new Date(r.removed_at).toISOString() })),
+    checkedAt,
+  };
+}
+
+export async function listCategories(scope: CatalogScope) {
+  const db = await getDb();
+  const visibleCount = sql<number>`(
+    select count(*)::int from ${templates}
+     where ${templates.categoryId} = ${categories.id} and ${templateVisible(scope)})`;
+  return db
+    .select({ ...getTableColumns(categories), templateCount: visibleCount })
+    .from(categories)
+    .where(categoryVisible(scope))
+    .orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
+}

@@ -1,0 +1,28 @@
+/** Users: creation by operators (CLI) and by sign-in. */
+import { sql } from 'drizzle-orm';
+import { getDb } from '../db/client';
+import { users } from '../db/schema';
+import type { PlatformRole } from './principal';
+
+export function normalizeEmail(email: string) {
+  return email.trim().toLowerCase();
+}
+
+/** Creates the user, or updates name and role of the existing one with that email. */
+export async function upsertUserByEmail(input: { email: string; name?: string; role?: PlatformRole }) {
+  const db = await getDb();
+  const email = normalizeEmail(input.email);
+  const [user] = await db
+    .insert(users)
+    .values({ email, name: input.name ?? '', role: input.role ?? 'user' })
+    .onConflictDoUpdate({
+      target: users.email,
+      set: {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.role !== undefined ? { role: input.role } : {}),
+        updatedAt: sql`now()`,
+      },
+    })
+    .returning();
+  return user!;
+}
