@@ -87,6 +87,7 @@ function lockDataDir(dir: string) {
         throw new Error(
           `The embedded database in ${dir} is in use by process ${holder}. ` +
             'Only one Hub process may open it; stop that process or set DATABASE_URL to use PostgreSQL.',
+          { cause: err },
         );
       }
       fs.rmSync(lockPath, { force: true }); // stale lock of a dead process

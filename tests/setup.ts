@@ -1,0 +1,30 @@
+/**
+ * Runs before each test file, in that file's own process: gives the file an isolated database.
+ * DATABASE_URL set → a fresh database on that PostgreSQL server, dropped afterwards;
+ * unset → embedded PGlite in memory.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll } from 'vitest';
+import { closeDatabase } from '../server/db/client';
+
+process.env.HUB_URL = 'http://hub.test';
+
+
+const serverUrl = process.env.DATABASE_URL;
+if (serverUrl) {
+  const name = `hub_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  process.env.DATABASE_URL = url.toString();
+  afterAll(async () => {
+    await closeDatabase();
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+} else {
+  process.env.HUB_DATA_DIR = 'memory://';
+  afterAll(() => closeDatabase());
+}
