@@ -137,8 +137,8 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
             from template_exits e
            where e.at >= ${since} and ${audience}
              and not exists (
-               select 1 from ${templates} join ${categories} on ${categories.id} = ${templates.categoryId}
-                where ${templates.id} = e.template_id and ${templateVisible(scope)})
+               select 1 from ${templates} join ${categories} on ${eq(categories.id, templates.categoryId)}
+                where ${and(eq(templates.id, sql`e.template_id`), templateVisible(scope))})
            group by e.template_id, e.slug
            order by removed_at, id`,
     ),
@@ -152,9 +152,11 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
 
 export async function listCategories(scope: CatalogScope) {
   const db = await getDb();
+  // Conditions through drizzle operators: they qualify column names (a bare column in a sql`` fragment
+  // of a single-table select is rendered unqualified, which would bind to the subquery's table).
   const visibleCount = sql<number>`(
     select count(*)::int from ${templates}
-     where ${templates.categoryId} = ${categories.id} and ${templateVisible(scope)})`;
+     where ${and(eq(templates.categoryId, categories.id), templateVisible(scope))})`;
   return db
     .select({ ...getTableColumns(categories), templateCount: visibleCount })
     .from(categories)
