@@ -4,7 +4,7 @@ import { execRows, getDb } from '../../db/client';
 import { categories, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
 import { categoryVisible, templateVisible } from './visibility';
-import { CATALOG_SYNC_LOCK } from './writes';
+import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
 
 const { registryCredentialsEnc: _secret, ...publicColumns } = getTableColumns(templates);
 
@@ -135,7 +135,7 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
       db,
       sql`select e.template_id as id, e.slug, max(e.at) as removed_at
             from template_exits e
-           where e.at >= ${since} and ${audience}
+           where e.at >= ${sqlTimestamp(since)} and ${audience}
              and not exists (
                select 1 from ${templates} join ${categories} on ${eq(categories.id, templates.categoryId)}
                 where ${and(eq(templates.id, sql`e.template_id`), templateVisible(scope))})

@@ -11,6 +11,11 @@ import { templateExits } from '../../db/schema';
 /** Shared by writers, exclusive for a moment by the updates watermark. */
 export const CATALOG_SYNC_LOCK = 72_620_002;
 
+/** A timestamp parameter for raw SQL (postgres.js does not serialise Date inside untyped fragments). */
+export function sqlTimestamp(at: Date): SQL {
+  return sql`${at.toISOString()}::timestamptz`;
+}
+
 export interface CatalogChange {
   tx: Tx;
   /** The change's timestamp: use it for updated_at and exits. */
@@ -34,19 +39,19 @@ export async function catalogWrite<T>(fn: (change: CatalogChange) => Promise<T>)
 export async function recordExits({ tx, at }: CatalogChange, where: SQL): Promise<void> {
   await tx.execute(sql`
     insert into template_exits (template_id, slug, audience, audience_org_id, at)
-    select t.id, t.slug, 'everyone', null, ${at}
+    select t.id, t.slug, 'everyone', null, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id
      where (${where}) and t.is_public and not c.is_private
     union all
-    select t.id, t.slug, 'admins', null, ${at}
+    select t.id, t.slug, 'admins', null, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id
      where (${where}) and not (t.is_public and not c.is_private)
     union all
-    select t.id, t.slug, 'org', t.org_id, ${at}
+    select t.id, t.slug, 'org', t.org_id, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id
      where (${where}) and t.org_id is not null and not (t.is_public and not c.is_private)
     union all
-    select t.id, t.slug, 'org', g.org_id, ${at}
+    select t.id, t.slug, 'org', g.org_id, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id join access_grants g on g.category_id = c.id
      where (${where}) and c.is_private`);
 }
@@ -55,7 +60,7 @@ export async function recordExits({ tx, at }: CatalogChange, where: SQL): Promis
 export async function recordGrantExits({ tx, at }: CatalogChange, orgId: string, categoryId: string): Promise<void> {
   await tx.execute(sql`
     insert into ${templateExits} (template_id, slug, audience, audience_org_id, at)
-    select t.id, t.slug, 'org', ${orgId}, ${at} from templates t where t.category_id = ${categoryId}`);
+    select t.id, t.slug, 'org', ${orgId}::uuid, ${sqlTimestamp(at)} from templates t where t.category_id = ${categoryId}`);
 }
 
 /**
@@ -63,5 +68,5 @@ export async function recordGrantExits({ tx, at }: CatalogChange, orgId: string,
  * new owner) get updated_at = now so that incremental sync delivers them. `where` is over the alias t.
  */
 export async function bumpTemplates({ tx, at }: CatalogChange, where: SQL): Promise<void> {
-  await tx.execute(sql`update templates t set updated_at = ${at} where ${where}`);
+  await tx.execute(sql`update templates t set updated_at = ${sqlTimestamp(at)} where ${where}`);
 }

@@ -1,0 +1,121 @@
+/**
+ * Organization membership (users.orgId / users.orgRole). Every change locks the organization row, so
+ * concurrent changes of one organization are serialized and "at least one admin" holds under any race.
+ * Joining sets users.orgJoinedAt = now(); leaving clears it: personal access tokens minted under an
+ * earlier membership compare it with their membership_since and stay dead after a re-join.
+ */
+import { TRPCError } from '@trpc/server';
+import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
+import { getDb, type Tx } from '../db/client';
+import { organizations, users } from '../db/schema';
+import { writeAudit, type AuditActor } from './audit';
+import type { OrgRole } from './principal';
+import { normalizeEmail } from './users';
+
+const memberColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  orgRole: users.orgRole,
+  orgJoinedAt: users.orgJoinedAt,
+};
+
+export async function listMembers(orgId: string) {
+  const db = await getDb();
+  return db.select(memberColumns).from(users).where(eq(users.orgId, orgId)).orderBy(asc(users.email), asc(users.id));
+}
+
+/** Locks the organization row for the rest of the transaction. */
+export async function lockOrganization(tx: Tx, orgId: string) {
+  const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
+  return org ?? null;
+}
+
+/** Admins of the organization other than `userId`. Call with the organization locked. */
+export async function otherAdminCount(tx: Tx, orgId: string, userId: string) {
+  const [row] = await tx
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.orgId, orgId), eq(users.orgRole, 'admin'), ne(users.id, userId)));
+  return row?.n ?? 0;
+}
+
+async function memberForUpdate(tx: Tx, orgId: string, userId: string) {
+  const [member] = await tx
+    .select(memberColumns)
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.orgId, orgId)))
+    .for('update');
+  // Another organization's user, or no such user: the same answer, never revealing which.
+  if (!member) throw new TRPCError({ code: 'NOT_FOUND', message: 'user_id: no such member in your organization' });
+  return member;
+}
+
+const lastAdmin = (what: string): never => {
+  throw new TRPCError({
+    code: 'CONFLICT',
+    message: `This is the organization's last admin and cannot be ${what}; make another member admin first`,
+  });
+};
+
+/** Adds an existing user who has no organization. 404 unknown email; 409 already in an organization. */
+export async function addMember(actor: AuditActor, orgId: string, input: { email: string; role: OrgRole }) {
+  const db = await getDb();
+  const email = normalizeEmail(input.email);
+  return db.transaction(async (tx) => {
+    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    const [user] = await tx.select({ id: users.id, orgId: users.orgId }).from(users).where(eq(users.email, email));
+    if (!user) throw new TRPCError({ code: 'NOT_FOUND', message: `email: no Hub user with this email; they must sign in to the Hub once first` });
+    const [added] = await tx
+      .update(users)
+      .set({ orgId, orgRole: input.role, orgJoinedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(users.id, user.id), isNull(users.orgId)))
+      .returning(memberColumns);
+    if (!added) {
+      throw new TRPCError({
+        code: 'CONFLICT',
+        message: user.orgId === orgId ? 'email: this user is already a member of your organization' : 'email: this user already belongs to an organization',
+      });
+    }
+    await writeAudit(tx, { actor, action: 'member.add', targetType: 'user', targetId: added.id, orgId, details: { email: added.email, role: input.role } });
+    return added;
+  });
+}
+
+export async function updateMemberRole(actor: AuditActor, orgId: string, input: { userId: string; role: OrgRole }) {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    const member = await memberForUpdate(tx, orgId, input.userId);
+    if (member.orgRole === 'admin' && input.role !== 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('demoted');
+    const [updated] = await tx
+      .update(users)
+      .set({ orgRole: input.role, updatedAt: sql`now()` })
+      .where(eq(users.id, member.id))
+      .returning(memberColumns);
+    await writeAudit(tx, {
+      actor,
+      action: 'member.update',
+      targetType: 'user',
+      targetId: member.id,
+      orgId,
+      details: { email: member.email, role: { from: member.orgRole, to: input.role } },
+    });
+    return updated!;
+  });
+}
+
+export async function removeMember(actor: AuditActor, orgId: string, input: { userId: string }) {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    const member = await memberForUpdate(tx, orgId, input.userId);
+    if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('removed');
+    await tx
+      .update(users)
+      .set({ orgId: null, orgRole: null, orgJoinedAt: null, updatedAt: sql`now()` })
+      .where(eq(users.id, member.id));
+    await writeAudit(tx, { actor, action: 'member.remove', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
+    return member;
+  });
+}
