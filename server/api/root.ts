@@ -1,9 +1,13 @@
 /** The single definition of every Hub operation: REST (/api/v1), the dashboard (/api/trpc) and the CLI call it. */
+import { accountRouter } from './routers/account';
 import { catalogRouter } from './routers/catalog';
+import { tokensRouter } from './routers/tokens';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
 export const appRouter = createTRPCRouter({
   catalog: catalogRouter,
+  account: accountRouter,
+  tokens: tokensRouter,
 });
 
 export type AppRouter = typeof appRouter;

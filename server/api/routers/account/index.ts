@@ -1,0 +1,29 @@
+import { createTRPCRouter } from '../../trpc';
+import { addMemberProcedure } from './addMember';
+import { createApiKeyProcedure } from './createApiKey';
+import { createOrganizationProcedure } from './createOrganization';
+import { getOrganizationProcedure } from './getOrganization';
+import { getProfileProcedure } from './getProfile';
+import { listApiKeysProcedure } from './listApiKeys';
+import { listMembersProcedure } from './listMembers';
+import { reissueApiKeyProcedure } from './reissueApiKey';
+import { removeMemberProcedure } from './removeMember';
+import { revokeApiKeyProcedure } from './revokeApiKey';
+import { updateMemberProcedure } from './updateMember';
+import { updateProfileProcedure } from './updateProfile';
+
+/** /api/v1/account/*: the signed-in user's organization, profile, instance keys and members. */
+export const accountRouter = createTRPCRouter({
+  getOrganization: getOrganizationProcedure,
+  createOrganization: createOrganizationProcedure,
+  getProfile: getProfileProcedure,
+  updateProfile: updateProfileProcedure,
+  listApiKeys: listApiKeysProcedure,
+  createApiKey: createApiKeyProcedure,
+  reissueApiKey: reissueApiKeyProcedure,
+  revokeApiKey: revokeApiKeyProcedure,
+  listMembers: listMembersProcedure,
+  addMember: addMemberProcedure,
+  updateMember: updateMemberProcedure,
+  removeMember: removeMemberProcedure,
+});

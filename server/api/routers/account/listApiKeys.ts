@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { listOrgKeys } from '../../../domain/apiKeys';
+import { orgMemberProcedure } from '../../trpc';
+import { ApiKeySchema, toApiKey } from '../../schemas/account';
+
+export const listApiKeysProcedure = orgMemberProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/account/api-keys',
+      tags: ['account'],
+      protect: true,
+      summary: "The organization's instance keys (never the key or its hash)",
+      description: 'Any member of the organization.',
+    },
+  })
+  .input(z.object({}))
+  .output(z.object({ apiKeys: z.array(ApiKeySchema) }))
+  .query(async ({ ctx }) => ({ apiKeys: (await listOrgKeys(ctx.org.id)).map(toApiKey) }));
