@@ -294,6 +294,11 @@ export const dnsRecords = pgTable('dns_records', {
     .default('local'),
   publishError: text('publish_error'),
   publishAttempts: integer('publish_attempts').notNull().default(0),
+  /** When the background publisher may (re)try; also its lease while a push is in flight. */
+  publishNextAt: ts('publish_next_at'),
+  publishedAt: ts('published_at'),
+  /** Set by DELETE while the record is still being removed from the DNS server (tombstone). */
+  deletedAt: ts('deleted_at'),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
