@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['server/**/*.test.ts', 'tests/**/*.test.ts'],
     setupFiles: ['tests/setup.ts'],
+    // next-auth imports "next/server" without an extension, which Node's ESM resolver refuses: let Vite resolve it.
+    server: { deps: { inline: ['next-auth'] } },
     pool: 'forks',
     // Each file opens its own database; two at a time suits a 2-core machine.
     maxWorkers: 2,

@@ -2,6 +2,11 @@
 /**
  * `npm start`: build once if there is no production build, then serve the Hub with `next start`.
  * Migrations are applied by the server when it first opens the database.
+ *
+ * Sign-in: when no OpenID Connect provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID and
+ * OIDC_CLIENT_SECRET all unset), this also runs the development OpenID provider that ships with the
+ * Hub (server/auth/dev-oidc-provider.mjs) on 127.0.0.1, port PORT+1 (HUB_DEV_OIDC_PORT), so that a
+ * person can sign in with any email; the first user to sign in becomes superadmin. Never for production.
  */
 import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,6 +21,27 @@ if (!existsSync(`${root}.next/BUILD_ID`)) {
 }
 
 const port = process.env.PORT ?? '3000';
-const server = spawn(process.execPath, [nextBin, 'start', '-p', port, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const childEnv = { ...process.env };
+let devProvider;
+
+const oidcVars = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'];
+const setVars = oidcVars.filter((name) => (process.env[name] ?? '').trim() !== '');
+if (setVars.length === 0) {
+  const { startDevOidcProvider } = await import('../server/auth/dev-oidc-provider.mjs');
+  const callbackPath = '/api/auth/callback/oidc';
+  const hubUrl = (process.env.HUB_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const redirectUris = [...new Set([hubUrl, `http://localhost:${port}`, `http://127.0.0.1:${port}`].map((u) => u + callbackPath))];
+  devProvider = await startDevOidcProvider({ port: Number(process.env.HUB_DEV_OIDC_PORT ?? Number(port) + 1), redirectUris });
+  Object.assign(childEnv, devProvider.env);
+  console.log('[hub] no OIDC provider configured: sign in with any email through the development provider.');
+  console.log('[hub] for real use set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (see README).');
+} else if (setVars.length < oidcVars.length) {
+  console.warn(`[hub] OIDC is partly configured: set ${oidcVars.filter((n) => !setVars.includes(n)).join(', ')} too; sign-in is disabled until then.`);
+}
+
+const server = spawn(process.execPath, [nextBin, 'start', '-p', port, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: childEnv });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+server.on('exit', async (code, signal) => {
+  await devProvider?.close();
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -50,3 +50,8 @@ export async function decryptSecret(purpose: string, sealed: string): Promise<st
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/** Key material for another component (e.g. next-auth's AUTH_SECRET), derived from the master secret. */
+export async function deriveSecret(purpose: string): Promise<string> {
+  return (await keyFor(purpose)).toString('base64url');
+}
