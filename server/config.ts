@@ -48,6 +48,22 @@ export const config = {
   get isProduction() {
     return process.env.NODE_ENV === 'production';
   },
+  /**
+   * MCP proxy: the Hub refuses instance MCP URLs that resolve to loopback, private, link-local or
+   * metadata addresses unless this is "true" (set it in development and tests to reach a loopback instance,
+   * or in production when instances live on a private network the operator trusts).
+   */
+  get allowPrivateUpstreams() {
+    return env('HUB_ALLOW_PRIVATE_UPSTREAMS') === 'true';
+  },
+  /** MCP proxy: milliseconds to open the TCP/TLS connection to an instance before answering 504. */
+  get mcpConnectTimeoutMs() {
+    return intEnv('HUB_MCP_CONNECT_TIMEOUT_MS', 5_000);
+  },
+  /** MCP proxy: milliseconds until the instance's response headers arrive (streams are not timed once started). */
+  get mcpResponseTimeoutMs() {
+    return intEnv('HUB_MCP_RESPONSE_TIMEOUT_MS', 30_000);
+  },
 };
 
 /** Audience of Hub API JWTs (sessions and script tokens). */

@@ -1,0 +1,396 @@
+/**
+ * Personal access tokens (svp_): minted by an organization member for one instance of that
+ * organization, accepted only by the MCP proxy (/mcp). They carry no role and no permission snapshot:
+ * the instance applies its own roles to the person named in the Hub's assertion.
+ *
+ * Validity is decided on every /mcp call by resolvePat(), never only at mint time:
+ *   - well-formed with a valid checksum, and its SHA-256 is a stored token (a rotated-away secret is unknown);
+ *   - not revoked, not expired;
+ *   - the minter is still a member of the token's organization *in the same membership*:
+ *     users.org_id = pat.org_id AND users.org_joined_at = pat.membership_since. Removing the minter kills
+ *     the token at once, and re-adding them later does NOT revive it (a new membership has a new
+ *     org_joined_at): a person who was removed must mint new tokens after rejoining, so nobody's access
+ *     silently returns with an old secret that may have leaked meanwhile;
+ *   - the organization is active (suspended → 403 until it is active again);
+ *   - the bound instance key is active (revoked → refused; re-issuing the key under the same id restores it,
+ *     because the token is bound to the instance, not to the instance's secret).
+ * Deleting the minter's account deletes their tokens (ON DELETE CASCADE).
+ */
+import { TRPCError } from '@trpc/server';
+import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { getDb, type Queryable, type Tx } from '../db/client';
+import { instanceKeys, instanceReports, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
+import { writeAudit } from './audit';
+import type { UserPrincipal } from './principal';
+import { hashSecret, issueSecret, parseSecret } from './tokens';
+
+export const PAT_MAX_EXPIRY_DAYS = 365;
+const DAY_MS = 86_400_000;
+
+export type PatStatus = 'active' | 'expired' | 'revoked' | 'membership_ended' | 'instance_revoked' | 'organization_suspended';
+
+// ---------------------------------------------------------------- resolution (every /mcp call)
+
+export interface ResolvedPat {
+  tokenId: string;
+  userId: string;
+  email: string;
+  name: string;
+  orgId: string;
+  instanceKeyId: string;
+  /** The MCP URL the instance reported through PUT /api/v1/instance-info; null when it has not. */
+  mcpUrl: string | null;
+}
+
+export interface PatRefusal {
+  status: 401 | 403;
+  /** Machine-readable reason, also the `code` of the JSON body. */
+  reason:
+    | 'missing_token'
+    | 'not_a_personal_access_token'
+    | 'malformed_token'
+    | 'unknown_token'
+    | 'revoked'
+    | 'expired'
+    | 'membership_ended'
+    | 'instance_revoked'
+    | 'organization_suspended';
+  message: string;
+}
+
+export type PatResolution = { ok: true; pat: ResolvedPat } | { ok: false; refusal: PatRefusal };
+
+const refuse = (status: 401 | 403, reason: PatRefusal['reason'], message: string): PatResolution => ({
+  ok: false,
+  refusal: { status, reason, message },
+});
+
+/** Whether the minter still holds the membership the token was minted in (both values compared in SQL, exactly). */
+const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId} and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
+const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null and ${personalAccessTokens.expiresAt} <= now())`;
+
+/**
+ * Resolves the bearer token of an /mcp request. `token` is the raw bearer value (null when absent).
+ * One indexed query; every lifecycle rule is checked on every call.
+ */
+export async function resolvePat(token: string | null): Promise<PatResolution> {
+  if (token === null || token === '') {
+    return refuse(401, 'missing_token', 'A personal access token is required: send "Authorization: Bearer svp_…"');
+  }
+  if (!token.startsWith('svp_')) {
+    const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
+    return refuse(401, 'not_a_personal_access_token', `${what} not accepted at /mcp; use a personal access token (svp_…)`);
+  }
+  if (parseSecret(token) !== 'svp_') return refuse(401, 'malformed_token', 'Malformed personal access token');
+
+  const db = await getDb();
+  const [row] = await db
+    .select({
+      tokenId: personalAccessTokens.id,
+      userId: personalAccessTokens.userId,
+      orgId: personalAccessTokens.orgId,
+      instanceKeyId: personalAccessTokens.instanceKeyId,
+      revokedAt: personalAccessTokens.revokedAt,
+      expired: isExpired,
+      member: sameMembership,
+      email: users.email,
+      name: users.name,
+      orgStatus: organizations.status,
+      instanceStatus: instanceKeys.status,
+      mcpUrl: instanceReports.mcpUrl,
+    })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
+    .innerJoin(instanceKeys, and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)))
+    .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
+    .where(eq(personalAccessTokens.tokenHash, hashSecret(token)));
+
+  if (!row) return refuse(401, 'unknown_token', 'Unknown personal access token (it may have been rotated or its owner deleted)');
+  if (row.revokedAt) return refuse(401, 'revoked', 'This personal access token has been revoked');
+  if (row.expired) return refuse(401, 'expired', 'This personal access token has expired');
+  if (!row.member) {
+    return refuse(401, 'membership_ended', "This token's owner is no longer a member of the organization it was minted in");
+  }
+  if (row.instanceStatus !== 'active') return refuse(401, 'instance_revoked', 'The instance this token is bound to has been revoked');
+  if (row.orgStatus !== 'active') return refuse(403, 'organization_suspended', "The token's organization is suspended");
+  return {
+    ok: true,
+    pat: {
+      tokenId: row.tokenId,
+      userId: row.userId,
+      email: row.email,
+      name: row.name,
+      orgId: row.orgId,
+      instanceKeyId: row.instanceKeyId,
+      mcpUrl: row.mcpUrl ?? null,
+    },
+  };
+}
+
+// last_used_at: at most one write per token per minute from this process, and the WHERE clause keeps
+// several processes from writing more often than that together.
+const LAST_USED_INTERVAL_MS = 60_000;
+const lastTouched = new Map<string, number>();
+
+export function touchPatLastUsed(tokenId: string): void {
+  const now = Date.now();
+  if (now - (lastTouched.get(tokenId) ?? 0) < LAST_USED_INTERVAL_MS) return;
+  if (lastTouched.size > 50_000) lastTouched.clear();
+  lastTouched.set(tokenId, now);
+  void getDb()
+    .then((db) =>
+      db
+        .update(personalAccessTokens)
+        .set({ lastUsedAt: sql`now()` })
+        .where(
+          and(
+            eq(personalAccessTokens.id, tokenId),
+            or(isNull(personalAccessTokens.lastUsedAt), lt(personalAccessTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+          ),
+        ),
+    )
+    .catch((err) => console.error('[hub] could not record token use:', (err as Error).message));
+}
+
+export interface McpCallRecord {
+  pat: ResolvedPat;
+  method: string | null;
+  upstreamStatus: number | null;
+}
+
+/** Records one proxied call for the minter's organization. Returns the write so that callers may await it. */
+export function recordMcpCall({ pat, method, upstreamStatus }: McpCallRecord): Promise<void> {
+  return getDb()
+    .then((db) =>
+      db.insert(mcpCalls).values({
+        orgId: pat.orgId,
+        tokenId: pat.tokenId,
+        instanceKeyId: pat.instanceKeyId,
+        userId: pat.userId,
+        method: method === null ? null : method.slice(0, 200),
+        upstreamStatus,
+      }),
+    )
+    .then(() => undefined)
+    .catch((err) => console.error('[hub] could not record an MCP call:', (err as Error).message));
+}
+
+// ---------------------------------------------------------------- management (account API)
+
+export interface PatView {
+  id: string;
+  name: string;
+  tokenPrefix: string;
+  instanceId: string;
+  instanceName: string;
+  userId: string;
+  minterEmail: string;
+  minterName: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  rotatedAt: Date | null;
+  revokedAt: Date | null;
+  status: PatStatus;
+}
+
+const statusSql = sql<PatStatus>`case
+  when ${personalAccessTokens.revokedAt} is not null then 'revoked'
+  when ${isExpired} then 'expired'
+  when not coalesce(${sameMembership}, false) then 'membership_ended'
+  when ${instanceKeys.status} <> 'active' then 'instance_revoked'
+  when ${organizations.status} <> 'active' then 'organization_suspended'
+  else 'active' end`;
+
+function viewQuery(q: Queryable, where: SQL | undefined) {
+  return q
+    .select({
+      id: personalAccessTokens.id,
+      name: personalAccessTokens.name,
+      tokenPrefix: personalAccessTokens.tokenPrefix,
+      instanceId: personalAccessTokens.instanceKeyId,
+      instanceName: instanceKeys.name,
+      userId: personalAccessTokens.userId,
+      minterEmail: users.email,
+      minterName: users.name,
+      createdAt: personalAccessTokens.createdAt,
+      expiresAt: personalAccessTokens.expiresAt,
+      lastUsedAt: personalAccessTokens.lastUsedAt,
+      rotatedAt: personalAccessTokens.rotatedAt,
+      revokedAt: personalAccessTokens.revokedAt,
+      status: statusSql,
+    })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
+    .innerJoin(instanceKeys, eq(instanceKeys.id, personalAccessTokens.instanceKeyId))
+    .where(where)
+    .orderBy(desc(personalAccessTokens.createdAt), desc(personalAccessTokens.id));
+}
+
+/**
+ * The caller's own tokens (whatever organization they were minted in); an organization admin also
+ * sees every token of their organization.
+ */
+export async function listPats(user: UserPrincipal): Promise<PatView[]> {
+  const db = await getDb();
+  const own = eq(personalAccessTokens.userId, user.userId);
+  const where = user.orgId && user.orgRole === 'admin' ? or(own, eq(personalAccessTokens.orgId, user.orgId)) : own;
+  return viewQuery(db, where);
+}
+
+export interface MintInput {
+  name: string;
+  instanceId: string;
+  expiresInDays?: number | null;
+}
+
+export interface IssuedPat {
+  id: string;
+  name: string;
+  secret: string;
+  instanceId: string;
+  expiresAt: Date | null;
+}
+
+function badRequest(message: string): never {
+  throw new TRPCError({ code: 'BAD_REQUEST', message });
+}
+function notFound(message: string): never {
+  throw new TRPCError({ code: 'NOT_FOUND', message });
+}
+
+/** Mints a token for `user` bound to one active instance of the user's organization. */
+export async function mintPat(user: UserPrincipal, input: MintInput): Promise<IssuedPat> {
+  if (input.expiresInDays != null && (input.expiresInDays < 1 || input.expiresInDays > PAT_MAX_EXPIRY_DAYS)) {
+    badRequest(`Invalid input: expires_in_days: must be between 1 and ${PAT_MAX_EXPIRY_DAYS}`);
+  }
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    // The membership is read (and locked) inside the transaction: the principal may be a moment old.
+    const [member] = await tx
+      .select({ orgId: users.orgId, joinedAt: users.orgJoinedAt })
+      .from(users)
+      .where(eq(users.id, user.userId))
+      .for('update');
+    if (!member?.orgId) throw new TRPCError({ code: 'FORBIDDEN', message: 'You do not belong to an organization' });
+    const orgId = member.orgId;
+    if (!member.joinedAt) {
+      // A membership recorded without its start (older data): it starts now, for this and later tokens.
+      await tx.update(users).set({ orgJoinedAt: sql`now()` }).where(eq(users.id, user.userId));
+    }
+    const [instance] = await tx
+      .select({ id: instanceKeys.id, status: instanceKeys.status, name: instanceKeys.name })
+      .from(instanceKeys)
+      .where(and(eq(instanceKeys.id, input.instanceId), eq(instanceKeys.orgId, orgId)));
+    if (!instance) notFound('instance_id: no such instance in your organization');
+    if (instance.status !== 'active') badRequest('Invalid input: instance_id: this instance key is revoked');
+
+    const issued = issueSecret('svp_');
+    const expiresAt = input.expiresInDays != null ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null;
+    const [row] = await tx
+      .insert(personalAccessTokens)
+      .values({
+        name: input.name,
+        tokenHash: issued.hash,
+        tokenPrefix: issued.displayPrefix,
+        userId: user.userId,
+        orgId,
+        instanceKeyId: instance.id,
+        // Copied in SQL so that the exact (microsecond) value is compared on every call.
+        membershipSince: sql`(select ${users.orgJoinedAt} from ${users} where ${users.id} = ${user.userId})`,
+        expiresAt,
+      })
+      .returning();
+    await writeAudit(tx, {
+      actor: user,
+      action: 'personal_access_token.create',
+      targetType: 'personal_access_token',
+      targetId: row!.id,
+      orgId,
+      details: { name: input.name, instance_id: instance.id, instance_name: instance.name, expires_at: expiresAt },
+    });
+    return { id: row!.id, name: row!.name, secret: issued.secret, instanceId: instance.id, expiresAt: row!.expiresAt };
+  });
+}
+
+/** The token row if it belongs to the caller's current organization (else 404: never reveal other organizations' tokens). */
+async function loadInOrg(tx: Tx, user: UserPrincipal, id: string) {
+  const [row] = await tx
+    .select({
+      id: personalAccessTokens.id,
+      name: personalAccessTokens.name,
+      userId: personalAccessTokens.userId,
+      orgId: personalAccessTokens.orgId,
+      instanceKeyId: personalAccessTokens.instanceKeyId,
+      expiresAt: personalAccessTokens.expiresAt,
+      revokedAt: personalAccessTokens.revokedAt,
+      expired: isExpired,
+      member: sameMembership,
+    })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .where(eq(personalAccessTokens.id, id))
+    .for('update', { of: personalAccessTokens });
+  // The minter always finds their own tokens; others only those of their organization.
+  if (!row || (row.userId !== user.userId && row.orgId !== user.orgId)) notFound(`Personal access token ${id} not found`);
+  return row;
+}
+
+/** New secret, same id; the old secret stops working with the commit. Only the minter may rotate. */
+export async function rotatePat(user: UserPrincipal, id: string): Promise<IssuedPat> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const row = await loadInOrg(tx, user, id);
+    if (row.userId !== user.userId) throw new TRPCError({ code: 'FORBIDDEN', message: 'Only the token’s minter may rotate it' });
+    if (row.revokedAt) throw new TRPCError({ code: 'CONFLICT', message: 'This token is revoked; mint a new one' });
+    if (row.expired) throw new TRPCError({ code: 'CONFLICT', message: 'This token has expired; mint a new one' });
+    if (!row.member) {
+      throw new TRPCError({ code: 'CONFLICT', message: 'This token belongs to an earlier membership of the organization and stays dead; mint a new one' });
+    }
+    const issued = issueSecret('svp_');
+    const [updated] = await tx
+      .update(personalAccessTokens)
+      .set({ tokenHash: issued.hash, tokenPrefix: issued.displayPrefix, rotatedAt: sql`now()` })
+      .where(eq(personalAccessTokens.id, row.id))
+      .returning();
+    await writeAudit(tx, {
+      actor: user,
+      action: 'personal_access_token.rotate',
+      targetType: 'personal_access_token',
+      targetId: row.id,
+      orgId: row.orgId,
+      details: { name: row.name, instance_id: row.instanceKeyId },
+    });
+    return { id: row.id, name: row.name, secret: issued.secret, instanceId: row.instanceKeyId, expiresAt: updated!.expiresAt };
+  });
+}
+
+/** Revokes at once. The minter, or an admin of the token's organization. Revoking twice is harmless. */
+export async function revokePat(user: UserPrincipal, id: string): Promise<{ id: string; revokedAt: Date }> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const row = await loadInOrg(tx, user, id);
+    const isOrgAdmin = user.orgId === row.orgId && user.orgRole === 'admin';
+    if (row.userId !== user.userId && !isOrgAdmin) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'Only the token’s minter or an organization admin may revoke it' });
+    }
+    const [updated] = await tx
+      .update(personalAccessTokens)
+      .set({ revokedAt: sql`coalesce(${personalAccessTokens.revokedAt}, now())` })
+      .where(eq(personalAccessTokens.id, row.id))
+      .returning({ revokedAt: personalAccessTokens.revokedAt });
+    if (!row.revokedAt) {
+      await writeAudit(tx, {
+        actor: user,
+        action: 'personal_access_token.revoke',
+        targetType: 'personal_access_token',
+        targetId: row.id,
+        orgId: row.orgId,
+        details: { name: row.name, instance_id: row.instanceKeyId, minter_id: row.userId },
+      });
+    }
+    return { id: row.id, revokedAt: updated!.revokedAt! };
+  });
+}

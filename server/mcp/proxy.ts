@@ -1,0 +1,330 @@
+/**
+ * The MCP proxy behind /mcp (MCP Streamable HTTP transport). An AI client sends
+ * `Authorization: Bearer svp_…`; the Hub checks the personal access token on every call (resolvePat),
+ * then forwards POST, GET (SSE) and DELETE to the MCP URL the token's instance reported, streaming both
+ * ways without buffering. The client's token never leaves the Hub: the instance receives
+ * `Authorization: Bearer <assertion>`, a 60-second Hub JWT (verifiable with /.well-known/jwks.json) with
+ *   iss = HUB_URL, aud = instance (key) id, sub = user id, email, name, org_id, token_id, instance_id.
+ *
+ * Answers of the Hub itself (nothing is forwarded):
+ *   401 (WWW-Authenticate: Bearer realm="hub", error="invalid_token") no/garbage/unknown/expired/revoked
+ *       token, instance key, JWT, minter no longer a member, instance revoked — body {code, reason, message};
+ *   403 (error="insufficient_scope") the organization is suspended;
+ *   503 JSON-RPC error -32010: the instance has not registered its MCP URL;
+ *   502 JSON-RPC error -32011 (instance unreachable, refused address, or it answered 5xx/3xx/401),
+ *   504 JSON-RPC error -32012 (no connection or no response headers in time; started streams are never timed out).
+ */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import { config } from '../config';
+import { signJwt } from '../domain/jwt';
+import { recordMcpCall, resolvePat, touchPatLastUsed, type PatRefusal, type ResolvedPat } from '../domain/pats';
+import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
+
+/** Request headers passed to the instance (everything else, the client's Authorization first, stays here). */
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+/** Response headers passed back to the client. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'retry-after', 'allow'];
+/** POST bodies up to this size are read first so that the JSON-RPC method can be recorded; larger ones stream through unread. */
+const INSPECT_MAX_BYTES = 64 * 1024;
+const ASSERTION_TTL_SECONDS = 60;
+/** A cached assertion is reused while it has at least this long to live. */
+const ASSERTION_MIN_REMAINING_MS = 30_000;
+
+export const RPC_NOT_REGISTERED = -32010;
+export const RPC_UPSTREAM_FAILED = -32011;
+export const RPC_UPSTREAM_TIMEOUT = -32012;
+
+type RpcId = string | number | null;
+
+// ---------------------------------------------------------------- Hub answers
+
+function headerSafe(text: string) {
+  return text.replace(/…/g, '...').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
+}
+
+function refusalResponse(refusal: PatRefusal): Response {
+  const error = refusal.status === 401 ? 'invalid_token' : 'insufficient_scope';
+  return Response.json(
+    { code: refusal.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', reason: refusal.reason, message: refusal.message },
+    {
+      status: refusal.status,
+      headers: {
+        'www-authenticate': `Bearer realm="hub", error="${error}", error_description="${headerSafe(refusal.message)}"`,
+        'cache-control': 'no-store',
+      },
+    },
+  );
+}
+
+function rpcErrorResponse(status: number, code: number, message: string, id: RpcId): Response {
+  return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
+}
+
+// ---------------------------------------------------------------- request inspection
+
+function bearerToken(headers: Headers): string | null {
+  const authorization = headers.get('authorization');
+  if (authorization === null) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1]! : 'invalid';
+}
+
+/** The JSON-RPC method(s) and id of a small POST body; nulls when it is not JSON-RPC. */
+function inspectRpc(body: Uint8Array): { method: string | null; id: RpcId } {
+  try {
+    const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    const methods = messages
+      .map((m) => (m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? (m as { method: string }).method : null))
+      .filter((m): m is string => m !== null);
+    const first = messages[0] as { id?: unknown } | undefined;
+    const id = !Array.isArray(parsed) && first && (typeof first.id === 'string' || typeof first.id === 'number') ? first.id : null;
+    return { method: methods.length > 0 ? methods.join(',') : null, id };
+  } catch {
+    return { method: null, id: null };
+  }
+}
+
+// ---------------------------------------------------------------- upstream
+
+interface Target {
+  url: URL;
+  error: string | null;
+}
+
+/** Parsed instance MCP URLs (reported rarely, read on every call). */
+const targets = new Map<string, Target>();
+
+function targetOf(mcpUrl: string): Target {
+  let target = targets.get(mcpUrl);
+  if (!target) {
+    let url: URL;
+    let error: string | null = null;
+    try {
+      url = new URL(mcpUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') error = `The instance's MCP URL must be http or https, not ${url.protocol}`;
+    } catch {
+      url = new URL('http://invalid.invalid/');
+      error = 'The instance reported an MCP URL that is not a valid URL';
+    }
+    target = { url, error };
+    if (targets.size > 10_000) targets.clear();
+    targets.set(mcpUrl, target);
+  }
+  return target;
+}
+
+const assertions = new Map<string, { jwt: string; key: string; expiresAtMs: number }>();
+
+/** The Hub's assertion for this user at this instance; reused while it has 30 s or more to live. */
+async function assertionFor(pat: ResolvedPat): Promise<string> {
+  const key = `${pat.userId}\n${pat.email}\n${pat.name}\n${pat.orgId}\n${pat.instanceKeyId}`;
+  const cached = assertions.get(pat.tokenId);
+  const now = Date.now();
+  if (cached && cached.key === key && cached.expiresAtMs - now >= ASSERTION_MIN_REMAINING_MS) return cached.jwt;
+  const jwt = await signJwt({
+    subject: pat.userId,
+    audience: pat.instanceKeyId,
+    ttlSeconds: ASSERTION_TTL_SECONDS,
+    claims: { email: pat.email, name: pat.name, org_id: pat.orgId, token_id: pat.tokenId, instance_id: pat.instanceKeyId },
+  });
+  if (assertions.size > 10_000) assertions.clear();
+  assertions.set(pat.tokenId, { jwt, key, expiresAtMs: now + ASSERTION_TTL_SECONDS * 1000 });
+  return jwt;
+}
+
+class UpstreamTimeout extends Error {}
+
+interface Forwarded {
+  /** What the client gets. */
+  response: Response;
+  /** The instance's HTTP status, null when it was not reached. */
+  upstreamStatus: number | null;
+}
+
+/** A web stream over the instance's response that pauses the socket when the client reads slowly. */
+function webStream(res: IncomingMessage, onEnd: () => void): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        res.on('data', (chunk: Buffer) => {
+          if (finished) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) res.pause();
+        });
+        res.once('end', () => {
+          if (finished) return;
+          finished = true;
+          onEnd();
+          controller.close();
+        });
+        res.once('close', () => {
+          if (finished) return;
+          finished = true;
+          onEnd();
+          controller.error(new Error('The instance closed the MCP stream'));
+        });
+      },
+      pull() {
+        res.resume();
+      },
+      cancel() {
+        // The client went away: close the instance's stream too (no leaked sockets).
+        finished = true;
+        onEnd();
+        res.destroy();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+}
+
+function forward(req: Request, target: URL, assertion: string, body: Uint8Array | ReadableStream<Uint8Array> | null, rpcId: RpcId): Promise<Forwarded> {
+  return new Promise<Forwarded>((resolve) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${assertion}`, 'accept-encoding': 'identity' };
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    if (body instanceof Uint8Array) headers['content-length'] = String(body.byteLength);
+
+    const protocol = target.protocol as 'http:' | 'https:';
+    const upstream = (protocol === 'https:' ? https : http).request({
+      protocol,
+      hostname: target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname,
+      port: target.port || undefined,
+      path: target.pathname + target.search,
+      method: req.method,
+      headers,
+      agent: upstreamAgents[protocol],
+    });
+
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const clearTimers = () => timers.forEach(clearTimeout);
+    const onClientAbort = () => upstream.destroy(new Error('client disconnected'));
+    const detach = () => req.signal.removeEventListener('abort', onClientAbort);
+
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimers();
+      detach();
+      upstream.destroy();
+      if (err instanceof UpstreamTimeout) {
+        resolve({ response: rpcErrorResponse(504, RPC_UPSTREAM_TIMEOUT, err.message, rpcId), upstreamStatus: null });
+      } else if (err instanceof UpstreamBlockedError) {
+        resolve({ response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, err.message, rpcId), upstreamStatus: null });
+      } else {
+        const code = (err as NodeJS.ErrnoException).code;
+        resolve({
+          response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, `The instance's MCP endpoint is unreachable${code ? ` (${code})` : ''}`, rpcId),
+          upstreamStatus: null,
+        });
+      }
+    };
+
+    timers.push(
+      setTimeout(() => fail(new UpstreamTimeout(`The instance did not answer within ${config.mcpResponseTimeoutMs} ms`)), config.mcpResponseTimeoutMs),
+    );
+    upstream.once('socket', (socket) => {
+      if (!socket.connecting) return; // a kept-alive connection
+      const timer = setTimeout(
+        () => fail(new UpstreamTimeout(`Could not connect to the instance within ${config.mcpConnectTimeoutMs} ms`)),
+        config.mcpConnectTimeoutMs,
+      );
+      timers.push(timer);
+      socket.once('connect', () => clearTimeout(timer));
+    });
+    upstream.on('error', fail);
+    if (req.signal.aborted) return onClientAbort();
+    req.signal.addEventListener('abort', onClientAbort, { once: true });
+
+    upstream.once('response', (res) => {
+      if (settled) return void res.destroy();
+      settled = true;
+      clearTimers();
+      const status = res.statusCode ?? 502;
+      // Errors of the instance become the Hub's 502; a redirect is not followed (it could point anywhere),
+      // and a 401 means the instance refused the Hub's assertion, not the client's token.
+      if (status >= 500 || (status >= 300 && status < 400) || status === 401) {
+        detach();
+        res.destroy();
+        const what = status === 401 ? 'refused the Hub’s assertion (HTTP 401)' : status < 400 ? `answered with a redirect (HTTP ${status})` : `failed (HTTP ${status})`;
+        resolve({ response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, `The instance's MCP endpoint ${what}`, rpcId), upstreamStatus: status });
+        return;
+      }
+      const out = new Headers({ 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+      for (const name of FORWARDED_RESPONSE_HEADERS) {
+        const value = res.headers[name];
+        if (typeof value === 'string') out.set(name, value);
+      }
+      if (status === 204 || status === 205 || status === 304) {
+        detach();
+        res.resume();
+        resolve({ response: new Response(null, { status, headers: out }), upstreamStatus: status });
+        return;
+      }
+      resolve({ response: new Response(webStream(res, detach), { status, headers: out }), upstreamStatus: status });
+    });
+
+    if (body instanceof Uint8Array) upstream.end(body);
+    else if (body) {
+      const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+      source.on('error', (err) => upstream.destroy(err));
+      source.pipe(upstream);
+    } else upstream.end();
+  });
+}
+
+// ---------------------------------------------------------------- entry point
+
+/** The /mcp handler (POST, GET and DELETE). */
+export async function handleMcp(req: Request): Promise<Response> {
+  const resolution = await resolvePat(bearerToken(req.headers));
+  if (!resolution.ok) return refusalResponse(resolution.refusal);
+  const pat = resolution.pat;
+
+  let body: Uint8Array | ReadableStream<Uint8Array> | null = null;
+  let method: string | null = null;
+  let rpcId: RpcId = null;
+  if (req.method === 'POST' && req.body) {
+    const length = Number(req.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(length) && length <= INSPECT_MAX_BYTES) {
+      body = new Uint8Array(await req.arrayBuffer());
+      ({ method, id: rpcId } = inspectRpc(body));
+    } else {
+      body = req.body;
+    }
+  }
+
+  touchPatLastUsed(pat.tokenId);
+  const record = (upstreamStatus: number | null) => void recordMcpCall({ pat, method, upstreamStatus });
+
+  if (!pat.mcpUrl) {
+    record(null);
+    return rpcErrorResponse(
+      503,
+      RPC_NOT_REGISTERED,
+      'The instance this token is bound to has not registered its MCP URL with the Hub yet (the instance reports it with PUT /api/v1/instance-info {mcp_url}). Connect the instance to the Hub, or ask its administrator to.',
+      rpcId,
+    );
+  }
+  const target = targetOf(pat.mcpUrl);
+  if (target.error) {
+    record(null);
+    return rpcErrorResponse(502, RPC_UPSTREAM_FAILED, target.error, rpcId);
+  }
+  const blocked = checkLiteralHost(target.url.hostname);
+  if (blocked) {
+    record(null);
+    return rpcErrorResponse(502, RPC_UPSTREAM_FAILED, blocked.message, rpcId);
+  }
+
+  const { response, upstreamStatus } = await forward(req, target.url, await assertionFor(pat), body, rpcId);
+  record(upstreamStatus);
+  return response;
+}
