@@ -115,6 +115,8 @@ export async function startHub(): Promise<RunningServer> {
 
 export interface UpstreamRequest {
   method: string;
+  /** The instance id in the URL path. */
+  instance: string;
   sessionId: string | null;
   authorization: string | null;
   /** The verified assertion's claims; null when it did not verify. */
@@ -123,6 +125,8 @@ export interface UpstreamRequest {
 }
 
 export interface Upstream extends RunningServer {
+  /** The MCP URL of one instance served by this server. */
+  mcpUrl(instanceId: string): string;
   requests: UpstreamRequest[];
   /** Requests whose response has not finished or closed yet. */
   open(): number;
@@ -130,13 +134,18 @@ export interface Upstream extends RunningServer {
   progressSeen: { resolve: () => void; promise: Promise<void> } | null;
 }
 
-export async function startUpstream(opts: { hubUrl: string; audience: string; issuer?: string }): Promise<Upstream> {
+/**
+ * One server standing for any number of instances: an instance's MCP URL is {url}/{instance id}/mcp, and the
+ * assertion must name that instance as its audience.
+ */
+export async function startUpstream(opts: { hubUrl: string; issuer?: string }): Promise<Upstream> {
   const jwks = createRemoteJWKSet(new URL(`${opts.hubUrl}/.well-known/jwks.json`));
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let open = 0;
 
   const upstream: Upstream = {
     url: '',
+    mcpUrl: (instanceId) => `${upstream.url}/${instanceId}/mcp`,
     requests: [],
     open: () => open,
     progressSeen: null,
@@ -184,13 +193,14 @@ export async function startUpstream(opts: { hubUrl: string; audience: string; is
     res.on('close', () => open--);
     const authorization = req.headers.authorization ?? null;
     const sessionId = (req.headers['mcp-session-id'] as string | undefined) ?? null;
-    const entry: UpstreamRequest = { method: req.method ?? '', sessionId, authorization, claims: null, rpcMethod: null };
+    const instance = /^\/([0-9a-f-]{36})\/mcp$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1] ?? '';
+    const entry: UpstreamRequest = { method: req.method ?? '', instance, sessionId, authorization, claims: null, rpcMethod: null };
     upstream.requests.push(entry);
     try {
       const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
       try {
-        if (!token) throw new Error('no bearer');
-        entry.claims = (await jwtVerify(token, jwks, { issuer: opts.issuer ?? 'http://hub.test', audience: opts.audience, algorithms: ['ES256'] })).payload;
+        if (!token || !instance) throw new Error('no bearer or no instance');
+        entry.claims = (await jwtVerify(token, jwks, { issuer: opts.issuer ?? 'http://hub.test', audience: instance, algorithms: ['ES256'] })).payload;
       } catch {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad assertion' }));
         return;

@@ -29,8 +29,8 @@ beforeAll(async () => {
   alice = await createUser({ email: 'alice@example.test', name: 'Alice' });
   org = await createOrg({ admin: alice });
   key = await createKey(org.id, 'core-1');
-  upstream = await startUpstream({ hubUrl: hub.url, audience: key.id });
-  await registerMcpUrl(key.id, `${upstream.url}/mcp`);
+  upstream = await startUpstream({ hubUrl: hub.url });
+  await registerMcpUrl(key.id, upstream.mcpUrl(key.id));
   pat = await mintToken(alice.token, key.id, { name: 'claude' });
 });
 
@@ -214,7 +214,7 @@ describe('upstream failures', () => {
       expect(viaIp.status).toBe(502);
       expect(viaIp.body.error.message).toMatch(/127\.0\.0\.1.*HUB_ALLOW_PRIVATE_UPSTREAMS/);
 
-      const byName = await withInstance(async () => `${upstream.url.replace('127.0.0.1', 'localhost')}/mcp`);
+      const byName = await withInstance(async (id) => upstream.mcpUrl(id).replace('127.0.0.1', 'localhost'));
       const viaName = await rawInitialize(hub.url, `Bearer ${byName.token}`);
       expect(viaName.status).toBe(502);
       expect(viaName.body.error.message).toMatch(/localhost resolves to .*HUB_ALLOW_PRIVATE_UPSTREAMS/);

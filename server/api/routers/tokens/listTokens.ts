@@ -9,6 +9,7 @@ export const listTokensProcedure = userProcedure
       method: 'GET',
       path: '/account/tokens',
       tags: ['account'],
+      protect: true,
       summary: 'List personal access tokens',
       description:
         'The caller’s own tokens; an organization admin also sees every token of the organization. Never returns secrets. JWT only (personal access tokens are refused here).',

@@ -8,6 +8,7 @@ export const revokeTokenProcedure = userProcedure
       method: 'DELETE',
       path: '/account/tokens',
       tags: ['account'],
+      protect: true,
       summary: 'Revoke a personal access token',
       description:
         'The minter or an admin of the token’s organization (others: 403; a token of another organization: 404). Takes effect at once; revoking again is harmless. id in the JSON body or as ?id=.',

@@ -9,6 +9,7 @@ export const rotateTokenProcedure = userProcedure
       method: 'PUT',
       path: '/account/tokens',
       tags: ['account'],
+      protect: true,
       summary: 'Rotate a personal access token: new secret, same id',
       description:
         'Only the token’s minter (anyone else in the organization: 403; a token of another organization: 404). The old secret stops working at once. Revoked, expired or dead-membership tokens cannot be rotated (409).',
