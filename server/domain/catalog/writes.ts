@@ -39,11 +39,11 @@ export async function catalogWrite<T>(fn: (change: CatalogChange) => Promise<T>)
 export async function recordExits({ tx, at }: CatalogChange, where: SQL): Promise<void> {
   await tx.execute(sql`
     insert into template_exits (template_id, slug, audience, audience_org_id, at)
-    select t.id, t.slug, 'everyone', null, ${sqlTimestamp(at)}
+    select t.id, t.slug, 'everyone', null::uuid, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id
      where (${where}) and t.is_public and not c.is_private
     union all
-    select t.id, t.slug, 'admins', null, ${sqlTimestamp(at)}
+    select t.id, t.slug, 'admins', null::uuid, ${sqlTimestamp(at)}
       from templates t join categories c on c.id = t.category_id
      where (${where}) and not (t.is_public and not c.is_private)
     union all
