@@ -1,5 +1,6 @@
 /** The single definition of every Hub operation: REST (/api/v1), the dashboard (/api/trpc) and the CLI call it. */
 import { accountRouter } from './routers/account';
+import { adminRouter } from './routers/admin';
 import { catalogRouter } from './routers/catalog';
 import { tokensRouter } from './routers/tokens';
 import { createCallerFactory, createTRPCRouter } from './trpc';
@@ -7,6 +8,7 @@ import { createCallerFactory, createTRPCRouter } from './trpc';
 export const appRouter = createTRPCRouter({
   catalog: catalogRouter,
   account: accountRouter,
+  admin: adminRouter,
   tokens: tokensRouter,
 });
 
