@@ -6,12 +6,20 @@ import { orgMemberProcedure } from '../../trpc';
 export const createTokenInput = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   instance_id: z.uuid({ error: 'must be the id (UUID) of an instance key of your organization' }),
+  // A union, not .nullish(): trpc-to-openapi switches plain numbers to coercion in place ("30" would pass).
   expires_in_days: z
-    .number({ error: 'must be a whole number of days' })
-    .int('must be a whole number of days')
-    .min(1, 'must be at least 1')
-    .max(PAT_MAX_EXPIRY_DAYS, `must be at most ${PAT_MAX_EXPIRY_DAYS}`)
-    .nullish()
+    .union(
+      [
+        z
+          .number()
+          .int('must be a whole number of days')
+          .min(1, 'must be at least 1')
+          .max(PAT_MAX_EXPIRY_DAYS, `must be at most ${PAT_MAX_EXPIRY_DAYS}`),
+        z.null(),
+      ],
+      { error: `must be a whole number of days from 1 to ${PAT_MAX_EXPIRY_DAYS}, or null` },
+    )
+    .optional()
     .describe(`Optional, 1 to ${PAT_MAX_EXPIRY_DAYS}; omitted or null = no expiry`),
 });
 
