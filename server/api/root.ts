@@ -2,6 +2,7 @@
 import { accountRouter } from './routers/account';
 import { adminRouter } from './routers/admin';
 import { catalogRouter } from './routers/catalog';
+import { supportRouter } from './routers/support';
 import { tokensRouter } from './routers/tokens';
 import { createCallerFactory, createTRPCRouter } from './trpc';
 
@@ -10,6 +11,7 @@ export const appRouter = createTRPCRouter({
   account: accountRouter,
   admin: adminRouter,
   tokens: tokensRouter,
+  support: supportRouter,
 });
 
 export type AppRouter = typeof appRouter;

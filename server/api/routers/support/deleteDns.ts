@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { deleteDnsRecord, RateLimitedError } from '../../../domain/support/dns';
+import { instanceProcedure } from '../../trpc';
+
+export const deleteDnsProcedure = instanceProcedure
+  .meta({
+    openapi: {
+      method: 'DELETE',
+      path: '/dns',
+      tags: ['dns'],
+      summary: 'Remove the instance’s DNS record',
+      description: 'deleted is false when there was none. Counts as a change for the rate limit (429 with Retry-After).',
+    },
+  })
+  .input(z.object({}))
+  .output(z.object({ deleted: z.boolean() }))
+  .mutation(async ({ ctx }) => {
+    try {
+      return { deleted: await deleteDnsRecord(ctx.instance) };
+    } catch (err) {
+      if (err instanceof RateLimitedError) ctx.resHeaders.set('Retry-After', String(err.retryAfterSeconds));
+      throw err;
+    }
+  });

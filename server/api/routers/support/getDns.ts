@@ -1,0 +1,23 @@
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { getDnsRecord } from '../../../domain/support/dns';
+import { instanceProcedure } from '../../trpc';
+import { DnsRecordSchema, toDnsRecord } from '../../schemas/support';
+
+export const getDnsProcedure = instanceProcedure
+  .meta({
+    openapi: {
+      method: 'GET',
+      path: '/dns',
+      tags: ['dns'],
+      summary: 'The instance’s dynamic DNS record',
+      description: '404 when the instance has none (PUT /dns creates it).',
+    },
+  })
+  .input(z.object({}))
+  .output(z.object({ record: DnsRecordSchema }))
+  .query(async ({ ctx }) => {
+    const record = await getDnsRecord(ctx.instance.keyId);
+    if (!record) throw new TRPCError({ code: 'NOT_FOUND', message: 'This instance has no DNS record; PUT /dns creates it' });
+    return { record: toDnsRecord(record) };
+  });
