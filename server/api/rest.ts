@@ -5,6 +5,7 @@
  */
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { describeIssues, type IssueLike } from './errors';
+import { isNotModified } from './httpCache';
 import { appRouter } from './root';
 import { createContext, type Context } from './trpc';
 
@@ -17,12 +18,13 @@ let handler: NodeHandler | undefined;
 function nodeHandler(): NodeHandler {
   handler ??= createOpenApiNodeHttpHandler({
     router: appRouter,
-    createContext: ({ req }: { req: Request }) => createContext(req.headers),
+    createContext: ({ req }: { req: Request }) => createContext(req.headers, { conditionalRequests: true }),
     responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {
-      if (!ctx || errors.length > 0) return {};
+      if (!ctx) return {};
       const headers: Record<string, string> = {};
       ctx.resHeaders.forEach((value, key) => (headers[key] = value));
-      return { headers };
+      // Headers a procedure set also go out with its error (e.g. Retry-After with a 429).
+      return errors.length > 0 && isNotModified(errors[0]) ? { status: 304, headers } : { headers };
     },
     onError: ({ error, path }: { error: { code: string; cause?: unknown; message: string }; path?: string }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[hub] REST ${path ?? '?'} failed:`, error.cause ?? error.message);

@@ -14,16 +14,19 @@ export interface Context {
   headers: Headers;
   /** Response headers a procedure may set (ETag, Cache-Control, Retry-After). */
   resHeaders: Headers;
+  /** Whether this surface answers If-None-Match with 304 (REST does; see httpCache.ts). */
+  conditionalRequests: boolean;
 }
 
 export interface ContextOptions {
   /** The dashboard authenticates with its session cookie; REST accepts only the Authorization header. */
   allowSessionCookie?: boolean;
+  conditionalRequests?: boolean;
 }
 
 export async function createContext(headers: Headers, opts: ContextOptions = {}): Promise<Context> {
   const principal = await resolveCredential(credentialFromHeaders(headers, opts));
-  return { principal, headers, resHeaders: new Headers() };
+  return { principal, headers, resHeaders: new Headers(), conditionalRequests: opts.conditionalRequests ?? false };
 }
 
 const t = initTRPC

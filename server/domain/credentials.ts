@@ -7,7 +7,9 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { instanceKeys, organizations, users } from '../db/schema';
 import { verifyJwt } from './jwt';
-import { ANONYMOUS, type Principal } from './principal';
+import { LRUCache } from 'lru-cache';
+import { generation } from './invalidation';
+import { ANONYMOUS, type InstancePrincipal, type Principal } from './principal';
 import { hashSecret, parseSecret, secretKindOf } from './tokens';
 
 /** next-auth (v5) session cookies; the session token is a Hub JWT (see server/auth). */
@@ -50,8 +52,17 @@ export async function resolveCredential(token: string | null): Promise<Principal
 const LAST_USED_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
-async function resolveInstanceKey(token: string): Promise<Principal> {
-  if (!parseSecret(token)) unauthorized('Malformed instance key');
+/**
+ * Instance key look-ups, cached by key hash for KEY_CACHE_TTL_MS. Re-issue, revoke and organization
+ * status changes announce an 'auth' change (invalidation.ts), which drops the whole cache in this
+ * process at once and in the others when the notification arrives.
+ */
+const KEY_CACHE_TTL_MS = 30_000;
+type KeyLookup = { ok: true; principal: InstancePrincipal } | { ok: false; code: 'UNAUTHORIZED' | 'FORBIDDEN'; message: string };
+const keyCache = ((globalThis as { __hubKeyCache?: LRUCache<string, { generation: number; lookup: KeyLookup }> }).__hubKeyCache ??=
+  new LRUCache({ max: 50_000, ttl: KEY_CACHE_TTL_MS }));
+
+async function lookUpInstanceKey(hash: string): Promise<KeyLookup> {
   const db = await getDb();
   const [row] = await db
     .select({
@@ -63,14 +74,27 @@ async function resolveInstanceKey(token: string): Promise<Principal> {
     })
     .from(instanceKeys)
     .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
-    .where(eq(instanceKeys.keyHash, hashSecret(token)));
-  if (!row) unauthorized('Unknown instance key');
-  if (row.status !== 'active') unauthorized('This instance key has been revoked');
-  if (row.orgStatus !== 'active') {
-    throw new TRPCError({ code: 'FORBIDDEN', message: 'The organization of this instance key is suspended' });
+    .where(eq(instanceKeys.keyHash, hash));
+  if (!row) return { ok: false, code: 'UNAUTHORIZED', message: 'Unknown instance key' };
+  if (row.status !== 'active') return { ok: false, code: 'UNAUTHORIZED', message: 'This instance key has been revoked' };
+  if (row.orgStatus !== 'active') return { ok: false, code: 'FORBIDDEN', message: 'The organization of this instance key is suspended' };
+  return { ok: true, principal: { kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId } };
+}
+
+async function resolveInstanceKey(token: string): Promise<Principal> {
+  if (!parseSecret(token)) unauthorized('Malformed instance key');
+  const hash = hashSecret(token);
+  const current = generation('auth');
+  let lookup = keyCache.get(hash);
+  if (!lookup || lookup.generation !== current) {
+    lookup = { generation: current, lookup: await lookUpInstanceKey(hash) };
+    // Only if no change was announced while looking up: the answer might predate it.
+    if (generation('auth') === current) keyCache.set(hash, lookup);
   }
-  touchLastUsed(row.id);
-  return { kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId };
+  const result = lookup.lookup;
+  if (!result.ok) throw new TRPCError({ code: result.code, message: result.message });
+  touchLastUsed(result.principal.keyId);
+  return result.principal;
 }
 
 function touchLastUsed(keyId: string) {

@@ -2,6 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { instanceKeys } from '../db/schema';
+import { announceChange } from './invalidation';
 import { issueSecret } from './tokens';
 
 export async function createInstanceKey(q: Queryable, input: { orgId: string; name: string; createdBy?: string | null }) {
@@ -21,6 +22,7 @@ export async function reissueInstanceKey(q: Queryable, input: { orgId: string; i
     .set({ keyHash: issued.hash, keyPrefix: issued.displayPrefix, status: 'active', revokedAt: null, reissuedAt: sql`now()` })
     .where(and(eq(instanceKeys.id, input.id), eq(instanceKeys.orgId, input.orgId)))
     .returning();
+  if (row) await announceChange(q, 'auth'); // cached look-ups of the old secret die now
   return row ? { key: row, secret: issued.secret } : null;
 }
 
@@ -31,5 +33,6 @@ export async function revokeInstanceKey(q: Queryable, input: { id: string; orgId
     .set({ status: 'revoked', revokedAt: sql`coalesce(${instanceKeys.revokedAt}, now())` })
     .where(input.orgId ? and(eq(instanceKeys.id, input.id), eq(instanceKeys.orgId, input.orgId)) : eq(instanceKeys.id, input.id))
     .returning();
+  if (row) await announceChange(q, 'auth');
   return row ?? null;
 }

@@ -82,17 +82,6 @@ export async function findTemplateBySlug(scope: CatalogScope, slug: string): Pro
   return row ?? null;
 }
 
-/** Atomic increment: exact under any concurrency. Returns the new count. */
-export async function countDownload(templateId: string): Promise<number> {
-  const db = await getDb();
-  const [row] = await db
-    .update(templates)
-    .set({ downloadCount: sql`${templates.downloadCount} + 1` })
-    .where(eq(templates.id, templateId))
-    .returning({ downloadCount: templates.downloadCount });
-  return row?.downloadCount ?? 0;
-}
-
 /**
  * The sync watermark. Catalog writers hold a shared advisory lock for their whole transaction and stamp
  * changes with clock_timestamp() taken after acquiring it; taking the lock exclusively here waits for
@@ -115,8 +104,7 @@ export interface RemovedTemplate {
   removed_at: string;
 }
 
-export async function templateUpdates(scope: CatalogScope, since: Date) {
-  const checkedAt = await syncWatermark();
+async function changesSince(scope: CatalogScope, since: Date) {
   const db = await getDb();
   const audience =
     scope.kind === 'admin'
@@ -146,8 +134,22 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
   return {
     rows,
     removed: removed.map((r) => ({ id: r.id, slug: r.slug, removed_at: new Date(r.removed_at).toISOString() })),
-    checkedAt,
   };
+}
+
+/**
+ * Changes since `since` and the checked_at to use as the next since.
+ * Nothing changed: checked_at is `since` itself, which is always safe (the client asks the same
+ * question again) and makes an idle client's poll the same request each time (cacheable, 304).
+ * Something changed: checked_at is the sync watermark, taken before the query that is returned.
+ */
+export async function templateUpdates(scope: CatalogScope, since: Date) {
+  const first = await changesSince(scope, since);
+  if (first.rows.length === 0 && first.removed.length === 0 && since.getTime() <= Date.now()) {
+    return { ...first, checkedAt: since };
+  }
+  const checkedAt = await syncWatermark();
+  return { ...(await changesSince(scope, since)), checkedAt };
 }
 
 export async function listCategories(scope: CatalogScope) {

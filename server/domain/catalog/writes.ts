@@ -2,11 +2,13 @@
  * Every change to what the catalog shows goes through catalogWrite(): one transaction that
  *  - holds a shared advisory lock, so the updates endpoint can wait for in-flight writers (see sync.ts),
  *  - stamps the change with clock_timestamp() taken after the lock, and
- *  - records sync tombstones (exits) and widening bumps next to the change.
+ *  - records sync tombstones (exits) and widening bumps next to the change, and
+ *  - announces the change so that every process drops its cached catalog answers (invalidation.ts).
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { execRows, getDb, type Tx } from '../../db/client';
 import { templateExits } from '../../db/schema';
+import { announceChange } from '../invalidation';
 
 /** Shared by writers, exclusive for a moment by the updates watermark. */
 export const CATALOG_SYNC_LOCK = 72_620_002;
@@ -27,6 +29,7 @@ export async function catalogWrite<T>(fn: (change: CatalogChange) => Promise<T>)
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock_shared(${CATALOG_SYNC_LOCK})`);
     const [row] = await execRows<{ at: string | Date }>(tx, sql`select clock_timestamp() as at`);
+    await announceChange(tx, 'catalog');
     return fn({ tx, at: new Date(row!.at) });
   });
 }

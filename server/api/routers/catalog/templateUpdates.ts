@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { cachedCatalogRead } from '../../../domain/catalog/cache';
 import { templateUpdates } from '../../../domain/catalog/queries';
 import { catalogScopeOf } from '../../../domain/principal';
+import { answerWithEtag } from '../../httpCache';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 import { isoDateTime } from '../../schemas/query';
@@ -13,7 +15,7 @@ export const templateUpdatesProcedure = publicProcedure
       tags: ['catalog'],
       summary: 'Templates changed since a time, and templates removed from the caller’s view',
       description:
-        'Use checked_at as the next since. Every change stamped before checked_at is included; a change may be sent twice across polls, never missed. Apply templates, then drop removed.',
+        'Use checked_at as the next since. Every change stamped before checked_at is included; a change may be sent twice across polls, never missed. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an idle poll is the same request each time; send If-None-Match for a 304).',
     },
   })
   .input(z.object({ since: isoDateTime() }))
@@ -25,6 +27,11 @@ export const templateUpdatesProcedure = publicProcedure
     }),
   )
   .query(async ({ ctx, input }) => {
-    const { rows, removed, checkedAt } = await templateUpdates(catalogScopeOf(ctx.principal), new Date(input.since));
-    return { templates: rows.map(toTemplate), removed, checked_at: checkedAt.toISOString() };
+    const scope = catalogScopeOf(ctx.principal);
+    const since = new Date(input.since);
+    const answer = await cachedCatalogRead(scope, 'updates', since.toISOString(), async () => {
+      const { rows, removed, checkedAt } = await templateUpdates(scope, since);
+      return { templates: rows.map(toTemplate), removed, checked_at: checkedAt.toISOString() };
+    });
+    return answerWithEtag(ctx, answer);
   });
