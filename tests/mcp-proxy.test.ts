@@ -67,6 +67,11 @@ describe('MCP client through the Hub', () => {
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
     expect(echo.content).toEqual([{ type: 'text', text: 'echo: hello' }]);
 
+    // A body over the Hub's inspection limit streams through unread.
+    const big = 'x'.repeat(200_000);
+    const bigEcho = await client.callTool({ name: 'echo', arguments: { text: big } });
+    expect((bigEcho.content as Array<{ text: string }>)[0]!.text).toBe(`echo: ${big}`);
+
     const who = await client.callTool({ name: 'whoami', arguments: {} });
     const claims = JSON.parse((who.content as Array<{ text: string }>)[0]!.text);
     expect(claims).toMatchObject({
@@ -128,6 +133,36 @@ describe('MCP client through the Hub', () => {
     expect(Date.now() - row!.lastUsedAt!.getTime()).toBeLessThan(60_000);
   });
 
+  it('opens the instance’s SSE stream on GET at once, passing the session headers through', async () => {
+    const init = await rawInitialize(hub.url, `Bearer ${pat.token}`);
+    const sessionId = init.headers.get('mcp-session-id');
+    expect(sessionId).toBeTruthy();
+    const controller = new AbortController();
+    const started = Date.now();
+    const res = await fetch(`${hub.url}/mcp`, {
+      headers: { authorization: `Bearer ${pat.token}`, accept: 'text/event-stream', 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-06-18' },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(res.headers.get('cache-control')).toMatch(/no-transform/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const get = upstream.requests.findLast((r) => r.method === 'GET');
+    expect(get).toMatchObject({ sessionId, instance: key.id });
+    controller.abort();
+    await waitFor(() => upstream.open() === 0);
+  });
+
+  it('updates last_used_at at most once a minute per token', async () => {
+    const db = await getDb();
+    const [before] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, pat.id));
+    expect(before!.lastUsedAt).toBeInstanceOf(Date);
+    expect((await rawInitialize(hub.url, `Bearer ${pat.token}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    const [after] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, pat.id));
+    expect(after!.lastUsedAt!.getTime()).toBe(before!.lastUsedAt!.getTime());
+  });
+
   it('closes the instance’s streams when the client goes away (no leaked sockets)', async () => {
     const { client, ready } = connect(pat.token);
     await ready;
@@ -184,6 +219,14 @@ describe('upstream failures', () => {
       expect(res5.status).toBe(502);
       expect(res5.body.error.message).toMatch(/HTTP 500/);
       expect(res5.text).not.toContain('boom');
+
+      // An instance that refuses the Hub's assertion: the client's token is fine, so no 401 for the client.
+      // (This instance reports another instance's URL, which verifies aud against its own id and answers 401.)
+      const t401 = await withInstance(async () => upstream.mcpUrl(key.id));
+      const res401 = await rawInitialize(hub.url, `Bearer ${t401.token}`);
+      expect(res401.status).toBe(502);
+      expect(res401.headers.get('www-authenticate')).toBeNull();
+      expect(res401.body.error.message).toMatch(/refused the Hub.s assertion/);
 
       silent = createServer(() => {
         /* accepts and never answers */

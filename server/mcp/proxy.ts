@@ -282,8 +282,17 @@ function forward(req: Request, target: URL, assertion: string, body: Uint8Array 
 
 // ---------------------------------------------------------------- entry point
 
-/** The /mcp handler (POST, GET and DELETE). */
+/** The /mcp handler (POST, GET and DELETE). Unexpected failures (e.g. the database is down) answer 500 without details. */
 export async function handleMcp(req: Request): Promise<Response> {
+  try {
+    return await proxy(req);
+  } catch (err) {
+    console.error('[hub] /mcp failed:', err);
+    return rpcErrorResponse(500, -32603, 'Internal error in the Hub', null);
+  }
+}
+
+async function proxy(req: Request): Promise<Response> {
   const resolution = await resolvePat(bearerToken(req.headers));
   if (!resolution.ok) return refusalResponse(resolution.refusal);
   const pat = resolution.pat;
