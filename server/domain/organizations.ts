@@ -12,6 +12,7 @@ import { getDb } from '../db/client';
 import { instanceKeys, organizations, subscriptions, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
 import { isUniqueViolation } from './dbErrors';
+import { announceChange } from './invalidation';
 import type { UserPrincipal } from './principal';
 
 export type OrgStatus = (typeof organizations.$inferSelect)['status'];
@@ -116,6 +117,8 @@ export async function updateOrganization(actor: AuditActor, input: { id: string;
       .update(organizations)
       .set({ ...(input.status ? { status: input.status } : {}), ...(input.tier ? { tier: input.tier } : {}), updatedAt: sql`now()` })
       .where(eq(organizations.id, input.id));
+    // Cached instance-key look-ups carry the organization's status: drop them in every process.
+    if (changes.status) await announceChange(tx, 'auth');
     if (input.tier) {
       await tx.insert(subscriptions).values({ orgId: input.id, plan: input.tier }).onConflictDoUpdate({ target: subscriptions.orgId, set: { plan: input.tier } });
     }
