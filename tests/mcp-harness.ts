@@ -16,11 +16,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { sql } from 'drizzle-orm';
 import * as mcpRoute from '../app/mcp/route';
 import * as jwksRoute from '../app/.well-known/jwks.json/route';
-import { getDb } from '../server/db/client';
-import { instanceReports } from '../server/db/schema';
 import { api } from './helpers';
 
 export interface RunningServer {
@@ -238,13 +235,10 @@ export async function startUpstream(opts: { hubUrl: string; issuer?: string }): 
 
 // ---------------------------------------------------------------- fixtures
 
-/** What PUT /api/v1/instance-info records; written directly while that endpoint is not there. */
-export async function registerMcpUrl(instanceKeyId: string, mcpUrl: string | null) {
-  const db = await getDb();
-  await db
-    .insert(instanceReports)
-    .values({ instanceKeyId, mcpUrl })
-    .onConflictDoUpdate({ target: instanceReports.instanceKeyId, set: { mcpUrl, reportedAt: sql`now()` } });
+/** The instance reports its MCP URL through the support surface, with its own instance key. */
+export async function registerMcpUrl(instanceKey: { secret: string }, mcpUrl: string | null) {
+  const res = await api('/instance-info', { method: 'PUT', token: instanceKey.secret, body: { mcp_url: mcpUrl } });
+  if (res.status !== 200) throw new Error(`instance-info failed: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 /** Mints a token through the REST API, as a user would. */

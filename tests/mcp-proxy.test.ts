@@ -30,7 +30,7 @@ beforeAll(async () => {
   org = await createOrg({ admin: alice });
   key = await createKey(org.id, 'core-1');
   upstream = await startUpstream({ hubUrl: hub.url });
-  await registerMcpUrl(key.id, upstream.mcpUrl(key.id));
+  await registerMcpUrl(key, upstream.mcpUrl(key.id));
   pat = await mintToken(alice.token, key.id, { name: 'claude' });
 });
 
@@ -177,7 +177,7 @@ describe('MCP client through the Hub', () => {
 describe('upstream failures', () => {
   async function withInstance(setup: (keyId: string) => Promise<string>) {
     const k = await createKey(org.id, 'failing');
-    await registerMcpUrl(k.id, await setup(k.id));
+    await registerMcpUrl(k, await setup(k.id));
     return mintToken(alice.token, k.id);
   }
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
   admin = await createUser({ name: 'Org Admin' });
   org = await createOrg({ admin });
   key = await createKey(org.id, 'core');
-  await registerMcpUrl(key.id, upstream.mcpUrl(key.id));
+  await registerMcpUrl(key, upstream.mcpUrl(key.id));
 });
 
 afterAll(async () => {
@@ -137,7 +137,7 @@ describe('/mcp refusals', () => {
 
   it('the bound instance key revoked', async () => {
     const other = await createKey(org.id, 'to be revoked');
-    await registerMcpUrl(other.id, upstream.mcpUrl(other.id));
+    await registerMcpUrl(other, upstream.mcpUrl(other.id));
     const t = await mintToken(admin.token, other.id);
     await expectWorks(t.token);
     expect((await api('/account/api-keys', { method: 'DELETE', token: admin.token, body: { id: other.id } })).status).toBe(200);
