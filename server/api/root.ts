@@ -2,6 +2,7 @@
 import { accountRouter } from './routers/account';
 import { adminRouter } from './routers/admin';
 import { catalogRouter } from './routers/catalog';
+import { dashboardRouter } from './routers/dashboard';
 import { supportRouter } from './routers/support';
 import { tokensRouter } from './routers/tokens';
 import { createCallerFactory, createTRPCRouter } from './trpc';
@@ -12,6 +13,7 @@ export const appRouter = createTRPCRouter({
   admin: adminRouter,
   tokens: tokensRouter,
   support: supportRouter,
+  dashboard: dashboardRouter,
 });
 
 export type AppRouter = typeof appRouter;

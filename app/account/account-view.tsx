@@ -1,0 +1,36 @@
+'use client';
+import { trpc } from '../_lib/trpc';
+import { errorMessage } from '../_lib/errors';
+import { ErrorState, Loading } from '../_components/ui';
+import { ApiAccessCard } from './api-access-card';
+import { KeysCard } from './keys-card';
+import { MembersCard } from './members-card';
+import { OrganizationCard } from './organization-card';
+import { ProfileCard } from './profile-card';
+
+export function AccountView() {
+  const profile = trpc.account.getProfile.useQuery({});
+  if (profile.isPending) return <Loading label="Loading your account…" rows={6} />;
+  if (profile.isError) return <ErrorState title="Your account could not be loaded" message={errorMessage(profile.error)} />;
+  const org = profile.data.profile.organization;
+  const isOrgAdmin = org?.role === 'admin';
+  return (
+    <div className="grid gap-4 lg:grid-cols-2">
+      <ProfileCard profile={profile.data.profile} />
+      <OrganizationCard />
+      {org ? (
+        <>
+          <div className="lg:col-span-2">
+            <KeysCard isOrgAdmin={isOrgAdmin} />
+          </div>
+          <div className="lg:col-span-2">
+            <MembersCard isOrgAdmin={isOrgAdmin} selfId={profile.data.profile.id} />
+          </div>
+        </>
+      ) : null}
+      <div className="lg:col-span-2">
+        <ApiAccessCard />
+      </div>
+    </div>
+  );
+}

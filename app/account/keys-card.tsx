@@ -1,0 +1,145 @@
+'use client';
+import { useState } from 'react';
+import { toast } from 'sonner';
+import { errorMessage, fieldErrors } from '../_lib/errors';
+import { trpc, type RouterOutputs } from '../_lib/trpc';
+import { ConfirmDialog, SecretDialog } from '../_components/dialog';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Table, td, th } from '../_components/ui';
+
+type ApiKey = RouterOutputs['account']['listApiKeys']['apiKeys'][number];
+type Pending = { kind: 'reissue' | 'revoke'; key: ApiKey } | null;
+
+export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
+  const utils = trpc.useUtils();
+  const keys = trpc.account.listApiKeys.useQuery({});
+  const [name, setName] = useState('');
+  const [issued, setIssued] = useState<{ title: string; secret: string; name: string } | null>(null);
+  const [pending, setPending] = useState<Pending>(null);
+
+  const refresh = () => utils.account.listApiKeys.invalidate();
+  const create = trpc.account.createApiKey.useMutation({
+    onSuccess: async (data) => {
+      setName('');
+      setIssued({ title: 'Instance key created', secret: data.apiKey.key, name: data.apiKey.name });
+      await refresh();
+    },
+    onError: (err) => toast.error(errorMessage(err)),
+  });
+  const reissue = trpc.account.reissueApiKey.useMutation({
+    onSuccess: async (data) => {
+      setPending(null);
+      setIssued({ title: 'Instance key re-issued', secret: data.apiKey.key, name: data.apiKey.name });
+      await refresh();
+    },
+    onError: (err) => toast.error(errorMessage(err)),
+  });
+  const revoke = trpc.account.revokeApiKey.useMutation({
+    onSuccess: async () => {
+      toast.success(`Key ${pending?.key.name ?? ''} revoked: it no longer works`);
+      setPending(null);
+      await refresh();
+    },
+    onError: (err) => toast.error(errorMessage(err)),
+  });
+  const errors = fieldErrors(create.error);
+
+  return (
+    <Card
+      title="Instance keys"
+      description="Each Core instance authenticates to the Hub with its own key (svh_…), entered in the instance's hub settings."
+    >
+      {isOrgAdmin ? (
+        <form
+          className="mb-4 flex flex-wrap items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate({ name: name.trim() });
+          }}
+        >
+          <Field id="key-name" label="New key name" hint="e.g. the instance's host name" error={errors.name} className="min-w-0 flex-1">
+            <Input id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} aria-invalid={errors.name ? true : undefined} />
+          </Field>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create key'}
+          </Button>
+        </form>
+      ) : (
+        <p className="mb-4 text-sm text-zinc-600">Only organization admins create, re-issue and revoke keys.</p>
+      )}
+
+      {keys.isPending ? (
+        <Loading rows={2} />
+      ) : keys.isError ? (
+        <ErrorState message={errorMessage(keys.error)} />
+      ) : keys.data.apiKeys.length === 0 ? (
+        <EmptyState title="No instance keys yet">{isOrgAdmin ? 'Create one for each Core instance.' : null}</EmptyState>
+      ) : (
+        <Table caption="Instance keys">
+          <thead>
+            <tr>
+              <th scope="col" className={th}>Name</th>
+              <th scope="col" className={th}>Key</th>
+              <th scope="col" className={th}>Status</th>
+              <th scope="col" className={th}>Created</th>
+              <th scope="col" className={th}>Last used</th>
+              {isOrgAdmin ? <th scope="col" className={th}><span className="sr-only">Actions</span></th> : null}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-zinc-100">
+            {keys.data.apiKeys.map((k) => (
+              <tr key={k.id} data-testid={`key-row-${k.name}`}>
+                <td className={`${td} font-medium`}>{k.name}</td>
+                <td className={`${td} font-mono text-xs`}>{k.key_prefix}…</td>
+                <td className={td}>
+                  <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
+                </td>
+                <td className={`${td} whitespace-nowrap`}>{formatDate(k.created_at)}</td>
+                <td className={`${td} whitespace-nowrap`}>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+                {isOrgAdmin ? (
+                  <td className={`${td} whitespace-nowrap text-right`}>
+                    <div className="flex justify-end gap-2">
+                      <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'reissue', key: k })} aria-label={`Re-issue ${k.name}`}>
+                        Re-issue
+                      </Button>
+                      {k.status === 'active' ? (
+                        <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'revoke', key: k })} aria-label={`Revoke ${k.name}`}>
+                          Revoke
+                        </Button>
+                      ) : null}
+                    </div>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+
+      <SecretDialog open={issued !== null} onClose={() => setIssued(null)} title={issued?.title ?? ''} secret={issued?.secret ?? null} what="Instance key">
+        <p>
+          Enter this key in the hub settings of the Core instance <strong>{issued?.name}</strong>. The Hub stores only a hash of it.
+        </p>
+      </SecretDialog>
+      <ConfirmDialog
+        open={pending?.kind === 'reissue'}
+        onClose={() => setPending(null)}
+        onConfirm={() => pending && reissue.mutate({ id: pending.key.id })}
+        pending={reissue.isPending}
+        title={`Re-issue ${pending?.key.name ?? ''}?`}
+        confirmLabel="Re-issue key"
+      >
+        <p>A new secret replaces the current one at once: the instance using the old key is refused until you enter the new one.</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={pending?.kind === 'revoke'}
+        onClose={() => setPending(null)}
+        onConfirm={() => pending && revoke.mutate({ id: pending.key.id })}
+        pending={revoke.isPending}
+        title={`Revoke ${pending?.key.name ?? ''}?`}
+        confirmLabel="Revoke key"
+      >
+        <p>The key stops working immediately. You can re-issue it later to get a new secret under the same id.</p>
+      </ConfirmDialog>
+    </Card>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * Starts everything the journeys need and returns the teardown:
+ *  - the production build (built when missing or older than the sources; E2E_BUILD=always|never),
+ *  - a fresh PostgreSQL database, dropped afterwards,
+ *  - the development OpenID provider (oidc-provider) on 127.0.0.1:E2E_PORT+1,
+ *  - `next start` on 127.0.0.1:E2E_PORT with that database and provider.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import { startDevOidcProvider } from '../server/auth/dev-oidc-provider.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
+
+function newestMtime(p: string): number {
+  if (!fs.existsSync(p)) return 0;
+  const stat = fs.statSync(p);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  return newest;
+}
+
+function buildIfNeeded() {
+  const buildId = path.join(root, '.next/BUILD_ID');
+  const mode = process.env.E2E_BUILD ?? 'auto';
+  if (mode === 'never') return;
+  const sources = ['app', 'server', 'public', 'next.config.mjs', 'postcss.config.mjs', 'package-lock.json', 'drizzle'];
+  const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
+  const newest = Math.max(...sources.map((s) => newestMtime(path.join(root, s))));
+  if (mode !== 'always' && built > newest) return;
+  console.log(`[e2e] ${built ? 'sources changed since the last build' : 'no production build yet'}: running next build…`);
+  const result = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
+}
+
+async function waitForServer(url: string, server: ChildProcess, logFile: string) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}; see ${logFile}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the Hub did not answer ${url} within 2 minutes; see ${logFile}`);
+}
+
+export default async function globalSetup() {
+  const chromium = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(chromium)) throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
+
+  const port = Number(process.env.E2E_PORT ?? 3210);
+  const hubUrl = `http://127.0.0.1:${port}`;
+  buildIfNeeded();
+
+  const serverUrl = process.env.E2E_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `hub_e2e_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = `/${dbName}`;
+
+  const oidc = await startDevOidcProvider({ port: port + 1, redirectUris: [`${hubUrl}/api/auth/callback/oidc`], quiet: true });
+
+  fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
+  const logFile = path.join(root, 'test-results/e2e-hub-server.log');
+  const log = fs.openSync(logFile, 'w');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...oidc.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HUB_URL: hubUrl,
+    DATABASE_URL: dbUrl.toString(),
+    HUB_SECRET: randomBytes(32).toString('base64url'),
+    HUB_SUPERADMIN_EMAILS: '',
+  };
+  delete env.AUTH_URL;
+  delete env.AUTH_SECRET;
+  const server = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', log, log] });
+
+  const teardown = async () => {
+    if (server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((r) => {
+        const timer = setTimeout(() => {
+          server.kill('SIGKILL');
+          r(undefined);
+        }, 5000);
+        server.once('exit', () => {
+          clearTimeout(timer);
+          r(undefined);
+        });
+      });
+    }
+    await oidc.close();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+    fs.closeSync(log);
+  };
+
+  try {
+    await waitForServer(`${hubUrl}/api/v1/catalog/categories`, server, logFile);
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  process.env.E2E_HUB_URL = hubUrl;
+  process.env.E2E_OIDC_ISSUER = oidc.issuer;
+  console.log(`[e2e] Hub at ${hubUrl} (database ${dbName}), OIDC provider at ${oidc.issuer}`);
+  return teardown;
+}

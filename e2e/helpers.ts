@@ -1,0 +1,55 @@
+/** Shared steps of the journeys: signing in through the real OIDC provider, accessibility checks, screenshots. */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../docs/screenshots');
+
+/** Signs in through the development provider's login form; ends back on the Hub at `expectPath`. */
+export async function signIn(page: Page, email: string, name: string, opts: { from?: string; expectPath?: string | RegExp } = {}) {
+  await page.goto(opts.from ?? '/signin');
+  await page.getByRole('button', { name: /^Sign in with/ }).click();
+  await page.waitForURL(/\/interaction\//);
+  await expect(page.getByRole('heading', { name: 'Development sign-in' })).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Name (optional)').fill(name);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.port === new URL(page.url()).port && !url.pathname.startsWith('/interaction') && !url.pathname.startsWith('/auth'));
+  if (opts.expectPath) await expect(page).toHaveURL(opts.expectPath);
+}
+
+/** axe-core on the current page (WCAG 2.1 A/AA rules): no serious or critical violations. */
+export async function expectAccessible(page: Page, label: string) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
+  expect(bad, `accessibility violations on ${label}:\n${report}`).toEqual([]);
+}
+
+/** A full-page screenshot for the README, at the desktop width and, with `phone`, at 390px too. */
+export async function screenshot(page: Page, name: string, opts: { phone?: boolean } = {}) {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, animations: 'disabled' });
+  if (opts.phone) {
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`), fullPage: true, animations: 'disabled' });
+    if (size) await page.setViewportSize(size);
+  }
+}
+
+/** Visits a page, checks accessibility (desktop and phone widths) and that nothing overflows sideways on a phone. */
+export async function checkPage(page: Page, label: string) {
+  await expectAccessible(page, label);
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow, `${label} scrolls sideways at phone width`).toBeLessThanOrEqual(1);
+  await expectAccessible(page, `${label} (phone width)`);
+  if (size) await page.setViewportSize(size);
+}
+
+export function uniqueSuffix() {
+  return Math.random().toString(36).slice(2, 8);
+}
