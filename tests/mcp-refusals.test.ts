@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
-import { organizations, personalAccessTokens, users } from '../server/db/schema';
+import { personalAccessTokens } from '../server/db/schema';
 import { api, createKey, createOrg, createUser } from './helpers';
 import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
 
@@ -129,8 +129,9 @@ describe('/mcp refusals', () => {
     const carol = await member('Carol');
     const t = await mintToken(carol.token, key.id);
     await expectWorks(t.token);
+    const platformAdmin = await createUser({ role: 'admin' });
+    expect((await api('/admin/users', { method: 'DELETE', token: platformAdmin.token, body: { id: carol.id } })).status).toBe(200);
     const db = await getDb();
-    await db.delete(users).where(eq(users.id, carol.id));
     expect(await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id))).toEqual([]);
     await expectRefused(`Bearer ${t.token}`, 401, 'unknown_token');
   });
@@ -147,12 +148,13 @@ describe('/mcp refusals', () => {
   it('organization suspended (403), and working again once it is active', async () => {
     const t = await mintToken(admin.token, key.id);
     await expectWorks(t.token);
-    const db = await getDb();
-    await db.update(organizations).set({ status: 'suspended' }).where(eq(organizations.id, org.id));
+    const platformAdmin = await createUser({ role: 'admin' });
+    const setStatus = (status: string) => api('/admin/organizations', { method: 'PUT', token: platformAdmin.token, body: { id: org.id, status } });
+    expect((await setStatus('suspended')).status).toBe(200);
     try {
       await expectRefused(`Bearer ${t.token}`, 403, 'organization_suspended');
     } finally {
-      await db.update(organizations).set({ status: 'active' }).where(eq(organizations.id, org.id));
+      expect((await setStatus('active')).status).toBe(200);
     }
     await expectWorks(t.token);
   });
