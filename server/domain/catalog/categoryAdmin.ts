@@ -81,7 +81,9 @@ export async function updateCategory(actor: AuditActor, id: string, values: Cate
       const before = await lockCategory(tx, id);
       if (values.slug !== undefined && values.slug !== before.slug) await checkSlugFree(tx, values.slug, id);
       const inCategory = sql`t.category_id = ${id}`;
-      if (values.isPrivate === true && !before.isPrivate) await recordExits(change, inCategory);
+      // Either direction may hide templates: made private, everyone loses the public ones; made public,
+      // grant holders lose the non-public ones they saw through their grant.
+      if (values.isPrivate !== undefined && values.isPrivate !== before.isPrivate) await recordExits(change, inCategory);
       await tx.update(categories).set({ ...values, updatedAt: at }).where(eq(categories.id, id));
       const shownOnTemplates =
         (values.name !== undefined && values.name !== before.name) ||
