@@ -128,7 +128,8 @@ export async function runPublishPass(): Promise<number> {
   }
 }
 
-const poller = globalThis as unknown as { __hubDnsPoller?: { timer: NodeJS.Timeout | null; generation: number } };
+type PollerState = { timer: NodeJS.Timeout | null; generation: number; running: Promise<void> | null };
+const poller = globalThis as unknown as { __hubDnsPoller?: PollerState };
 
 /** Starts this process's background publisher when the provider is powerdns (idempotent). */
 export function ensureDnsPublisher(): void {
@@ -138,30 +139,35 @@ export function ensureDnsPublisher(): void {
     console.error('[hub]', (err as Error).message);
     return;
   }
-  poller.__hubDnsPoller ??= { timer: null, generation: 0 };
+  poller.__hubDnsPoller ??= { timer: null, generation: 0, running: null };
   if (poller.__hubDnsPoller.timer) return;
   schedule(poller.__hubDnsPoller.generation, 0);
 }
 
 function schedule(generation: number, delay: number) {
   const state = poller.__hubDnsPoller!;
-  state.timer = setTimeout(async () => {
-    try {
-      if (supportSettings.dnsProvider === 'powerdns') await runPublishPass();
-    } catch (err) {
-      console.error('[hub] DNS publisher pass failed:', (err as Error).message);
-    } finally {
+  state.timer = setTimeout(() => {
+    state.running = (async () => {
+      try {
+        if (supportSettings.dnsProvider === 'powerdns') await runPublishPass();
+      } catch (err) {
+        console.error('[hub] DNS publisher pass failed:', (err as Error).message);
+      }
+    })();
+    void state.running.finally(() => {
+      state.running = null;
       if (state.generation === generation) schedule(generation, POLL_MS);
-    }
+    });
   }, delay);
   state.timer.unref();
 }
 
-/** Stops the background publisher (tests, before closing the database). */
-export function stopDnsPublisher(): void {
+/** Stops this process's background publisher and waits for a pass in flight (tests, before closing the database). */
+export async function stopDnsPublisher(): Promise<void> {
   const state = poller.__hubDnsPoller;
   if (!state) return;
   if (state.timer) clearTimeout(state.timer);
   state.timer = null;
   state.generation++;
+  await state.running;
 }
