@@ -9,6 +9,7 @@ import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
+import { announceChange } from './invalidation';
 import type { OrgRole } from './principal';
 import { normalizeEmail } from './users';
 
@@ -115,6 +116,8 @@ export async function removeMember(actor: AuditActor, orgId: string, input: { us
       .update(users)
       .set({ orgId: null, orgRole: null, orgJoinedAt: null, updatedAt: sql`now()` })
       .where(eq(users.id, member.id));
+    // Whatever a process cached about this member's tokens is stale now.
+    await announceChange(tx, 'auth');
     await writeAudit(tx, { actor, action: 'member.remove', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
     return member;
   });

@@ -72,8 +72,9 @@ const orgColumns = {
   updatedAt: organizations.updatedAt,
 };
 
-const memberCount = sql<number>`(select count(*)::int from ${users} where ${users.orgId} = ${organizations.id})`;
-const activeKeyCount = sql<number>`(select count(*)::int from ${instanceKeys} where ${instanceKeys.orgId} = ${organizations.id} and ${instanceKeys.status} = 'active')`;
+// eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
+const memberCount = sql<number>`(select count(*)::int from ${users} where ${eq(users.orgId, organizations.id)})`;
+const activeKeyCount = sql<number>`(select count(*)::int from ${instanceKeys} where ${and(eq(instanceKeys.orgId, organizations.id), eq(instanceKeys.status, 'active'))})`;
 
 export interface OrgListFilters {
   search?: string;

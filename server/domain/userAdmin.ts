@@ -13,6 +13,7 @@ import { and, asc, count, eq, ilike, ne, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, personalAccessTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
+import { announceChange } from './invalidation';
 import { lockOrganization, otherAdminCount } from './members';
 import type { PlatformRole, UserPrincipal } from './principal';
 
@@ -121,6 +122,7 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
     }
     const tokens = await tx.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, id)).returning({ id: personalAccessTokens.id });
     await tx.delete(users).where(eq(users.id, id));
+    await announceChange(tx, 'auth');
     await writeAudit(tx, {
       actor,
       action: 'user.delete',

@@ -13,8 +13,9 @@ import { bumpTemplates, catalogWrite, recordExits } from './writes';
 
 export type CategoryValues = Partial<Pick<typeof categories.$inferInsert, 'name' | 'slug' | 'description' | 'icon' | 'sortOrder' | 'isPrivate'>>;
 
-const templateCount = sql<number>`(select count(*)::int from ${templates} where ${templates.categoryId} = ${categories.id})`;
-const accessCount = sql<number>`(select count(*)::int from ${accessGrants} where ${accessGrants.categoryId} = ${categories.id})`;
+// eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
+const templateCount = sql<number>`(select count(*)::int from ${templates} where ${eq(templates.categoryId, categories.id)})`;
+const accessCount = sql<number>`(select count(*)::int from ${accessGrants} where ${eq(accessGrants.categoryId, categories.id)})`;
 const adminCategorySelection = { ...getTableColumns(categories), templateCount, accessCount };
 
 export async function listAdminCategories() {

@@ -6,7 +6,7 @@
  * need the database on first use, and PGlite must not be used outside the open transaction).
  */
 import { TRPCError } from '@trpc/server';
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
@@ -27,7 +27,7 @@ export type AdminTemplateRow = TemplateRow & { hasRegistryCredentials: boolean }
 
 const adminSelection = {
   ...templateSelection,
-  hasRegistryCredentials: sql<boolean>`(${templates.registryCredentialsEnc} is not null)`,
+  hasRegistryCredentials: sql<boolean>`(${isNotNull(templates.registryCredentialsEnc)})`,
 };
 
 export async function getAdminTemplate(q: Queryable, id: string): Promise<AdminTemplateRow | null> {
@@ -48,7 +48,7 @@ export async function listAdminTemplates(filters: TemplateFilters, page: Page) {
     const found = await db
       .select({ id: templates.id })
       .from(templates)
-      .where(and(inArray(templates.id, ids), sql`${templates.registryCredentialsEnc} is not null`));
+      .where(and(inArray(templates.id, ids), isNotNull(templates.registryCredentialsEnc)));
     for (const r of found) withCredentials.add(r.id);
   }
   return { rows: rows.map((r) => ({ ...r, hasRegistryCredentials: withCredentials.has(r.id) })), total };
