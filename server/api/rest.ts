@@ -38,15 +38,39 @@ export function jsonError(status: number, code: string, message: string, extra: 
   return Response.json({ code, message, ...extra }, { status });
 }
 
-async function readJsonBody(req: Request): Promise<{ ok: true; value: unknown } | { ok: false }> {
-  const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) return { ok: false };
+type BodyResult = { ok: true; value: unknown } | { ok: false; tooLarge?: true };
+
+/** Reads at most MAX_BODY_BYTES (a larger body is refused without buffering it all) and parses it as JSON. */
+async function readJsonBody(req: Request): Promise<BodyResult> {
+  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return { ok: false, tooLarge: true };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel().catch(() => {});
+        return { ok: false, tooLarge: true };
+      }
+      chunks.push(value);
+    }
+  }
+  const text = new TextDecoder().decode(Buffer.concat(chunks)); // like Request.text(): BOM dropped, bad bytes replaced
   if (text.trim() === '') return { ok: true, value: undefined };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
   }
+}
+
+function bodyError(parsed: { tooLarge?: true }) {
+  return parsed.tooLarge
+    ? jsonError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes (2 MiB)`)
+    : jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
 }
 
 export async function handleRest(req: Request): Promise<Response> {
@@ -57,7 +81,7 @@ export async function handleRest(req: Request): Promise<Response> {
   if (req.method === 'DELETE') {
     // trpc-to-openapi reads DELETE input from the query string only: fold a JSON body into it.
     const parsed = await readJsonBody(req);
-    if (!parsed.ok) return jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
+    if (!parsed.ok) return bodyError(parsed);
     if (parsed.value !== undefined) {
       if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
         return jsonError(400, 'BAD_REQUEST', 'Request body must be a JSON object');
@@ -73,7 +97,7 @@ export async function handleRest(req: Request): Promise<Response> {
       return jsonError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON (Content-Type: application/json)');
     }
     const parsed = await readJsonBody(req);
-    if (!parsed.ok) return jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
+    if (!parsed.ok) return bodyError(parsed);
     body = parsed.value ?? {};
   }
 

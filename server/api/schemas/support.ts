@@ -10,7 +10,7 @@ const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
 // ---------------------------------------------------------------- input building blocks
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** PostgreSQL text and jsonb refuse NUL characters and unpaired surrogates: refuse them here, as a 400. */
