@@ -1,0 +1,113 @@
+/**
+ * Load generation with autocannon (in the bench process, never in the server's): a fixed number of
+ * keep-alive connections for a fixed duration (or a fixed number of requests). Latencies are taken from
+ * autocannon's per-response event in fractional milliseconds (its own histogram rounds to whole ms, too
+ * coarse for a 2 ms target), so percentiles here are exact over every response.
+ */
+import autocannon from 'autocannon';
+
+export interface RequestSpec {
+  method?: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadOptions {
+  base: string;
+  connections: number;
+  /** Seconds; or `amount` requests in total. */
+  durationSec?: number;
+  amount?: number;
+  /** Called for every request (rotate credentials, paths, JSON-RPC ids). */
+  next: () => RequestSpec;
+  /** Statuses that count as correct answers; anything else is an error of the run. */
+  expect: number[];
+}
+
+export interface LoadResult {
+  requests: number;
+  durationSec: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+  statuses: Record<string, number>;
+  /** Responses with a status outside `expect`, plus connection errors and timeouts. */
+  unexpected: number;
+  errors: number;
+  timeouts: number;
+  bytesPerResponse: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    const started = process.hrtime.bigint();
+    const instance = autocannon(
+      {
+        url: opts.base,
+        connections: opts.connections,
+        ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationSec ?? 10 }),
+        timeout: 10,
+        requests: [
+          {
+            setupRequest: (req: Record<string, any>) => {
+              const spec = opts.next();
+              return {
+                ...req,
+                method: spec.method ?? 'GET',
+                path: spec.path,
+                headers: { ...req.headers, ...spec.headers },
+                ...(spec.body !== undefined ? { body: spec.body } : {}),
+              };
+            },
+          },
+        ],
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        const sorted = Float64Array.from(latencies).sort();
+        const statuses: Record<string, number> = {};
+        for (const [code, { count }] of Object.entries(result.statusCodeStats as Record<string, { count: number }>)) statuses[code] = count;
+        const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
+        const wrong = Object.entries(statuses)
+          .filter(([code]) => !opts.expect.includes(Number(code)))
+          .reduce((a, [, n]) => a + n, 0);
+        const durationSec = opts.amount ? elapsed : Number(result.duration) || elapsed;
+        resolve({
+          requests: answered,
+          durationSec,
+          rps: answered / durationSec,
+          p50: percentile(sorted, 50),
+          p90: percentile(sorted, 90),
+          p99: percentile(sorted, 99),
+          mean: latencies.length ? latencies.reduce((a, b) => a + b, 0) / latencies.length : NaN,
+          max: sorted.length ? sorted[sorted.length - 1]! : NaN,
+          statuses,
+          unexpected: wrong + Number(result.errors ?? 0),
+          errors: Number(result.errors ?? 0),
+          timeouts: Number(result.timeouts ?? 0),
+          bytesPerResponse: answered ? Number(result.throughput?.total ?? 0) / answered : 0,
+        });
+      },
+    );
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
+  });
+}
+
+/** Cycles through a list. */
+export function cycle<T>(items: T[]): () => T {
+  if (items.length === 0) throw new Error('cycle() of an empty list');
+  let i = 0;
+  return () => items[i++ % items.length]!;
+}

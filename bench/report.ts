@@ -1,0 +1,286 @@
+/** The bench's results: the JSON document, the issue's targets, and the Markdown report. */
+import type { ExplainResult } from './explain';
+import type { LoadResult } from './load';
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  /** How the request looks (path and credential). */
+  request: string;
+  hub: (LoadResult & { rssPeakBytes: number }) | null;
+  baseline: LoadResult | null;
+  /** Why the scenario was not run. */
+  notApplicable?: string;
+  note?: string;
+}
+
+export interface SizeResult {
+  templates: number;
+  seedSeconds: number;
+  scenarios: ScenarioResult[];
+  searchProbe: { searches: number; hub: LoadResult; baseline: LoadResult } | null;
+  explain: ExplainResult[];
+  explainNote: string | null;
+  hubPeakRssBytes: number;
+}
+
+export interface McpResult {
+  notApplicable?: string;
+  runs: { connections: number; direct: LoadResult; hub: LoadResult }[];
+}
+
+export interface Parity {
+  scenario: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface Target {
+  id: string;
+  target: string;
+  /** null: not measured in this run. */
+  met: boolean | null;
+  result: string;
+}
+
+export interface BenchReport {
+  mode: 'full' | 'short';
+  startedAt: string;
+  finishedAt: string;
+  durationSec: number;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryBytes: number;
+    node: string;
+    postgres: string;
+    os: string;
+    loadavgStart: number[];
+    loadavgEnd: number[];
+  };
+  build: { commit: string; uncommittedFiles: number; buildId: string | null; builtAt: string | null; staleSources: string[] };
+  config: { connections: number; durationSec: number; warmupSec: number; sizes: number[]; keysPerOrg: number };
+  sizes: SizeResult[];
+  mcp: McpResult;
+  parity: Parity[];
+  hubPeakRssBytes: number;
+  targets: Target[];
+  broken: string[];
+  notes: string[];
+}
+
+const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const sizeLabel = (n: number) => n.toLocaleString('en-US');
+
+function scenario(size: SizeResult | undefined, id: string) {
+  return size?.scenarios.find((s) => s.id === id);
+}
+
+export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
+  const targets: Target[] = [];
+  for (const size of r.sizes) {
+    const at = `at ${sizeLabel(size.templates)} templates`;
+    for (const id of ['anon-list', 'key-list', 'key-search']) {
+      const s = scenario(size, id);
+      if (!s?.hub || !s.baseline) continue;
+      const ratio = s.hub.rps / s.baseline.rps;
+      const p99Ok = s.hub.p99 <= s.baseline.p99;
+      const met = ratio >= 2 && p99Ok;
+      const parts = [`${fmt(ratio, 2)}× the baseline's throughput${ratio >= 2 ? '' : ` (missed by ${fmt((2 - ratio) / 2 * 100, 0)}%: needs 2×)`}`];
+      parts.push(`p99 ${fmt(s.hub.p99)} ms vs ${fmt(s.baseline.p99)} ms${p99Ok ? '' : ` (missed: ${fmt((s.hub.p99 / s.baseline.p99 - 1) * 100, 0)}% worse)`}`);
+      targets.push({ id: `${id}@${size.templates}`, target: `${s.title}: ≥ 2× baseline throughput, p99 no worse (${at})`, met, result: parts.join('; ') });
+    }
+    const get = scenario(size, 'key-get');
+    if (get?.hub && get.baseline) {
+      const ratio = get.hub.rps / get.baseline.rps;
+      targets.push({
+        id: `key-get@${size.templates}`,
+        target: `Get by slug with an instance key: ≥ 1× baseline throughput (${at})`,
+        met: ratio >= 1,
+        result: `${fmt(ratio, 2)}×${ratio >= 1 ? '' : ` (missed by ${fmt((1 - ratio) * 100, 0)}%)`}`,
+      });
+    }
+    const poll = scenario(size, 'updates-inm');
+    const list = scenario(size, 'key-list');
+    if (poll?.notApplicable) {
+      targets.push({ id: `poll-304@${size.templates}`, target: `304 poll ≥ 3× a full list (${at})`, met: false, result: `not measurable: ${poll.notApplicable}` });
+    } else if (poll?.hub && list?.hub) {
+      const ratio = poll.hub.rps / list.hub.rps;
+      const share = (poll.hub.statuses['304'] ?? 0) / Math.max(1, poll.hub.requests);
+      const met = ratio >= 3 && share >= 0.99;
+      const parts = [`${fmt(ratio, 2)}× the instance-key list's throughput${ratio >= 3 ? '' : ` (missed by ${fmt((3 - ratio) / 3 * 100, 0)}%: needs 3×)`}`];
+      parts.push(`${fmt(share * 100, 1)}% of answers were 304${share >= 0.99 ? '' : ' (missed: the server did not answer If-None-Match with 304)'}`);
+      targets.push({ id: `poll-304@${size.templates}`, target: `304 poll ≥ 3× a full list (${at})`, met, result: parts.join('; ') });
+    }
+  }
+
+  const small = r.sizes.find((s) => s.templates === 1_000)?.searchProbe;
+  const large = r.sizes.find((s) => s.templates === 100_000)?.searchProbe;
+  if (small && large) {
+    const ratio = large.hub.p50 / small.hub.p50;
+    targets.push({
+      id: 'search-scaling',
+      target: 'Search at 100,000 templates within 2× its latency at 1,000',
+      met: ratio <= 2,
+      result: `p50 ${fmt(large.hub.p50, 2)} ms at 100,000 vs ${fmt(small.hub.p50, 2)} ms at 1,000 = ${fmt(ratio, 2)}×${ratio <= 2 ? '' : ` (missed by ${fmt(ratio - 2, 2)}×)`}`,
+    });
+  } else {
+    targets.push({ id: 'search-scaling', target: 'Search at 100,000 templates within 2× its latency at 1,000', met: null, result: 'not measured: this run did not seed both 1,000 and 100,000 templates (full mode does)' });
+  }
+
+  const c1 = r.mcp.runs.find((run) => run.connections === 1);
+  if (c1) {
+    const added = c1.hub.p50 - c1.direct.p50;
+    targets.push({
+      id: 'mcp-overhead',
+      target: 'MCP proxy adds ≤ 2 ms p50 over calling the upstream directly',
+      met: added <= 2,
+      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.direct.p50, 2)} ms direct, one connection)${added <= 2 ? '' : ` (missed by ${fmt(added - 2, 2)} ms)`}`,
+    });
+  } else {
+    targets.push({ id: 'mcp-overhead', target: 'MCP proxy adds ≤ 2 ms p50 over calling the upstream directly', met: null, result: `not applicable: ${r.mcp.notApplicable ?? 'not run'}` });
+  }
+
+  const limit = 350 * 1024 * 1024;
+  targets.push({
+    id: 'rss',
+    target: 'Hub RSS under load ≤ 350 MB (PostgreSQL)',
+    met: r.hubPeakRssBytes > 0 ? r.hubPeakRssBytes <= limit : null,
+    result: `peak ${mb(r.hubPeakRssBytes)}${r.hubPeakRssBytes <= limit ? '' : ` (missed by ${mb(r.hubPeakRssBytes - limit)})`}`,
+  });
+  return targets;
+}
+
+const mark = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : '**missed**');
+
+function statusNote(result: LoadResult | null | undefined, expect304 = false): string {
+  if (!result) return '';
+  const other = Object.entries(result.statuses).filter(([code]) => code !== '200' && !(expect304 && code === '304'));
+  const parts = other.map(([code, n]) => `${n}× ${code}`);
+  if (result.errors) parts.push(`${result.errors} errors`);
+  return parts.length ? ` ⚠ ${parts.join(', ')}` : '';
+}
+
+export function markdown(r: BenchReport): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`# Hub benchmark (${r.mode} mode)`);
+  out.push('');
+  out.push(
+    `Machine: ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, Node ${m.node}, ${m.postgres}, ${m.os}. ` +
+      `Load average at start ${m.loadavgStart.map((n) => n.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((n) => n.toFixed(2)).join(' ')}.`,
+  );
+  out.push('');
+  out.push(
+    `Run ${r.startedAt} (${Math.round(r.durationSec)} s); commit ${r.build.commit.slice(0, 10)}${r.build.uncommittedFiles ? ` with ${r.build.uncommittedFiles} uncommitted files in the tree` : ''}; ` +
+      `production build ${r.build.buildId ?? '?'}${r.build.builtAt ? ` of ${r.build.builtAt}` : ''}. ` +
+      `Load: autocannon, ${r.config.connections} connections, ${r.config.durationSec} s per scenario after ${r.config.warmupSec} s of warm-up, loopback; ` +
+      `${r.config.keysPerOrg * 3} instance keys in 3 organizations, rotated per request.`,
+  );
+  if (r.build.staleSources.length) out.push('', `⚠ The production build is older than ${r.build.staleSources.length} source files (e.g. ${r.build.staleSources.slice(0, 3).join(', ')}): run with --build to measure the current code.`);
+  out.push('');
+  out.push('## Targets');
+  out.push('');
+  out.push('| Target | Result | |');
+  out.push('|---|---|---|');
+  for (const t of r.targets) out.push(`| ${t.target} | ${t.result} | ${mark(t.met)} |`);
+  out.push('');
+
+  for (const size of r.sizes) {
+    out.push(`## ${sizeLabel(size.templates)} templates`);
+    out.push('');
+    out.push(`Hub peak RSS ${mb(size.hubPeakRssBytes)}. Seeded in ${fmt(size.seedSeconds)} s.`);
+    out.push('');
+    out.push('| Scenario | Hub req/s | Hub p50 ms | Hub p99 ms | Baseline req/s | Baseline p50 ms | Baseline p99 ms | Throughput vs baseline | Hub RSS |');
+    out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const s of size.scenarios) {
+      if (s.notApplicable) {
+        out.push(`| ${s.title} | n/a | | | | | | | ${s.notApplicable} |`);
+        continue;
+      }
+      const h = s.hub;
+      const b = s.baseline;
+      out.push(
+        `| ${s.title}${statusNote(h, s.id === 'updates-inm')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
+          `${b ? int(b.rps) : '–'}${statusNote(b)} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
+      );
+    }
+    const notes = size.scenarios.filter((s) => s.note).map((s) => `- ${s.title}: ${s.note}`);
+    if (notes.length) out.push('', ...notes);
+    if (size.searchProbe) {
+      const p = size.searchProbe;
+      out.push('');
+      out.push(
+        `Search latency, one connection, ${p.searches} different searches for one product name each (instance key): ` +
+          `Hub p50 ${fmt(p.hub.p50, 2)} ms, p99 ${fmt(p.hub.p99, 2)} ms; baseline p50 ${fmt(p.baseline.p50, 2)} ms, p99 ${fmt(p.baseline.p99, 2)} ms.`,
+      );
+    }
+    if (size.explain.length) {
+      out.push('');
+      out.push(`EXPLAIN ANALYZE (${size.explain[0]!.source}${size.explainNote ? `; ${size.explainNote}` : ''}):`);
+      out.push('');
+      out.push('| Query | Index used | Execution ms |');
+      out.push('|---|---|---:|');
+      for (const e of size.explain) {
+        const used = e.usesIndex
+          ? e.indexesSeen.join(', ')
+          : `none (planner chose another plan${e.forcedUsesIndex ? '; with enable_seqscan off it uses the index' : ''})`;
+        out.push(`| ${e.title} | ${used} | ${fmt(e.executionMs, 3)} |`);
+      }
+    }
+    out.push('');
+  }
+
+  out.push('## MCP proxy');
+  out.push('');
+  if (r.mcp.notApplicable) {
+    out.push(`Not applicable: ${r.mcp.notApplicable}.`);
+  } else {
+    out.push('A JSON-RPC tools/call (echo) in one MCP session, through the Hub\'s /mcp with a personal access token vs. straight to the same upstream (MCP SDK server verifying the Hub\'s assertion).');
+    out.push('');
+    out.push('| Connections | Direct req/s | Direct p50 ms | Direct p99 ms | /mcp req/s | /mcp p50 ms | /mcp p99 ms | Added p50 ms |');
+    out.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const run of r.mcp.runs) {
+      out.push(
+        `| ${run.connections} | ${int(run.direct.rps)}${statusNote(run.direct)} | ${fmt(run.direct.p50, 2)} | ${fmt(run.direct.p99, 2)} | ` +
+          `${int(run.hub.rps)}${statusNote(run.hub)} | ${fmt(run.hub.p50, 2)} | ${fmt(run.hub.p99, 2)} | ${fmt(run.hub.p50 - run.direct.p50, 2)} |`,
+      );
+    }
+  }
+  out.push('');
+  out.push('## Response parity (Hub vs baseline, same request)');
+  out.push('');
+  for (const p of r.parity) out.push(`- ${p.scenario}: ${p.ok ? 'same body' : `**differs**: ${p.detail}`}`);
+  if (r.notes.length || r.broken.length) {
+    out.push('');
+    out.push('## Notes');
+    out.push('');
+    for (const b of r.broken) out.push(`- **Broken measurement**: ${b}`);
+    for (const n of r.notes) out.push(`- ${n}`);
+  }
+  const largest = r.sizes.at(-1);
+  if (largest?.explain.length) {
+    out.push('');
+    out.push(`<details><summary>Query plans at ${sizeLabel(largest.templates)} templates</summary>`);
+    out.push('');
+    for (const e of largest.explain) {
+      out.push(`**${e.title}**`);
+      out.push('');
+      out.push('```');
+      out.push(e.plan);
+      out.push('```');
+      if (e.forcedPlan) {
+        out.push('With enable_seqscan off:');
+        out.push('```');
+        out.push(e.forcedPlan);
+        out.push('```');
+      }
+      out.push('');
+    }
+    out.push('</details>');
+  }
+  out.push('');
+  return out.join('\n');
+}

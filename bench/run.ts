@@ -1,0 +1,561 @@
+/**
+ * `npm run bench` — the Hub's benchmark suite (see bench/README.md).
+ *
+ *   npm run bench                 full mode: 1,000 / 10,000 / 100,000 templates, 10 s per scenario
+ *   npm run bench -- --short      short mode (CI): 1,000 templates, 2.5 s per scenario
+ *   options: --build (rebuild .next first), --sizes 1000,100000, --duration SECONDS, --connections N
+ *
+ * One run: a fresh PostgreSQL database hub_bench_<random> (migrated by the Hub's own client, seeded with
+ * SQL, real credentials), the production Hub (`next start`) and the baseline server on it, load from this
+ * process with autocannon, results in bench/results/latest.{json,md} (short mode: bench/results/tmp/).
+ * Exits non-zero only when the bench itself cannot measure (setup failed, a server did not start, or a
+ * scenario's answers were wrong); missed targets are reported, not failed. Every process and the database
+ * it creates are removed at the end, also on failure or Ctrl-C.
+ */
+import { execSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres, { type Sql } from 'postgres';
+import { closeDatabase, getDatabase } from '../server/db/client';
+import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, type McpSetup } from './credentials';
+import { explainAll } from './explain';
+import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
+import { freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
+import { evaluateTargets, markdown, type BenchReport, type McpResult, type Parity, type ScenarioResult, type SizeResult } from './report';
+import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values: argv } = parseArgs({
+  options: {
+    short: { type: 'boolean', default: false },
+    build: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+  },
+  strict: true,
+});
+const mode: 'full' | 'short' = argv.short ? 'short' : 'full';
+const sizes = argv.sizes ? argv.sizes.split(',').map((s) => Number(s.replace(/_/g, ''))) : mode === 'short' ? [1_000] : [1_000, 10_000, 100_000];
+const durationSec = argv.duration ? Number(argv.duration) : mode === 'short' ? 2.5 : 10;
+const warmupSec = mode === 'short' ? 0.5 : 2;
+const connections = argv.connections ? Number(argv.connections) : 32;
+const keysPerOrg = mode === 'short' ? 4 : 20;
+const searchProbeCount = mode === 'short' ? 100 : 300;
+if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || !(connections > 0)) {
+  console.error('usage: npm run bench [-- --short] [--build] [--sizes 1000,10000,100000] [--duration 10] [--connections 32]');
+  process.exit(64);
+}
+const outDir = path.join(root, mode === 'full' ? 'bench/results' : 'bench/results/tmp');
+const logDir = path.join(root, 'bench/results/tmp/logs');
+fs.mkdirSync(logDir, { recursive: true });
+
+const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+// ---------------------------------------------------------------- cleanup
+
+const cleanups: (() => Promise<unknown>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error('[bench] cleanup:', (err as Error).message);
+      }
+    }
+    killAllNow();
+  })();
+  return cleaning;
+}
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- build
+
+function newestSources(since: number): string[] {
+  const newer: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else if (/\.(ts|tsx|mjs|css)$/.test(entry.name) && fs.statSync(path.join(root, rel)).mtimeMs > since) newer.push(rel);
+    }
+  };
+  for (const dir of ['app', 'server']) if (fs.existsSync(path.join(root, dir))) walk(dir);
+  return newer;
+}
+
+function ensureBuild() {
+  const buildIdFile = path.join(root, '.next/BUILD_ID');
+  if (argv.build || !fs.existsSync(buildIdFile)) {
+    log(argv.build ? 'next build (--build)…' : 'no production build (.next/BUILD_ID): next build…');
+    // One build at a time on this machine; a build finished by someone else while we waited is used as is.
+    const script = argv.build ? 'npx next build' : 'test -f .next/BUILD_ID || npx next build';
+    const result = spawnSync('flock', ['/tmp/hub-build.lock', 'sh', '-c', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
+  }
+  const stat = fs.statSync(buildIdFile);
+  return { buildId: fs.readFileSync(buildIdFile, 'utf8').trim(), builtAt: stat.mtime.toISOString(), staleSources: newestSources(stat.mtimeMs) };
+}
+
+// ---------------------------------------------------------------- servers
+
+interface Server {
+  child: Child;
+  base: string;
+  rss?: RssSampler;
+}
+
+async function startHub(port: number, env: NodeJS.ProcessEnv, label: string): Promise<Server> {
+  const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
+  const child = startChild(`hub (${label})`, process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: root,
+    env,
+    log: path.join(logDir, `hub-${label}.log`),
+  });
+  cleanups.push(() => child.stop());
+  const base = `http://127.0.0.1:${port}`;
+  const rss = new RssSampler(child.proc.pid!).start();
+  await waitReady(child, `${base}/api/v1/catalog/categories`, 120_000);
+  return { child, base, rss };
+}
+
+async function startNodeServer(name: string, script: string, port: number, env: NodeJS.ProcessEnv, readyPath: string, init: RequestInit = {}, status = 200): Promise<Server> {
+  const child = startChild(name, process.execPath, [path.join(root, script)], { cwd: root, env: { ...env, PORT: String(port) }, log: path.join(logDir, `${name}.log`) });
+  cleanups.push(() => child.stop());
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${base}${readyPath}`, 30_000, init, status);
+  return { child, base };
+}
+
+// ---------------------------------------------------------------- scenarios
+
+interface Ctx {
+  keys: InstanceKeyCred[];
+  orgs: OrgSeed[];
+  adminJwt: string;
+  slugs: string[];
+  since: string;
+  etags: Map<string, string> | null;
+  adminPath: string;
+  adminNote?: string;
+}
+
+interface ScenarioDef {
+  id: string;
+  title: string;
+  request: string;
+  hub: () => RequestSpec;
+  baseline: () => RequestSpec;
+  expectHub: number[];
+  notApplicable?: string;
+  note?: string;
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function scenarios(ctx: Ctx): ScenarioDef[] {
+  const key = cycle(ctx.keys);
+  const slug = cycle(ctx.slugs);
+  const keyed = (p: string) => () => ({ path: p, headers: bearer(key().secret) });
+  const updatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
+  const getBySlug = () => ({ path: `/api/v1/catalog/templates/${slug()}`, headers: bearer(key().secret) });
+  const admin = () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) });
+  return [
+    { id: 'anon-list', title: 'Anonymous list', request: 'GET /api/v1/catalog/templates', hub: () => ({ path: '/api/v1/catalog/templates' }), baseline: () => ({ path: '/api/v1/catalog/templates' }), expectHub: [200] },
+    { id: 'key-list', title: 'Instance-key list', request: 'GET /api/v1/catalog/templates (svh_)', hub: keyed('/api/v1/catalog/templates'), baseline: keyed('/api/v1/catalog/templates'), expectHub: [200] },
+    {
+      id: 'key-search',
+      title: 'Instance-key list, search + tags',
+      request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm (svh_)',
+      hub: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
+      baseline: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
+      expectHub: [200],
+    },
+    { id: 'key-get', title: 'Instance-key get by slug (download count)', request: 'GET /api/v1/catalog/templates/{slug} (svh_, rotating slugs)', hub: getBySlug, baseline: getBySlug, expectHub: [200] },
+    { id: 'updates', title: 'Updates poll, nothing changed', request: `GET ${updatesPath} (svh_)`, hub: keyed(updatesPath), baseline: keyed(updatesPath), expectHub: [200] },
+    {
+      id: 'updates-inm',
+      title: 'Updates poll with If-None-Match',
+      request: `GET ${updatesPath} (svh_, If-None-Match: the ETag of the caller's organization)`,
+      hub: () => {
+        const k = key();
+        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags?.get(k.orgId) ?? '' } };
+      },
+      baseline: () => {
+        const k = key();
+        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags?.get(k.orgId) ?? '' } };
+      },
+      expectHub: [200, 304],
+      notApplicable: ctx.etags ? undefined : 'the Hub sends no ETag on the updates answer yet',
+      note: 'the baseline has no ETags and answers 200 in full',
+    },
+    { id: 'categories', title: 'Categories', request: 'GET /api/v1/catalog/categories (svh_)', hub: keyed('/api/v1/catalog/categories'), baseline: keyed('/api/v1/catalog/categories'), expectHub: [200] },
+    { id: 'admin-list', title: 'Admin template list', request: `GET ${ctx.adminPath} (admin JWT)`, hub: admin, baseline: admin, expectHub: [200], note: ctx.adminNote },
+  ];
+}
+
+// ---------------------------------------------------------------- parity
+
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalize);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      if (k === 'checked_at' || k === 'download_count') continue; // a clock, and a counter both servers increment
+      out[k] = normalize((value as Record<string, unknown>)[k]);
+    }
+    return out;
+  }
+  return value;
+}
+
+function firstDifference(a: unknown, b: unknown, at = ''): string | null {
+  if (JSON.stringify(a) === JSON.stringify(b)) return null;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}/${k}`);
+      if (d) return d;
+    }
+  }
+  const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 80));
+  return `${at || '/'}: Hub ${show(a)} vs baseline ${show(b)}`;
+}
+
+async function fetchJson(base: string, spec: RequestSpec) {
+  const res = await fetch(base + spec.path, { method: spec.method ?? 'GET', headers: spec.headers, body: spec.body });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+async function checkParity(defs: ScenarioDef[], hub: Server, baseline: Server): Promise<Parity[]> {
+  const out: Parity[] = [];
+  for (const d of defs) {
+    if (d.notApplicable || d.id === 'updates-inm') continue;
+    const spec = d.hub();
+    const [h, b] = [await fetchJson(hub.base, spec), await fetchJson(baseline.base, spec)];
+    if (h.status !== 200 || b.status !== 200) {
+      out.push({ scenario: d.title, ok: false, detail: `status ${h.status} (Hub) vs ${b.status} (baseline): ${JSON.stringify(h.status !== 200 ? h.body : b.body).slice(0, 200)}` });
+      continue;
+    }
+    const diff = firstDifference(normalize(h.body), normalize(b.body));
+    out.push({ scenario: d.title, ok: diff === null, detail: diff ?? '' });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- main
+
+async function serverVersion(pg: Sql) {
+  const [row] = await pg<{ v: string }[]>`select current_setting('server_version') as v`;
+  return `PostgreSQL ${row!.v}`;
+}
+
+function git(cmd: string) {
+  try {
+    return execSync(`git ${cmd}`, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function main(): Promise<number> {
+  const started = new Date();
+  const loadavgStart = os.loadavg();
+  const build = ensureBuild();
+  if (build.staleSources.length) log(`warning: the production build is older than ${build.staleSources.length} source files; --build measures the current code`);
+
+  // Database
+  const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbName = `hub_bench_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  cleanups.push(async () => {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end({ timeout: 2 });
+    log(`dropped database ${dbName}`);
+  });
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = `/${dbName}`;
+  log(`database ${dbName}`);
+
+  const [hubPort, baselinePort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
+  const hubUrl = `http://127.0.0.1:${hubPort}`;
+  // The Hub's modules used for setup read these (migrations, keys, JWT issuer).
+  process.env.DATABASE_URL = dbUrl.toString();
+  process.env.HUB_URL = hubUrl;
+  await getDatabase(); // applies the migrations
+  cleanups.push(() => closeDatabase());
+  const pg = postgres(dbUrl.toString(), { max: 4, onnotice: () => {} });
+  cleanups.push(() => pg.end({ timeout: 2 }));
+
+  const orgs = await seedAccountsAndCategories(pg);
+  const keys = await makeInstanceKeys(orgs, keysPerOrg);
+  const ttl = 6 * 3600;
+  const adminJwt = await makeAdminJwt(ttl);
+  const acme = orgs[0]!;
+  const mcpKey = keys.find((k) => k.orgId === acme.id)!;
+  const mcpSetup = await makeMcpSetup(pg, root, acme, mcpKey.id, `http://127.0.0.1:${upstreamPort}/mcp`, ttl);
+  const notes: string[] = [];
+  const broken: string[] = [];
+
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    DATABASE_URL: dbUrl.toString(),
+    HUB_URL: hubUrl,
+    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
+  };
+
+  let upstream: Server | null = null;
+  if (!('unavailable' in mcpSetup)) {
+    upstream = await startNodeServer(
+      'mcp-upstream',
+      'bench/mcp-upstream.mjs',
+      upstreamPort,
+      { ...serverEnv, MCP_JWKS: JSON.stringify(mcpSetup.jwks), MCP_ISSUER: hubUrl, MCP_AUDIENCE: mcpSetup.instanceKeyId },
+      '/mcp',
+      {},
+      401,
+    );
+  }
+
+  const sizeResults: SizeResult[] = [];
+  let parity: Parity[] = [];
+  let mcp: McpResult = { notApplicable: 'unavailable' in mcpSetup ? mcpSetup.unavailable : undefined, runs: [] };
+  let seeded = 0;
+  let hubPeak = 0;
+
+  for (const [index, size] of sizes.entries()) {
+    const seedStart = Date.now();
+    log(`seeding templates ${seeded + 1}..${size}`);
+    await seedTemplates(pg, orgs, seeded + 1, size);
+    await pg`analyze`;
+    seeded = size;
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    const since = new Date().toISOString();
+
+    log(`starting the Hub (next start) and the baseline on ${size.toLocaleString('en-US')} templates`);
+    const hub = await startHub(hubPort, { ...serverEnv, PORT: String(hubPort) }, `${size}`);
+    const baseline = await startNodeServer(`baseline-${size}`, 'bench/baseline-server.mjs', baselinePort, serverEnv, '/healthz');
+
+    // Context: admin endpoint, ETags per organization.
+    const adminProbe = await fetchJson(hub.base, { path: '/api/v1/admin/templates', headers: bearer(adminJwt) });
+    const ctx: Ctx = {
+      keys,
+      orgs,
+      adminJwt,
+      slugs: await samplePublicSlugs(pg, 500),
+      since,
+      etags: new Map(),
+      adminPath: '/api/v1/admin/templates',
+    };
+    if (adminProbe.status === 404) {
+      ctx.adminPath = '/api/v1/catalog/templates';
+      ctx.adminNote = 'GET /api/v1/admin/templates does not exist in this Hub: measured the admin JWT on /api/v1/catalog/templates instead';
+    } else if (adminProbe.status !== 200) {
+      broken.push(`admin template list answered ${adminProbe.status}: ${JSON.stringify(adminProbe.body).slice(0, 200)}`);
+    }
+    for (const org of orgs) {
+      const k = keys.find((key) => key.orgId === org.id)!;
+      const res = await fetchJson(hub.base, { path: `/api/v1/catalog/templates/updates?since=${encodeURIComponent(since)}`, headers: bearer(k.secret) });
+      const etag = res.headers.get('etag');
+      if (etag) ctx.etags!.set(org.id, etag);
+      else ctx.etags = null;
+      if (!ctx.etags) break;
+    }
+    const defs = scenarios(ctx);
+
+    // Warm every route on both servers (first requests compile and load modules), then check bodies match.
+    for (const d of defs) {
+      for (let i = 0; i < 5; i++) {
+        await fetchJson(hub.base, d.hub());
+        await fetchJson(baseline.base, d.baseline());
+      }
+    }
+    if (index === 0) {
+      parity = await checkParity(defs, hub, baseline);
+      for (const p of parity) if (!p.ok) log(`parity: ${p.scenario} differs: ${p.detail}`);
+    }
+
+    const results: ScenarioResult[] = [];
+    hub.rss!.window();
+    for (const d of defs) {
+      if (d.notApplicable) {
+        log(`${d.title}: not applicable (${d.notApplicable})`);
+        results.push({ id: d.id, title: d.title, request: d.request, hub: null, baseline: null, notApplicable: d.notApplicable, note: d.note });
+        continue;
+      }
+      const measure = async (server: Server, next: () => RequestSpec, expect: number[]) => {
+        await runLoad({ base: server.base, connections, durationSec: warmupSec, next, expect });
+        await new Promise((r) => setTimeout(r, 300));
+        return runLoad({ base: server.base, connections, durationSec, next, expect });
+      };
+      hub.rss!.window();
+      const h = await measure(hub, d.hub, d.expectHub);
+      const rssPeakBytes = hub.rss!.window();
+      const b = await measure(baseline, d.baseline, [200]);
+      log(
+        `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
+      );
+      for (const [who, r] of [['Hub', h], ['baseline', b]] as const) {
+        if (r.requests === 0 || r.unexpected > r.requests * 0.01) {
+          broken.push(`${d.title} at ${size} templates: ${who} answered ${JSON.stringify(r.statuses)} (${r.errors} connection errors)`);
+        }
+      }
+      results.push({ id: d.id, title: d.title, request: d.request, hub: { ...h, rssPeakBytes }, baseline: b, note: d.note });
+    }
+
+    // Search latency: one connection, a different product-name search per request (no answer is reused).
+    const brands = await sampleBrands(pg, acme.id, searchProbeCount);
+    const acmeKeys = keys.filter((k) => k.orgId === acme.id);
+    const probe = (server: Server) => {
+      const brand = cycle(brands);
+      const k = cycle(acmeKeys);
+      return runLoad({ base: server.base, connections: 1, amount: brands.length, next: () => ({ path: `/api/v1/catalog/templates?search=${brand()}`, headers: bearer(k().secret) }), expect: [200] });
+    };
+    const searchProbe = { searches: brands.length, hub: await probe(hub), baseline: await probe(baseline) };
+    log(`search probe: Hub p50 ${searchProbe.hub.p50.toFixed(2)} ms, baseline p50 ${searchProbe.baseline.p50.toFixed(2)} ms`);
+
+    // MCP: once (it does not depend on the catalog size).
+    if (index === 0 && upstream && !('unavailable' in mcpSetup)) {
+      mcp = await measureMcp(hub, upstream, mcpSetup, broken);
+    }
+
+    const explained = await explainAll(pg, {
+      orgId: acme.id,
+      brand: brands[0] ?? 'kalomive',
+      tags: ['diffusion', 'jupyter'],
+      search: 'server',
+      since: new Date(Date.now() - 7 * 86_400_000),
+    });
+    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}`);
+
+    await baseline.child.stop();
+    const rss = hub.rss!.stop();
+    await hub.child.stop();
+    hubPeak = Math.max(hubPeak, rss.peakRssBytes);
+    sizeResults.push({
+      templates: size,
+      seedSeconds,
+      scenarios: results,
+      searchProbe,
+      explain: explained.results,
+      explainNote: explained.note,
+      hubPeakRssBytes: rss.peakRssBytes,
+    });
+  }
+
+  const cpus = os.cpus();
+  const partial: Omit<BenchReport, 'targets'> = {
+    mode,
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationSec: (Date.now() - started.getTime()) / 1000,
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+      memoryBytes: os.totalmem(),
+      node: process.version,
+      postgres: await serverVersion(pg),
+      os: `${os.type()} ${os.release()}`,
+      loadavgStart,
+      loadavgEnd: os.loadavg(),
+    },
+    build: { commit: git('rev-parse HEAD'), uncommittedFiles: git('status --porcelain').split('\n').filter(Boolean).length, ...build },
+    config: { connections, durationSec, warmupSec, sizes, keysPerOrg },
+    sizes: sizeResults,
+    mcp,
+    parity,
+    hubPeakRssBytes: hubPeak,
+    broken,
+    notes,
+  };
+  if (parity.some((p) => !p.ok)) notes.push('Some baseline answers differ from the Hub\'s (see Response parity): the baseline may need updating to the Hub\'s current response shape.');
+  notes.push(
+    'Requests carry no Accept-Encoding, so neither server compresses. The machine is shared (see the load average): compare ratios within one run rather than absolute numbers across runs.',
+  );
+  const report: BenchReport = { ...partial, targets: evaluateTargets(partial) };
+  fs.mkdirSync(outDir, { recursive: true });
+  const md = markdown(report);
+  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  fs.writeFileSync(path.join(outDir, 'latest.md'), md);
+  console.log(md);
+  log(`results: ${path.relative(root, path.join(outDir, 'latest.json'))}, ${path.relative(root, path.join(outDir, 'latest.md'))}`);
+  if (broken.length) {
+    for (const b of broken) log(`BROKEN: ${b}`);
+    return 1;
+  }
+  return 0;
+}
+
+async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken: string[]): Promise<McpResult> {
+  const common = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  // One MCP session, opened directly (the proxy passes Mcp-Session-Id through).
+  const init = await fetch(`${upstream.base}/mcp`, {
+    method: 'POST',
+    headers: { ...common, ...bearer(setup.directAssertion) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  if (!init.ok || !sessionId) {
+    broken.push(`MCP upstream did not open a session (HTTP ${init.status})`);
+    return { notApplicable: 'the bench could not open an MCP session upstream', runs: [] };
+  }
+  const headers = { ...common, 'mcp-session-id': sessionId };
+  await (await fetch(`${upstream.base}/mcp`, { method: 'POST', headers: { ...headers, ...bearer(setup.directAssertion) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+
+  let id = 1;
+  const call = (token: string) => () => ({
+    method: 'POST' as const,
+    path: '/mcp',
+    headers: { ...headers, ...bearer(token) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello from the bench' } } }),
+  });
+  const check = await fetchJson(hub.base, call(setup.pat)());
+  if (check.status !== 200 || !JSON.stringify(check.body).includes('echo: hello')) {
+    broken.push(`tools/call through /mcp answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
+    return { notApplicable: `tools/call through /mcp answered HTTP ${check.status}`, runs: [] };
+  }
+  const runs: McpResult['runs'] = [];
+  for (const c of [1, connections]) {
+    const measure = async (server: Server, token: string): Promise<LoadResult> => {
+      await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+      return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
+    };
+    const direct = await measure(upstream, setup.directAssertion);
+    const viaHub = await measure(hub, setup.pat);
+    log(`MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`);
+    for (const [who, r] of [['direct', direct], ['/mcp', viaHub]] as const) {
+      if (r.requests === 0 || r.unexpected > r.requests * 0.01) broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
+    }
+    runs.push({ connections: c, direct, hub: viaHub });
+  }
+  return { runs };
+}
+
+const code = await main().catch((err: Error) => {
+  console.error(`[bench] failed: ${err.stack ?? err}`);
+  return 1;
+});
+await cleanup();
+process.exit(code);
