@@ -146,7 +146,8 @@ interface Ctx {
   adminJwt: string;
   slugs: string[];
   since: string;
-  etags: Map<string, string> | null;
+  /** ETag of the updates answer per organization, fetched just before the If-None-Match scenario. */
+  etags: Map<string, string>;
   adminPath: string;
   adminNote?: string;
 }
@@ -158,13 +159,14 @@ interface ScenarioDef {
   hub: () => RequestSpec;
   baseline: () => RequestSpec;
   expectHub: number[];
-  notApplicable?: string;
+  /** Runs just before the scenario; a string is the reason it is not applicable. */
+  prepare?: () => Promise<string | undefined>;
   note?: string;
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-function scenarios(ctx: Ctx): ScenarioDef[] {
+function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
   const key = cycle(ctx.keys);
   const slug = cycle(ctx.slugs);
   const keyed = (p: string) => () => ({ path: p, headers: bearer(key().secret) });
@@ -190,14 +192,24 @@ function scenarios(ctx: Ctx): ScenarioDef[] {
       request: `GET ${updatesPath} (svh_, If-None-Match: the ETag of the caller's organization)`,
       hub: () => {
         const k = key();
-        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags?.get(k.orgId) ?? '' } };
+        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags.get(k.orgId) ?? '' } };
       },
       baseline: () => {
         const k = key();
-        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags?.get(k.orgId) ?? '' } };
+        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags.get(k.orgId) ?? '' } };
       },
       expectHub: [200, 304],
-      notApplicable: ctx.etags ? undefined : 'the Hub sends no ETag on the updates answer yet',
+      prepare: async () => {
+        ctx.etags.clear();
+        for (const org of ctx.orgs) {
+          const k = ctx.keys.find((key) => key.orgId === org.id)!;
+          const res = await fetchJson(hubBase, { path: updatesPath, headers: bearer(k.secret) });
+          const etag = res.headers.get('etag');
+          if (!etag) return `the Hub sends no ETag on the updates answer (HTTP ${res.status})`;
+          ctx.etags.set(org.id, etag);
+        }
+        return undefined;
+      },
       note: 'the baseline has no ETags and answers 200 in full',
     },
     { id: 'categories', title: 'Categories', request: 'GET /api/v1/catalog/categories (svh_)', hub: keyed('/api/v1/catalog/categories'), baseline: keyed('/api/v1/catalog/categories'), expectHub: [200] },
@@ -248,7 +260,7 @@ async function fetchJson(base: string, spec: RequestSpec) {
 async function checkParity(defs: ScenarioDef[], hub: Server, baseline: Server): Promise<Parity[]> {
   const out: Parity[] = [];
   for (const d of defs) {
-    if (d.notApplicable || d.id === 'updates-inm') continue;
+    if (d.id === 'updates-inm') continue;
     const spec = d.hub();
     const [h, b] = [await fetchJson(hub.base, spec), await fetchJson(baseline.base, spec)];
     if (h.status !== 200 || b.status !== 200) {
@@ -374,15 +386,7 @@ async function main(): Promise<number> {
     } else if (adminProbe.status !== 200) {
       broken.push(`admin template list answered ${adminProbe.status}: ${JSON.stringify(adminProbe.body).slice(0, 200)}`);
     }
-    for (const org of orgs) {
-      const k = keys.find((key) => key.orgId === org.id)!;
-      const res = await fetchJson(hub.base, { path: `/api/v1/catalog/templates/updates?since=${encodeURIComponent(since)}`, headers: bearer(k.secret) });
-      const etag = res.headers.get('etag');
-      if (etag) ctx.etags!.set(org.id, etag);
-      else ctx.etags = null;
-      if (!ctx.etags) break;
-    }
-    const defs = scenarios(ctx);
+    const defs = scenarios(ctx, hub.base);
 
     // Warm every route on both servers (first requests compile and load modules), then check bodies match.
     for (const d of defs) {
@@ -399,9 +403,10 @@ async function main(): Promise<number> {
     const results: ScenarioResult[] = [];
     hub.rss!.window();
     for (const d of defs) {
-      if (d.notApplicable) {
-        log(`${d.title}: not applicable (${d.notApplicable})`);
-        results.push({ id: d.id, title: d.title, request: d.request, hub: null, baseline: null, notApplicable: d.notApplicable, note: d.note });
+      const notApplicable = await d.prepare?.();
+      if (notApplicable) {
+        log(`${d.title}: not applicable (${notApplicable})`);
+        results.push({ id: d.id, title: d.title, request: d.request, hub: null, baseline: null, notApplicable, note: d.note });
         continue;
       }
       const measure = async (server: Server, next: () => RequestSpec, expect: number[]) => {

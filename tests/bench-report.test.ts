@@ -1,0 +1,91 @@
+/** The bench's target evaluation (bench/report.ts): met / missed-by-how-much / not measured. */
+import { describe, expect, it } from 'vitest';
+import type { LoadResult } from '../bench/load';
+import { evaluateTargets, markdown, type BenchReport, type SizeResult } from '../bench/report';
+
+function load(rps: number, p50: number, p99: number, statuses: Record<string, number> = { 200: rps * 10 }): LoadResult {
+  const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
+  return { requests, durationSec: 10, rps, p50, p90: p99, p99, mean: p50, max: p99, statuses, unexpected: 0, errors: 0, timeouts: 0, bytesPerResponse: 1000 };
+}
+
+function size(templates: number, hub: Record<string, LoadResult>, baseline: Record<string, LoadResult>, searchP50: number): SizeResult {
+  return {
+    templates,
+    seedSeconds: 1,
+    scenarios: Object.keys(hub).map((id) => ({ id, title: id, request: id, hub: { ...hub[id]!, rssPeakBytes: 200 * 1024 * 1024 }, baseline: baseline[id] ?? null })),
+    searchProbe: { searches: 100, hub: load(100, searchP50, searchP50 * 2), baseline: load(100, 5, 10) },
+    explain: [],
+    explainNote: null,
+    hubPeakRssBytes: 200 * 1024 * 1024,
+  };
+}
+
+function report(sizes: SizeResult[], extra: Partial<BenchReport> = {}): Omit<BenchReport, 'targets'> {
+  return {
+    mode: 'full',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:10:00.000Z',
+    durationSec: 600,
+    machine: { cpus: 2, cpuModel: 'test', memoryBytes: 8 * 1024 ** 3, node: 'v20', postgres: 'PostgreSQL 15', os: 'Linux', loadavgStart: [0, 0, 0], loadavgEnd: [0, 0, 0] },
+    build: { commit: 'abc', uncommittedFiles: 0, buildId: 'b', builtAt: null, staleSources: [] },
+    config: { connections: 32, durationSec: 10, warmupSec: 2, sizes: sizes.map((s) => s.templates), keysPerOrg: 20 },
+    sizes,
+    mcp: { runs: [{ connections: 1, direct: load(1000, 1.0, 2.0), hub: load(600, 2.5, 4.0) }] },
+    parity: [],
+    hubPeakRssBytes: 400 * 1024 * 1024,
+    broken: [],
+    notes: [],
+    ...extra,
+  };
+}
+
+describe('bench targets', () => {
+  const hub = {
+    'anon-list': load(5000, 5, 10),
+    'key-list': load(3000, 8, 30),
+    'key-get': load(900, 30, 60),
+    'updates-inm': load(10000, 2, 5, { 304: 100000 }),
+  };
+  const baseline = { 'anon-list': load(2000, 12, 20), 'key-list': load(2000, 12, 20), 'key-get': load(1000, 25, 50) };
+
+  it('says which targets are met and by how much the others are missed', () => {
+    const targets = evaluateTargets(report([size(1_000, hub, baseline, 4), size(100_000, hub, baseline, 10)]));
+    const at = (id: string) => targets.find((t) => t.id === id)!;
+
+    expect(at('anon-list@1000')).toMatchObject({ met: true });
+    expect(at('anon-list@1000').result).toContain('2.50×');
+    // 1.5× throughput (25% short of 2×) and a p99 50% worse than the baseline's
+    expect(at('key-list@1000').met).toBe(false);
+    expect(at('key-list@1000').result).toContain('missed by 25%');
+    expect(at('key-list@1000').result).toContain('50% worse');
+    expect(at('key-get@1000')).toMatchObject({ met: false });
+    expect(at('key-get@1000').result).toContain('0.90× (missed by 10%)');
+    expect(at('poll-304@1000')).toMatchObject({ met: true });
+    expect(at('poll-304@1000').result).toContain('3.33×');
+    // 10 ms at 100,000 vs 4 ms at 1,000 = 2.5×
+    expect(at('search-scaling')).toMatchObject({ met: false });
+    expect(at('search-scaling').result).toContain('2.50×');
+    expect(at('mcp-overhead')).toMatchObject({ met: true });
+    expect(at('mcp-overhead').result).toContain('adds 1.50 ms');
+    expect(at('rss')).toMatchObject({ met: false });
+    expect(at('rss').result).toContain('missed by 50 MB');
+  });
+
+  it('reports a 304 poll as missed when the server does not answer If-None-Match with 304', () => {
+    const no304 = { ...hub, 'updates-inm': load(10000, 2, 5, { 200: 100000 }) };
+    const targets = evaluateTargets(report([size(1_000, no304, baseline, 4)]));
+    const poll = targets.find((t) => t.id === 'poll-304@1000')!;
+    expect(poll.met).toBe(false);
+    expect(poll.result).toContain('0.0% of answers were 304');
+  });
+
+  it('marks what a run did not measure as not applicable, never as met', () => {
+    const targets = evaluateTargets(report([size(1_000, hub, baseline, 4)], { mcp: { notApplicable: 'no /mcp route', runs: [] } }));
+    expect(targets.find((t) => t.id === 'search-scaling')).toMatchObject({ met: null });
+    expect(targets.find((t) => t.id === 'mcp-overhead')).toMatchObject({ met: null, result: 'not applicable: no /mcp route' });
+    const md = markdown({ ...report([size(1_000, hub, baseline, 4)]), targets });
+    expect(md).toContain('| Target | Result | |');
+    expect(md).toContain('| n/a |');
+    expect(md).toContain('**missed**');
+  });
+});
