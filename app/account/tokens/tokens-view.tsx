@@ -158,7 +158,6 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
                 {isOrgAdmin ? <th scope="col" className={th}>Owner</th> : null}
                 <th scope="col" className={th}>Token</th>
                 <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Created</th>
                 <th scope="col" className={th}>Expires</th>
                 <th scope="col" className={th}>Last used</th>
                 <th scope="col" className={th}><span className="sr-only">Actions</span></th>
@@ -170,14 +169,15 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
                 const status = STATUS[t.status];
                 return (
                   <tr key={t.id} data-testid={`pat-row-${t.name}`}>
-                    <td className={`${td} font-medium`}>{t.name}</td>
+                    <td className={`${td} font-medium`} title={`Created ${formatDate(t.created_at)}`}>
+                      {t.name}
+                    </td>
                     <td className={td}>{t.instance_name}</td>
                     {isOrgAdmin ? <td className={td}>{mine ? 'you' : t.minter.name || t.minter.email}</td> : null}
                     <td className={`${td} font-mono text-xs`}>{t.token_prefix}…</td>
                     <td className={td}>
                       <Badge tone={status.tone}>{status.label}</Badge>
                     </td>
-                    <td className={`${td} whitespace-nowrap`}>{formatDate(t.created_at)}</td>
                     <td className={`${td} whitespace-nowrap`}>{t.expires_at ? formatDate(t.expires_at) : 'never'}</td>
                     <td className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
                     <td className={`${td} whitespace-nowrap text-right`}>
