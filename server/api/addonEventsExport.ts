@@ -1,0 +1,117 @@
+/**
+ * Export of a filtered addon-event view as CSV or NDJSON, for the route handler at
+ * /api/export/addon-events. Same filters, same scope rule and same domain query as the dashboard list
+ * (support.listAddonEvents); authenticated by the dashboard session cookie or a Hub JWT. Rows are
+ * streamed in keyset-paginated batches, so an export of any size never sits in memory.
+ *
+ *   GET /api/export/addon-events?format=csv|ndjson&org_id=&instance_id=&addon=&action=&since=&until=
+ */
+import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { z } from 'zod';
+import { addonEventScopeOf, iterateAddonEvents, type AddonEventRow } from '../domain/support/addonEvents';
+import { describeIssues } from './errors';
+import { addonEventFilterInput, toAddonEvent, toAddonEventFilters } from './schemas/support';
+import { createContext } from './trpc';
+
+const ExportInput = z.object({
+  ...addonEventFilterInput,
+  format: z.enum(['csv', 'ndjson'], { error: 'must be csv or ndjson' }).default('csv'),
+});
+
+export const CSV_COLUMNS = [
+  'id',
+  'occurred_at',
+  'received_at',
+  'organization_id',
+  'organization_slug',
+  'instance_id',
+  'instance_name',
+  'addon',
+  'action',
+  'actor',
+  'details',
+] as const;
+
+/** RFC 4180 quoting, and a leading ' on cells a spreadsheet would run as a formula. */
+export function csvCell(value: string | null): string {
+  if (value === null) return '';
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) || safe !== safe.trim() ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+function csvLine(row: AddonEventRow): string {
+  const e = toAddonEvent(row);
+  const cells = [
+    e.id,
+    e.occurred_at,
+    e.received_at,
+    e.organization.id,
+    e.organization.slug,
+    e.instance?.id ?? null,
+    e.instance?.name ?? null,
+    e.addon,
+    e.action,
+    e.actor,
+    e.details === null ? null : JSON.stringify(e.details),
+  ];
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
+
+const jsonError = (status: number, code: string, message: string) =>
+  Response.json({ code, message }, { status, headers: { 'cache-control': 'no-store' } });
+
+export async function exportAddonEvents(req: Request): Promise<Response> {
+  let scope;
+  try {
+    const ctx = await createContext(req.headers, { allowSessionCookie: true });
+    scope = addonEventScopeOf(ctx.principal);
+  } catch (err) {
+    if (err instanceof TRPCError) return jsonError(getHTTPStatusCodeFromError(err), err.code, err.message);
+    throw err;
+  }
+  const parsed = ExportInput.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+  if (!parsed.success) return jsonError(400, 'BAD_REQUEST', describeIssues(parsed.error.issues));
+  const { format } = parsed.data;
+  const rows = iterateAddonEvents(scope, toAddonEventFilters(parsed.data));
+  const encoder = new TextEncoder();
+  let headerSent = format !== 'csv';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        let chunk = '';
+        if (!headerSent) {
+          chunk += `${CSV_COLUMNS.join(',')}\r\n`;
+          headerSent = true;
+        }
+        // Up to 500 rows per chunk.
+        for (let i = 0; i < 500; i++) {
+          const next = await rows.next();
+          if (next.done) {
+            if (chunk) controller.enqueue(encoder.encode(chunk));
+            controller.close();
+            return;
+          }
+          chunk += format === 'csv' ? csvLine(next.value) : `${JSON.stringify(toAddonEvent(next.value))}\n`;
+        }
+        controller.enqueue(encoder.encode(chunk));
+      } catch (err) {
+        console.error('[hub] addon event export failed:', err);
+        controller.error(new Error('export failed'));
+      }
+    },
+    async cancel() {
+      await rows.return(undefined);
+    },
+  });
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+      'content-disposition': `attachment; filename="addon-events-${stamp}.${format}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+  });
+}
