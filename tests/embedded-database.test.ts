@@ -3,7 +3,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
+
+// Each step starts Node processes that open PGlite (initdb on first open): slow on a loaded machine.
+vi.setConfig({ testTimeout: 240_000 });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hub-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -12,7 +15,7 @@ const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };
 const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 
 function cli(...args: string[]) {
-  return spawnSync(tsx, ['server/cli.ts', ...args], { env, encoding: 'utf8', timeout: 120_000 });
+  return spawnSync(tsx, ['server/cli.ts', ...args], { env, encoding: 'utf8', timeout: 200_000 });
 }
 
 it('persists across processes', () => {
