@@ -19,6 +19,7 @@
  *  tolerations        Kubernetes tolerations {key?, operator? Exists|Equal, value?, effect?, tolerationSeconds?}
  */
 import { z } from 'zod';
+import { jsonBool, jsonInt } from './body';
 
 export const SLUG_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 export const catalogSlug = () =>
@@ -71,12 +72,12 @@ function uniqueBy<T>(what: string, keyOf: (item: T) => string, field?: string) {
 export const EnvVarInput = z.strictObject({ name: envName(), value: text(10_000) });
 export const EnvSchemaEntryInput = z.strictObject({
   name: envName(),
-  required: z.boolean().default(false),
+  required: jsonBool().default(false),
   default_value: text(10_000).default(''),
   description: text(2000).default(''),
 });
 export const PortInput = z.strictObject({
-  containerPort: z.number().int('must be an integer').min(1, 'must be 1 to 65535').max(65535, 'must be 1 to 65535'),
+  containerPort: jsonInt(1, 65535),
   protocol: z.enum(['TCP', 'UDP', 'SCTP']).default('TCP'),
 });
 export const VolumeMountInput = z.strictObject({
@@ -93,7 +94,7 @@ export const TolerationInput = z
     operator: z.enum(['Exists', 'Equal']).optional(),
     value: z.string().max(63).optional(),
     effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
-    tolerationSeconds: z.number().int().min(0).optional(),
+    tolerationSeconds: jsonInt(0, 1_000_000_000).optional(),
   })
   .refine((t) => !(t.operator === 'Exists' && t.value), { message: 'value must be empty when operator is Exists', path: ['value'] });
 
@@ -121,9 +122,9 @@ export const templateFields = {
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be an image tag (letters, digits, _ . -)'),
   cpu_request: cpuQuantity(),
   memory_request: quantity(),
-  gpu_count: z.number().int('must be an integer').min(0).max(64),
+  gpu_count: jsonInt(0, 64),
   vram_request: quantity(),
-  concurrent_jobs: z.number().int('must be an integer').min(1).max(1000),
+  concurrent_jobs: jsonInt(1, 1000),
   env: z.array(EnvVarInput).max(200).superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
   env_schema: z.array(EnvSchemaEntryInput).max(200).superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
   ports: z.array(PortInput).max(100).superRefine(uniqueBy('port', (p) => `${p.containerPort}/${p.protocol}`, 'containerPort')),
@@ -139,8 +140,8 @@ export const templateFields = {
     .array(z.string().trim().min(1, 'must not be empty').max(50, 'must be at most 50 characters'))
     .max(50)
     .superRefine(uniqueBy('tag', (s) => s)),
-  is_public: z.boolean(),
-  is_featured: z.boolean(),
+  is_public: jsonBool(),
+  is_featured: jsonBool(),
   min_tier: z.enum(['free', 'pro', 'enterprise']),
   documentation: text(100_000),
   registry_url: httpUrl(),
@@ -182,8 +183,8 @@ export const categoryFields = {
   slug: catalogSlug(),
   description: text(2000),
   icon: text(100),
-  sort_order: z.number().int('must be an integer').min(-1_000_000).max(1_000_000),
-  is_private: z.boolean(),
+  sort_order: jsonInt(-1_000_000, 1_000_000),
+  is_private: jsonBool(),
 };
 
 export const CreateCategoryInput = z.strictObject({
