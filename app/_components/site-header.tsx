@@ -9,6 +9,7 @@ export function SiteHeader({ user, isAdmin }: { user: { name: string; email: str
   const links = [
     { href: '/', label: 'Catalog', active: pathname === '/' || pathname.startsWith('/templates') },
     ...(user ? [{ href: '/account', label: 'Account', active: pathname.startsWith('/account') }] : []),
+    ...(user ? [{ href: '/support', label: 'Support', active: pathname.startsWith('/support') }] : []),
     ...(isAdmin ? [{ href: '/admin', label: 'Admin', active: pathname.startsWith('/admin') }] : []),
   ];
   return (

@@ -1,0 +1,156 @@
+'use client';
+import { useState } from 'react';
+import { buttonClass, Button, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
+import { errorMessage } from '../../_lib/errors';
+import { trpc } from '../../_lib/trpc';
+import { OrgSelect, Pagination } from '../support-ui';
+
+const LIMIT = 50;
+
+interface Filters {
+  org_id: string;
+  instance_id: string;
+  addon: string;
+  action: string;
+  since: string; // datetime-local, UTC
+  until: string;
+}
+const EMPTY: Filters = { org_id: '', instance_id: '', addon: '', action: '', since: '', until: '' };
+
+/** datetime-local value (read as UTC) → ISO 8601, or undefined. */
+const toIso = (local: string) => (local ? `${local.length === 16 ? `${local}:00` : local}Z` : undefined);
+
+function queryOf(f: Filters) {
+  return {
+    org_id: f.org_id || undefined,
+    instance_id: f.instance_id || undefined,
+    addon: f.addon.trim() || undefined,
+    action: f.action.trim() || undefined,
+    since: toIso(f.since),
+    until: toIso(f.until),
+  };
+}
+
+export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
+  const [draft, setDraft] = useState<Filters>(EMPTY);
+  const [applied, setApplied] = useState<Filters>(EMPTY);
+  const [page, setPage] = useState(1);
+  const query = queryOf(applied);
+  const list = trpc.support.listAddonEvents.useQuery({ ...query, page, limit: LIMIT }, { placeholderData: (prev) => prev });
+  const instances = trpc.support.listInstances.useQuery({ org_id: draft.org_id || undefined, limit: 100 });
+  const exportHref = (format: 'csv' | 'ndjson') => {
+    const params = new URLSearchParams({ format });
+    for (const [k, v] of Object.entries(query)) if (v) params.set(k, v);
+    return `/api/export/addon-events?${params}`;
+  };
+  const set = (key: keyof Filters) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
+
+  return (
+    <div className="space-y-4">
+      <form
+        className="grid gap-3 sm:grid-cols-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(draft);
+          setPage(1);
+        }}
+      >
+        {isAdmin ? (
+          <Field id="ev-org" label="Organization">
+            <OrgSelect id="ev-org" value={draft.org_id} onChange={(v) => setDraft((d) => ({ ...d, org_id: v, instance_id: '' }))} />
+          </Field>
+        ) : null}
+        <Field id="ev-instance" label="Instance">
+          <Select id="ev-instance" value={draft.instance_id} onChange={(e) => set('instance_id')(e.target.value)}>
+            <option value="">All instances</option>
+            {(instances.data?.instances ?? []).map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.name}
+                {isAdmin ? ` (${i.organization.slug})` : ''}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field id="ev-addon" label="Addon">
+          <Input id="ev-addon" value={draft.addon} onChange={(e) => set('addon')(e.target.value)} placeholder="e.g. backup" />
+        </Field>
+        <Field id="ev-action" label="Action">
+          <Input id="ev-action" value={draft.action} onChange={(e) => set('action')(e.target.value)} placeholder="e.g. snapshot.create" />
+        </Field>
+        <Field id="ev-since" label="From (UTC)">
+          <Input id="ev-since" type="datetime-local" value={draft.since} onChange={(e) => set('since')(e.target.value)} />
+        </Field>
+        <Field id="ev-until" label="Until (UTC, exclusive)">
+          <Input id="ev-until" type="datetime-local" value={draft.until} onChange={(e) => set('until')(e.target.value)} />
+        </Field>
+        <div className="flex flex-wrap items-end gap-2 sm:col-span-3">
+          <Button type="submit">Apply filters</Button>
+          <Button
+            variant="ghost"
+            onClick={() => {
+              setDraft(EMPTY);
+              setApplied(EMPTY);
+              setPage(1);
+            }}
+          >
+            Clear
+          </Button>
+          <span className="ml-auto flex gap-2">
+            <a className={buttonClass('secondary', 'sm')} href={exportHref('csv')} download>
+              Export CSV
+            </a>
+            <a className={buttonClass('secondary', 'sm')} href={exportHref('ndjson')} download>
+              Export NDJSON
+            </a>
+          </span>
+        </div>
+      </form>
+      {list.isPending ? (
+        <Loading rows={8} />
+      ) : list.isError ? (
+        <ErrorState title="Events could not be loaded" message={errorMessage(list.error)} />
+      ) : list.data.events.length === 0 ? (
+        <EmptyState title="No events match">Instances ship events through POST /api/v1/addon-audit-events.</EmptyState>
+      ) : (
+        <>
+          <Table caption="Addon audit events">
+            <thead>
+              <tr>
+                <th scope="col" className={th}>Occurred</th>
+                {isAdmin ? <th scope="col" className={th}>Organization</th> : null}
+                <th scope="col" className={th}>Instance</th>
+                <th scope="col" className={th}>Addon</th>
+                <th scope="col" className={th}>Action</th>
+                <th scope="col" className={th}>Actor</th>
+                <th scope="col" className={th}>Details</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100">
+              {list.data.events.map((e) => (
+                <tr key={e.id}>
+                  <td className={td}>{formatDate(e.occurred_at)}</td>
+                  {isAdmin ? <td className={td}>{e.organization.name}</td> : null}
+                  <td className={td}>{e.instance?.name ?? '—'}</td>
+                  <td className={td}>{e.addon}</td>
+                  <td className={td}><span className="font-mono text-xs">{e.action}</span></td>
+                  <td className={td}>{e.actor ?? '—'}</td>
+                  <td className={td}>
+                    {e.details ? (
+                      <details>
+                        <summary className="cursor-pointer text-xs text-blue-700">Show</summary>
+                        <pre className="mt-1 max-h-60 max-w-md overflow-auto rounded bg-zinc-50 p-2 text-xs">{JSON.stringify(e.details, null, 2)}</pre>
+                      </details>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pagination pagination={list.data.pagination} onPage={setPage} />
+        </>
+      )}
+    </div>
+  );
+}

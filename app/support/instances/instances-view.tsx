@@ -1,0 +1,125 @@
+'use client';
+import { useState } from 'react';
+import { toast } from 'sonner';
+import { Badge, Button, EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
+import { errorMessage } from '../../_lib/errors';
+import { trpc } from '../../_lib/trpc';
+import { OrgSelect, Pagination, PublishBadge } from '../support-ui';
+
+const LIMIT = 25;
+type PublishState = 'published' | 'pending' | 'failed' | 'local';
+
+export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
+  const utils = trpc.useUtils();
+  const [orgId, setOrgId] = useState('');
+  const [state, setState] = useState<PublishState | ''>('');
+  const [page, setPage] = useState(1);
+  const list = trpc.support.listInstances.useQuery(
+    { org_id: orgId || undefined, publish_state: state || undefined, page, limit: LIMIT },
+    { placeholderData: (prev) => prev, refetchInterval: 15_000 },
+  );
+  const retry = trpc.support.retryDnsPublish.useMutation({
+    onSuccess: async (r) => {
+      if (r?.publish_state === 'published') toast.success(`${r.hostname} published`);
+      else toast.warning(`${r?.hostname}: still ${r?.publish_state}${r?.error ? ` — ${r.error}` : ''}`);
+      await utils.support.listInstances.invalidate();
+    },
+    onError: (err) => toast.error(errorMessage(err)),
+  });
+
+  return (
+    <div className="space-y-4">
+      <div className="grid gap-3 sm:grid-cols-3">
+        {isAdmin ? (
+          <Field id="inst-org" label="Organization">
+            <OrgSelect id="inst-org" value={orgId} onChange={(v) => { setOrgId(v); setPage(1); }} />
+          </Field>
+        ) : null}
+        <Field id="inst-state" label="DNS publish state">
+          <Select id="inst-state" value={state} onChange={(e) => { setState(e.target.value as PublishState | ''); setPage(1); }}>
+            <option value="">Any</option>
+            <option value="published">Published</option>
+            <option value="pending">Pending</option>
+            <option value="failed">Failed</option>
+            <option value="local">Hub only (no DNS provider)</option>
+          </Select>
+        </Field>
+      </div>
+      {list.isPending ? (
+        <Loading rows={6} />
+      ) : list.isError ? (
+        <ErrorState title="Instances could not be loaded" message={errorMessage(list.error)} />
+      ) : list.data.instances.length === 0 ? (
+        <EmptyState title="No instances">Instance keys are created on the Account page.</EmptyState>
+      ) : (
+        <>
+          <Table caption="Instances">
+            <thead>
+              <tr>
+                <th scope="col" className={th}>Instance</th>
+                {isAdmin ? <th scope="col" className={th}>Organization</th> : null}
+                <th scope="col" className={th}>Reported</th>
+                <th scope="col" className={th}>DNS</th>
+                <th scope="col" className={th}>Last used</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100">
+              {list.data.instances.map((i) => (
+                <tr key={i.id}>
+                  <td className={td}>
+                    <div className="font-medium">{i.name}</div>
+                    <div className="font-mono text-xs text-zinc-600">{i.key_prefix}…</div>
+                    {i.status !== 'active' ? <Badge tone="red">{i.status}</Badge> : null}
+                  </td>
+                  {isAdmin ? <td className={td}>{i.organization.name}</td> : null}
+                  <td className={td}>
+                    {i.reported ? (
+                      <dl className="space-y-0.5 text-xs">
+                        <div><dt className="inline text-zinc-600">Version </dt><dd className="inline">{i.reported.version ?? '—'}</dd></div>
+                        <div className="max-w-xs truncate" title={i.reported.base_url ?? ''}><dt className="inline text-zinc-600">URL </dt><dd className="inline">{i.reported.base_url ?? '—'}</dd></div>
+                        <div className="max-w-xs truncate" title={i.reported.mcp_url ?? ''}><dt className="inline text-zinc-600">MCP </dt><dd className="inline">{i.reported.mcp_url ?? '—'}</dd></div>
+                        <div className="text-zinc-600">{formatDate(i.reported.reported_at)}</div>
+                      </dl>
+                    ) : (
+                      <span className="text-zinc-600">Never</span>
+                    )}
+                  </td>
+                  <td className={td}>
+                    {i.dns_publish ? (
+                      <div className="space-y-1 text-xs">
+                        {i.dns ? (
+                          <div>
+                            <span className="font-mono">{i.dns.hostname}</span> → <span className="font-mono">{i.dns.ip}</span>
+                          </div>
+                        ) : (
+                          <div className="text-zinc-600">Being removed from DNS</div>
+                        )}
+                        <div className="flex flex-wrap items-center gap-2">
+                          <PublishBadge state={i.dns_publish.state} />
+                          {i.dns_publish.attempts > 0 ? <span className="text-zinc-600">{i.dns_publish.attempts} failed attempt(s)</span> : null}
+                          {i.dns_publish.state === 'pending' && i.dns_publish.next_attempt_at ? (
+                            <span className="text-zinc-600">next {formatDate(i.dns_publish.next_attempt_at)}</span>
+                          ) : null}
+                        </div>
+                        {i.dns_publish.error ? <p className="max-w-sm text-red-800">{i.dns_publish.error}</p> : null}
+                        {isAdmin && (i.dns_publish.state === 'failed' || i.dns_publish.state === 'pending') ? (
+                          <Button size="sm" variant="secondary" disabled={retry.isPending} onClick={() => retry.mutate({ instance_id: i.id })}>
+                            Retry publish now
+                          </Button>
+                        ) : null}
+                      </div>
+                    ) : (
+                      <span className="text-zinc-600">No record</span>
+                    )}
+                  </td>
+                  <td className={td}>{formatDate(i.last_used_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pagination pagination={list.data.pagination} onPage={setPage} />
+        </>
+      )}
+    </div>
+  );
+}
