@@ -25,7 +25,7 @@ export default defineConfig({
   outputDir: 'test-results/e2e',
   reporter: [['list'], ['./e2e/summary-reporter.ts']],
   use: {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL: `http://localhost:${port}`,
     browserName: 'chromium',
     viewport: { width: 1280, height: 800 },
     actionTimeout: 15_000,

@@ -57,7 +57,9 @@ export default async function globalSetup() {
   if (!fs.existsSync(chromium)) throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
 
   const port = Number(process.env.E2E_PORT ?? 3210);
-  const hubUrl = `http://127.0.0.1:${port}`;
+  // "localhost", not 127.0.0.1: Next.js rewrites loopback addresses in request URLs to localhost, so
+  // Auth.js builds its callback URL with localhost and the browser must be on the same origin.
+  const hubUrl = `http://localhost:${port}`;
   buildIfNeeded();
 
   const serverUrl = process.env.E2E_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -107,7 +109,7 @@ export default async function globalSetup() {
   };
 
   try {
-    await waitForServer(`${hubUrl}/api/v1/catalog/categories`, server, logFile);
+    await waitForServer(`http://127.0.0.1:${port}/api/v1/catalog/categories`, server, logFile);
   } catch (err) {
     await teardown();
     throw err;

@@ -30,7 +30,8 @@ if (setVars.length === 0) {
   const { startDevOidcProvider } = await import('../server/auth/dev-oidc-provider.mjs');
   const callbackPath = '/api/auth/callback/oidc';
   const hubUrl = (process.env.HUB_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  const redirectUris = [...new Set([hubUrl, `http://localhost:${port}`, `http://127.0.0.1:${port}`].map((u) => u + callbackPath))];
+  // Next.js turns loopback addresses into "localhost" in request URLs: that is the callback a local Hub sends.
+  const redirectUris = [...new Set([hubUrl, `http://localhost:${port}`].map((u) => u + callbackPath))];
   devProvider = await startDevOidcProvider({ port: Number(process.env.HUB_DEV_OIDC_PORT ?? Number(port) + 1), redirectUris });
   Object.assign(childEnv, devProvider.env);
   console.log('[hub] no OIDC provider configured: sign in with any email through the development provider.');

@@ -1,0 +1,69 @@
+'use client';
+import Link from 'next/link';
+import { useState } from 'react';
+import { errorMessage } from '../../_lib/errors';
+import { trpc } from '../../_lib/trpc';
+import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Table, td, th } from '../../_components/ui';
+import { Pager } from '../pager';
+
+export function OrganizationsTable() {
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(1);
+  const list = trpc.admin.listOrganizations.useQuery({ search: query || undefined, page, limit: 25 }, { placeholderData: (p) => p });
+  return (
+    <div className="space-y-3">
+      <form
+        role="search"
+        className="flex max-w-md gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(search.trim());
+          setPage(1);
+        }}
+      >
+        <label htmlFor="org-search" className="sr-only">Search organizations</label>
+        <Input id="org-search" type="search" placeholder="Name or slug" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <Button type="submit" variant="secondary">Search</Button>
+      </form>
+      {list.isPending ? (
+        <Loading rows={5} />
+      ) : list.isError ? (
+        <ErrorState title="Organizations could not be loaded" message={errorMessage(list.error)} />
+      ) : list.data.organizations.length === 0 ? (
+        <EmptyState title={query ? `No organization matches “${query}”` : 'No organizations yet'}>Users create their organization from their account page.</EmptyState>
+      ) : (
+        <>
+          <Table caption="Organizations">
+            <thead>
+              <tr>
+                <th scope="col" className={th}>Name</th>
+                <th scope="col" className={th}>Status</th>
+                <th scope="col" className={th}>Tier</th>
+                <th scope="col" className={th}>Members</th>
+                <th scope="col" className={th}>Active keys</th>
+                <th scope="col" className={th}>Created</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100 bg-white">
+              {list.data.organizations.map((o) => (
+                <tr key={o.id}>
+                  <td className={td}>
+                    <Link href={`/admin/organizations/${o.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{o.name}</Link>
+                    <span className="block font-mono text-xs text-zinc-600">{o.slug}</span>
+                  </td>
+                  <td className={td}><Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge></td>
+                  <td className={td}><Badge tone="blue">{o.tier}</Badge></td>
+                  <td className={td}>{o.member_count}</td>
+                  <td className={td}>{o.api_key_count}</td>
+                  <td className={`${td} whitespace-nowrap`}>{formatDate(o.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pager pagination={list.data.pagination} onPage={setPage} />
+        </>
+      )}
+    </div>
+  );
+}
