@@ -9,6 +9,7 @@ export const addTicketMessageProcedure = instanceProcedure
       method: 'POST',
       path: '/support/tickets/{id}/messages',
       tags: ['support'],
+      protect: true,
       summary: 'Add a message from the instance to one of its tickets',
       description: 'A closed or pending ticket becomes open again. 404 for tickets of other instances or organizations.',
     },

@@ -18,6 +18,7 @@ export const createTicketProcedure = instanceProcedure
       method: 'POST',
       path: '/support/tickets',
       tags: ['support'],
+      protect: true,
       summary: 'Open a support ticket for this instance',
       description: 'The instance and organization are taken from the key.',
     },

@@ -8,6 +8,7 @@ export const deleteDnsProcedure = instanceProcedure
       method: 'DELETE',
       path: '/dns',
       tags: ['dns'],
+      protect: true,
       summary: 'Remove the instance’s DNS record',
       description: 'deleted is false when there was none. Counts as a change for the rate limit (429 with Retry-After).',
     },

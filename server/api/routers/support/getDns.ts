@@ -10,6 +10,7 @@ export const getDnsProcedure = instanceProcedure
       method: 'GET',
       path: '/dns',
       tags: ['dns'],
+      protect: true,
       summary: 'The instance’s dynamic DNS record',
       description: '404 when the instance has none (PUT /dns creates it).',
     },

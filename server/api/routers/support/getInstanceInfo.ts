@@ -9,6 +9,7 @@ export const getInstanceInfoProcedure = instanceProcedure
       method: 'GET',
       path: '/instance-info',
       tags: ['instance'],
+      protect: true,
       summary: 'The calling instance: its key, organization (with tier), last report and DNS record',
       description: 'Instance key only. A Core instance calls this to check its key and learn its organization and tier.',
     },

@@ -9,6 +9,7 @@ export const getTicketProcedure = instanceProcedure
       method: 'GET',
       path: '/support/tickets/{id}',
       tags: ['support'],
+      protect: true,
       summary: 'One of this instance’s tickets, with its messages (oldest first)',
       description: '404 for tickets of other instances or organizations.',
     },

@@ -10,6 +10,7 @@ export const listTicketsProcedure = instanceProcedure
       method: 'GET',
       path: '/support/tickets',
       tags: ['support'],
+      protect: true,
       summary: 'This instance’s tickets, newest first',
       description: 'limit defaults to 50 and is clamped to 100.',
     },

@@ -13,6 +13,7 @@ export const putDnsProcedure = instanceProcedure
       method: 'PUT',
       path: '/dns',
       tags: ['dns'],
+      protect: true,
       summary: 'Point the instance’s hostname at an address',
       description:
         `ip: IPv4 or IPv6; absent → the request's source address (X-Forwarded-For is honoured only as far as HUB_TRUSTED_PROXIES allows). ` +

@@ -16,6 +16,7 @@ export const reportInstanceInfoProcedure = instanceProcedure
       method: 'PUT',
       path: '/instance-info',
       tags: ['instance'],
+      protect: true,
       summary: 'Record what the instance reports about itself; returns the same object as GET',
       description: 'Absent fields keep their previous value; null clears one.',
     },

@@ -10,6 +10,7 @@ export const submitAddonEventsProcedure = instanceProcedure
       method: 'POST',
       path: '/addon-audit-events',
       tags: ['addon-audit-events'],
+      protect: true,
       summary: 'Ship a batch of addon audit events',
       description:
         `1 to ${MAX_EVENTS_PER_BATCH} events, at most 1 MB (1,048,576 bytes of JSON) per batch, else 413. The whole batch is validated first: ` +
