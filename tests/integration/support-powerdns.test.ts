@@ -6,12 +6,12 @@
 import { Resolver } from 'node:dns/promises';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '../server/db/client';
-import { auditLog, dnsRecords } from '../server/db/schema';
-import { MAX_PUBLISH_ATTEMPTS, runPublishPass, stopDnsPublisher } from '../server/domain/support/dnsPublisher';
-import { api, createUser } from './helpers';
+import { getDb } from '../../server/db/client';
+import { auditLog, dnsRecords } from '../../server/db/schema';
+import { MAX_PUBLISH_ATTEMPTS, runPublishPass, stopDnsPublisher } from '../../server/domain/support/dnsPublisher';
+import { api, createUser } from '../helpers';
 import { startPdns, type PdnsServer } from './pdns-server';
-import { supportWorld, trpcAs } from './support-helpers';
+import { supportWorld, trpcAs } from '../support-helpers';
 
 const ZONE = 'hub.test';
 let pdns: PdnsServer;
