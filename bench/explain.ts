@@ -35,6 +35,7 @@ interface Inputs {
 }
 
 export const CASES = (i: Inputs): (ExplainCase & { filters: { search?: string; tags?: string[] }; kind: 'list' | 'count' | 'updates' })[] => [
+  { id: 'plain-list', title: 'list, no filter (first page in catalog order)', indexes: ['templates_list_order_idx'], filters: {}, kind: 'list' },
   { id: 'search-list', title: `list, search="${i.brand}" (one match)`, indexes: ['templates_name_trgm_idx', 'templates_description_trgm_idx'], filters: { search: i.brand }, kind: 'list' },
   { id: 'search-count', title: `count for pagination, search="${i.brand}"`, indexes: ['templates_name_trgm_idx', 'templates_description_trgm_idx'], filters: { search: i.brand }, kind: 'count' },
   { id: 'tags-count', title: `count for pagination, tags=${i.tags.join(',')}`, indexes: ['templates_tags_idx'], filters: { tags: i.tags }, kind: 'count' },

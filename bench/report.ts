@@ -69,7 +69,8 @@ export interface BenchReport {
   notes: string[];
 }
 
-const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+const fmt = (n: number | null | undefined, digits = 1) =>
+  n === null || n === undefined || Number.isNaN(n) ? '–' : n === Infinity ? '∞' : n.toFixed(digits);
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const sizeLabel = (n: number) => n.toLocaleString('en-US');
@@ -85,16 +86,18 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     for (const id of ['anon-list', 'key-list', 'key-search']) {
       const s = scenario(size, id);
       if (!s?.hub || !s.baseline) continue;
-      const ratio = s.hub.rps / s.baseline.rps;
-      const p99Ok = s.hub.p99 <= s.baseline.p99;
+      const ratio = s.baseline.rps > 0 ? s.hub.rps / s.baseline.rps : s.hub.rps > 0 ? Infinity : 0;
+      // A server none of whose requests finished within the run has no p99: it is the worse one.
+      const p99Ok = Number.isNaN(s.hub.p99) ? false : Number.isNaN(s.baseline.p99) || s.hub.p99 <= s.baseline.p99;
       const met = ratio >= 2 && p99Ok;
       const parts = [`${fmt(ratio, 2)}× the baseline's throughput${ratio >= 2 ? '' : ` (missed by ${fmt((2 - ratio) / 2 * 100, 0)}%: needs 2×)`}`];
-      parts.push(`p99 ${fmt(s.hub.p99)} ms vs ${fmt(s.baseline.p99)} ms${p99Ok ? '' : ` (missed: ${fmt((s.hub.p99 / s.baseline.p99 - 1) * 100, 0)}% worse)`}`);
+      const p99Missed = Number.isNaN(s.hub.p99) ? ' (missed: no Hub request finished within the run)' : ` (missed: ${fmt((s.hub.p99 / s.baseline.p99 - 1) * 100, 0)}% worse)`;
+      parts.push(`p99 ${fmt(s.hub.p99)} ms vs ${fmt(s.baseline.p99)} ms${p99Ok ? '' : p99Missed}`);
       targets.push({ id: `${id}@${size.templates}`, target: `${s.title}: ≥ 2× baseline throughput, p99 no worse (${at})`, met, result: parts.join('; ') });
     }
     const get = scenario(size, 'key-get');
     if (get?.hub && get.baseline) {
-      const ratio = get.hub.rps / get.baseline.rps;
+      const ratio = get.baseline.rps > 0 ? get.hub.rps / get.baseline.rps : get.hub.rps > 0 ? Infinity : 0;
       targets.push({
         id: `key-get@${size.templates}`,
         target: `Get by slug with an instance key: ≥ 1× baseline throughput (${at})`,
@@ -107,7 +110,7 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     if (poll?.notApplicable) {
       targets.push({ id: `poll-304@${size.templates}`, target: `304 poll ≥ 3× a full list (${at})`, met: false, result: `not measurable: ${poll.notApplicable}` });
     } else if (poll?.hub && list?.hub) {
-      const ratio = poll.hub.rps / list.hub.rps;
+      const ratio = list.hub.rps > 0 ? poll.hub.rps / list.hub.rps : poll.hub.rps > 0 ? Infinity : 0;
       const share = (poll.hub.statuses['304'] ?? 0) / Math.max(1, poll.hub.requests);
       const met = ratio >= 3 && share >= 0.99;
       const parts = [`${fmt(ratio, 2)}× the instance-key list's throughput${ratio >= 3 ? '' : ` (missed by ${fmt((3 - ratio) / 3 * 100, 0)}%: needs 3×)`}`];
@@ -157,21 +160,63 @@ const mark = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : '**m
 
 function statusNote(result: LoadResult | null | undefined, expect304 = false): string {
   if (!result) return '';
+  if (result.requests === 0) return ' ⚠ no request finished within the run';
   const other = Object.entries(result.statuses).filter(([code]) => code !== '200' && !(expect304 && code === '304'));
   const parts = other.map(([code, n]) => `${n}× ${code}`);
   if (result.errors) parts.push(`${result.errors} errors`);
   return parts.length ? ` ⚠ ${parts.join(', ')}` : '';
 }
 
+function machineLine(r: BenchReport) {
+  const m = r.machine;
+  return (
+    `Machine: ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, Node ${m.node}, ${m.postgres}, ${m.os}. ` +
+    `Load average at start ${m.loadavgStart.map((n) => n.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((n) => n.toFixed(2)).join(' ')}.`
+  );
+}
+
+function targetsTable(r: BenchReport): string[] {
+  return ['| Target | Result | |', '|---|---|---|', ...r.targets.map((t) => `| ${t.target} | ${t.result} | ${mark(t.met)} |`)];
+}
+
+function scenarioTable(size: SizeResult): string[] {
+  const out = [
+    '| Scenario | Hub req/s | Hub p50 ms | Hub p99 ms | Baseline req/s | Baseline p50 ms | Baseline p99 ms | Throughput vs baseline | Hub RSS |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of size.scenarios) {
+    if (s.notApplicable) {
+      out.push(`| ${s.title} | n/a | | | | | | | ${s.notApplicable} |`);
+      continue;
+    }
+    const h = s.hub;
+    const b = s.baseline;
+    out.push(
+      `| ${s.title}${statusNote(h, s.id === 'updates-inm')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
+        `${b ? int(b.rps) : '–'}${statusNote(b)} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
+    );
+  }
+  return out;
+}
+
+/** The section of the project README between <!-- bench:start --> and <!-- bench:end --> (full mode). */
+export function readmeSection(r: BenchReport): string {
+  const largest = r.sizes.at(-1);
+  const out = [
+    `Last full run: ${r.startedAt.slice(0, 10)}, commit ${r.build.commit.slice(0, 10)}. ${machineLine(r)}`,
+    '',
+    ...targetsTable(r),
+  ];
+  if (largest) out.push('', `At ${sizeLabel(largest.templates)} templates (${r.config.connections} connections, ${r.config.durationSec} s per scenario):`, '', ...scenarioTable(largest));
+  out.push('', 'All sizes, the MCP proxy, search latency and query plans: [bench/results/latest.md](bench/results/latest.md).');
+  return out.join('\n');
+}
+
 export function markdown(r: BenchReport): string {
   const out: string[] = [];
-  const m = r.machine;
   out.push(`# Hub benchmark (${r.mode} mode)`);
   out.push('');
-  out.push(
-    `Machine: ${m.cpus} cores (${m.cpuModel}), ${(m.memoryBytes / 1024 ** 3).toFixed(1)} GiB memory, Node ${m.node}, ${m.postgres}, ${m.os}. ` +
-      `Load average at start ${m.loadavgStart.map((n) => n.toFixed(2)).join(' ')}, at end ${m.loadavgEnd.map((n) => n.toFixed(2)).join(' ')}.`,
-  );
+  out.push(machineLine(r));
   out.push('');
   out.push(
     `Run ${r.startedAt} (${Math.round(r.durationSec)} s); commit ${r.build.commit.slice(0, 10)}${r.build.uncommittedFiles ? ` with ${r.build.uncommittedFiles} uncommitted files in the tree` : ''}; ` +
@@ -183,9 +228,7 @@ export function markdown(r: BenchReport): string {
   out.push('');
   out.push('## Targets');
   out.push('');
-  out.push('| Target | Result | |');
-  out.push('|---|---|---|');
-  for (const t of r.targets) out.push(`| ${t.target} | ${t.result} | ${mark(t.met)} |`);
+  out.push(...targetsTable(r));
   out.push('');
 
   for (const size of r.sizes) {
@@ -193,20 +236,7 @@ export function markdown(r: BenchReport): string {
     out.push('');
     out.push(`Hub peak RSS ${mb(size.hubPeakRssBytes)}. Seeded in ${fmt(size.seedSeconds)} s.`);
     out.push('');
-    out.push('| Scenario | Hub req/s | Hub p50 ms | Hub p99 ms | Baseline req/s | Baseline p50 ms | Baseline p99 ms | Throughput vs baseline | Hub RSS |');
-    out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-    for (const s of size.scenarios) {
-      if (s.notApplicable) {
-        out.push(`| ${s.title} | n/a | | | | | | | ${s.notApplicable} |`);
-        continue;
-      }
-      const h = s.hub;
-      const b = s.baseline;
-      out.push(
-        `| ${s.title}${statusNote(h, s.id === 'updates-inm')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
-          `${b ? int(b.rps) : '–'}${statusNote(b)} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
-      );
-    }
+    out.push(...scenarioTable(size));
     const notes = size.scenarios.filter((s) => s.note).map((s) => `- ${s.title}: ${s.note}`);
     if (notes.length) out.push('', ...notes);
     if (size.searchProbe) {
@@ -226,7 +256,9 @@ export function markdown(r: BenchReport): string {
       for (const e of size.explain) {
         const used = e.usesIndex
           ? e.indexesSeen.join(', ')
-          : `none (planner chose another plan${e.forcedUsesIndex ? '; with enable_seqscan off it uses the index' : ''})`;
+          : e.forcedUsesIndex
+            ? 'none: the planner preferred another plan (with enable_seqscan off it uses the index)'
+            : `**none**, not even with enable_seqscan off (expected ${e.indexes.join(' or ')})`;
         out.push(`| ${e.title} | ${used} | ${fmt(e.executionMs, 3)} |`);
       }
     }

@@ -24,7 +24,7 @@ import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, typ
 import { explainAll } from './explain';
 import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
 import { freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
-import { evaluateTargets, markdown, type BenchReport, type McpResult, type Parity, type ScenarioResult, type SizeResult } from './report';
+import { evaluateTargets, markdown, readmeSection, type BenchReport, type McpResult, type Parity, type ScenarioResult, type SizeResult } from './report';
 import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -422,8 +422,12 @@ async function main(): Promise<number> {
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
       );
       for (const [who, r] of [['Hub', h], ['baseline', b]] as const) {
-        if (r.requests === 0 || r.unexpected > r.requests * 0.01) {
-          broken.push(`${d.title} at ${size} templates: ${who} answered ${JSON.stringify(r.statuses)} (${r.errors} connection errors)`);
+        // Wrong answers or failed connections make the numbers meaningless; slowness (even no request
+        // finished within the run) is a result, reported as such.
+        if (r.unexpected > Math.max(0, r.requests * 0.01)) {
+          broken.push(`${d.title} at ${size} templates: ${who} answered ${JSON.stringify(r.statuses)} (${r.errors - r.timeouts} connection errors)`);
+        } else if (r.requests === 0) {
+          notes.push(`${d.title} at ${size.toLocaleString('en-US')} templates: no ${who} request finished within ${durationSec} s (${connections} connections).`);
         }
       }
       results.push({ id: d.id, title: d.title, request: d.request, hub: { ...h, rssPeakBytes }, baseline: b, note: d.note });
@@ -503,6 +507,7 @@ async function main(): Promise<number> {
   const md = markdown(report);
   fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
   fs.writeFileSync(path.join(outDir, 'latest.md'), md);
+  if (mode === 'full') updateReadme(report);
   console.log(md);
   log(`results: ${path.relative(root, path.join(outDir, 'latest.json'))}, ${path.relative(root, path.join(outDir, 'latest.md'))}`);
   if (broken.length) {
@@ -510,6 +515,19 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Full mode: refresh the README's benchmark section (between its markers), touching nothing else. */
+function updateReadme(report: BenchReport) {
+  const file = path.join(root, 'README.md');
+  const text = fs.readFileSync(file, 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) return log('README.md has no <!-- bench:start --> … <!-- bench:end --> section: not updated');
+  fs.writeFileSync(file, `${text.slice(0, i + start.length)}\n${readmeSection(report)}\n${text.slice(j)}`);
+  log('README.md benchmark section updated');
 }
 
 async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken: string[]): Promise<McpResult> {
@@ -551,7 +569,7 @@ async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken
     const viaHub = await measure(hub, setup.pat);
     log(`MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`);
     for (const [who, r] of [['direct', direct], ['/mcp', viaHub]] as const) {
-      if (r.requests === 0 || r.unexpected > r.requests * 0.01) broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
+      if (r.unexpected > Math.max(0, r.requests * 0.01)) broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
     }
     runs.push({ connections: c, direct, hub: viaHub });
   }

@@ -79,6 +79,17 @@ describe('bench targets', () => {
     expect(poll.result).toContain('0.0% of answers were 304');
   });
 
+  it('counts a server none of whose requests finished as missing the target, not as meeting it', () => {
+    const stuck = { ...hub, 'anon-list': { ...load(0, NaN, NaN, {}), requests: 0 } };
+    const targets = evaluateTargets(report([size(1_000, stuck, baseline, 4)]));
+    const list = targets.find((t) => t.id === 'anon-list@1000')!;
+    expect(list.met).toBe(false);
+    expect(list.result).toContain('0.00×');
+    expect(list.result).toContain('no Hub request finished within the run');
+    const md = markdown({ ...report([size(1_000, stuck, baseline, 4)]), targets });
+    expect(md).toContain('anon-list ⚠ no request finished within the run');
+  });
+
   it('marks what a run did not measure as not applicable, never as met', () => {
     const targets = evaluateTargets(report([size(1_000, hub, baseline, 4)], { mcp: { notApplicable: 'no /mcp route', runs: [] } }));
     expect(targets.find((t) => t.id === 'search-scaling')).toMatchObject({ met: null });
