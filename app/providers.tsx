@@ -27,7 +27,7 @@ export function Providers({ children }: { children: ReactNode }) {
     <trpc.Provider client={client} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>
         {children}
-        <Toaster position="top-right" richColors closeButton />
+        <Toaster position="top-right" closeButton />
       </QueryClientProvider>
     </trpc.Provider>
   );

@@ -44,8 +44,10 @@ export async function checkPage(page: Page, label: string) {
   await expectAccessible(page, label);
   const size = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow, `${label} scrolls sideways at phone width`).toBeLessThanOrEqual(1);
+  // Polled: layout and toasts settle a moment after the resize.
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { message: `${label} scrolls sideways at phone width`, timeout: 5000 })
+    .toBeLessThanOrEqual(1);
   await expectAccessible(page, `${label} (phone width)`);
   if (size) await page.setViewportSize(size);
 }

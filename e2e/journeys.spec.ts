@@ -117,7 +117,7 @@ test('admin creates a private category and a template in it (server validation s
   await page.getByRole('button', { name: 'Create template' }).click();
   await toast(page, `Template ${template.name} created`);
   await expect(page).toHaveURL(/\/admin\/templates$/);
-  await expect(page.getByRole('link', { name: template.name })).toBeVisible();
+  await expect(page.getByRole('link', { name: template.name, exact: true })).toBeVisible();
   await checkPage(page, 'admin templates');
 
   // The admin sees the private template in the catalog; its documentation is rendered and sanitized.
@@ -176,7 +176,7 @@ test('with that key, the private category stays invisible until the admin grants
   const page = adminPage;
   await page.goto('/admin/organizations');
   await checkPage(page, 'admin organizations');
-  await page.getByRole('link', { name: org.name }).click();
+  await page.getByRole('link', { name: org.name, exact: true }).click();
   await expect(page.getByRole('heading', { name: org.name })).toBeVisible();
   await page.getByLabel('Private category').selectOption({ label: category.name });
   await page.getByRole('button', { name: 'Grant access' }).click();
@@ -193,8 +193,8 @@ test('with that key, the private category stays invisible until the admin grants
 
   // The category page lists the same grant.
   await page.goto('/admin/categories');
-  await page.getByRole('link', { name: category.name }).click();
-  await expect(page.getByRole('link', { name: org.name })).toBeVisible();
+  await page.getByRole('link', { name: category.name, exact: true }).click();
+  await expect(page.getByRole('link', { name: org.name, exact: true })).toBeVisible();
   await checkPage(page, 'admin category');
 });
 
@@ -270,7 +270,7 @@ test('deleting a category that still has templates shows the conflict message', 
   await expect(dialog.getByRole('alert')).toContainText(`is used by 1 template`);
   await checkPage(page, 'category delete conflict');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page.getByRole('link', { name: category.name })).toBeVisible();
+  await expect(page.getByRole('link', { name: category.name, exact: true })).toBeVisible();
 });
 
 test('remaining admin pages: users (role change), API keys, audit log', async () => {

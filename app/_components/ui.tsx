@@ -180,7 +180,9 @@ export function Loading({ label = 'Loading…', rows = 3 }: { label?: string; ro
 /** A horizontally scrollable table (phones) with consistent cell styles. */
 export function Table({ children, caption }: { children: ReactNode; caption?: string }) {
   return (
-    <div className="-mx-4 overflow-x-auto sm:mx-0">
+    // relative: keeps absolutely positioned screen-reader text inside the scroll box (else the page scrolls sideways);
+    // focusable region: keyboard users can scroll it too.
+    <div className="relative -mx-4 overflow-x-auto sm:mx-0" tabIndex={0} role="region" aria-label={caption ?? 'Table'}>
       <table className="min-w-full divide-y divide-zinc-200 text-sm">
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         {children}

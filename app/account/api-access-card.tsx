@@ -56,7 +56,7 @@ export function ApiAccessCard() {
             <CopyButton value={issued.token} what="API token" />
           </div>
           <p className="text-zinc-700">Example:</p>
-          <pre className="overflow-x-auto rounded-lg bg-zinc-900 p-3 font-mono text-xs text-zinc-100">
+          <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs break-all whitespace-pre-wrap text-zinc-100">
             {`curl -H "Authorization: Bearer $HUB_TOKEN" ${origin}/api/v1/account/profile`}
           </pre>
         </div>

@@ -1,0 +1,77 @@
+/** The dashboard-only procedures (router key `dashboard`): API access tokens and the admin by-id reads. */
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { createCaller } from '../server/api/root';
+import { getDb } from '../server/db/client';
+import { auditLog, users } from '../server/db/schema';
+import { resolveCredential } from '../server/domain/credentials';
+import { verifyJwt } from '../server/domain/jwt';
+import type { Principal } from '../server/domain/principal';
+import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
+
+async function callerFor(token: string | null) {
+  const principal: Principal = await resolveCredential(token);
+  return createCaller({ principal, headers: new Headers(), resHeaders: new Headers(), conditionalRequests: false });
+}
+
+describe('dashboard.issueApiToken', () => {
+  it('issues a short-lived Hub JWT of the caller that works as a REST bearer token, and audits it', async () => {
+    const user = await createUser({ name: 'Script Writer' });
+    const caller = await callerFor(user.token);
+    const issued = await caller.dashboard.issueApiToken({ ttl_seconds: 900 });
+    const claims = await verifyJwt(issued.token);
+    expect(claims.sub).toBe(user.id);
+    expect(claims.exp! - claims.iat!).toBe(900);
+    const profile = await api('/account/profile', { token: issued.token });
+    expect(profile.status).toBe(200);
+    expect(profile.body.profile.email).toBe(user.email);
+
+    const db = await getDb();
+    const audit = await db.select().from(auditLog).where(eq(auditLog.action, 'api_token.issue'));
+    expect(audit.some((a) => a.actorId === user.id && (a.details as any).ttl_seconds === 900)).toBe(true);
+    expect(JSON.stringify(audit)).not.toContain(issued.token);
+  });
+
+  it('refuses lifetimes outside 60 s … 8 h, and anonymous or instance callers', async () => {
+    const user = await createUser();
+    const caller = await callerFor(user.token);
+    await expect(caller.dashboard.issueApiToken({ ttl_seconds: 30 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect(caller.dashboard.issueApiToken({ ttl_seconds: 9 * 3600 })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    await expect((await callerFor(null)).dashboard.issueApiToken({ ttl_seconds: 900 })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const org = await createOrg({ admin: user });
+    const key = await createKey(org.id);
+    await expect((await callerFor(key.secret)).dashboard.issueApiToken({ ttl_seconds: 900 })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('a token of a user who is then deleted stops working', async () => {
+    const user = await createUser();
+    const issued = await (await callerFor(user.token)).dashboard.issueApiToken({ ttl_seconds: 3600 });
+    const db = await getDb();
+    await db.delete(users).where(eq(users.id, user.id));
+    expect((await api('/account/profile', { token: issued.token })).status).toBe(401);
+  });
+});
+
+describe('dashboard admin reads', () => {
+  it('adminTemplate returns the admin fields (credentials masked) to platform admins only', async () => {
+    const admin = await createUser({ role: 'admin' });
+    const plain = await createUser();
+    const category = await createCategory({ isPrivate: true });
+    const template = await createTemplate({ categoryId: category.id, registryUrl: 'https://registry.example.com', command: ['serve'] });
+    const got = await (await callerFor(admin.token)).dashboard.adminTemplate({ id: template.id });
+    expect(got.template).toMatchObject({ id: template.id, registry_url: 'https://registry.example.com', command: ['serve'], registry_credentials: null });
+    await expect((await callerFor(plain.token)).dashboard.adminTemplate({ id: template.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect((await callerFor(admin.token)).dashboard.adminTemplate({ id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it('adminOrganization returns one organization to platform admins only', async () => {
+    const admin = await createUser({ role: 'superadmin' });
+    const owner = await createUser();
+    const org = await createOrg({ admin: owner, name: 'Acme' });
+    const got = await (await callerFor(admin.token)).dashboard.adminOrganization({ id: org.id });
+    expect(got.organization).toMatchObject({ id: org.id, name: 'Acme', status: 'active', tier: 'free' });
+    await expect((await callerFor(owner.token)).dashboard.adminOrganization({ id: org.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
