@@ -47,7 +47,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
         </div>
       ) : null}
 
-      <form method="get" action="/" role="search" aria-label="Catalog filters" className="mb-4 grid gap-3 rounded-xl border border-zinc-200 bg-white p-4 sm:grid-cols-[2fr_1fr_1fr_auto_auto] sm:items-end">
+      <form method="get" action="/" role="search" aria-label="Catalog filters" className="mb-4 grid grid-cols-1 gap-3 rounded-xl border border-zinc-200 bg-white p-4 sm:grid-cols-[2fr_1fr_1fr_auto_auto] sm:items-end">
         <div>
           <label htmlFor="search" className="mb-1 block text-sm font-medium text-zinc-800">Search</label>
           <Input id="search" name="search" type="search" defaultValue={params.search} placeholder="Name or description" />
@@ -110,7 +110,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
           <p className="mb-3 text-sm text-zinc-600" aria-live="polite">
             {data.pagination.total} template{data.pagination.total === 1 ? '' : 's'}
           </p>
-          <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {data.templates.map((t) => (
               <li key={t.id}>
                 <Link href={`/templates/${encodeURIComponent(t.slug)}`} className="flex h-full flex-col rounded-xl border border-zinc-200 bg-white p-4 shadow-sm transition hover:border-blue-400 hover:shadow">

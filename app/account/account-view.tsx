@@ -15,7 +15,7 @@ export function AccountView() {
   const org = profile.data.profile.organization;
   const isOrgAdmin = org?.role === 'admin';
   return (
-    <div className="grid gap-4 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
       <ProfileCard profile={profile.data.profile} />
       <OrganizationCard />
       {org ? (

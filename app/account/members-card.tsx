@@ -48,7 +48,7 @@ export function MembersCard({ isOrgAdmin, selfId }: { isOrgAdmin: boolean; selfI
     <Card title="Members" description={isOrgAdmin ? 'Add people who have signed in to the Hub at least once, by email.' : 'People in your organization.'}>
       {isOrgAdmin ? (
         <form
-          className="mb-4 grid gap-2 sm:grid-cols-[1fr_10rem_auto] sm:items-end"
+          className="mb-4 grid grid-cols-1 gap-2 sm:grid-cols-[1fr_10rem_auto] sm:items-end"
           onSubmit={(e) => {
             e.preventDefault();
             add.mutate({ email: email.trim(), role });

@@ -107,7 +107,7 @@ function GrantToOrganization({ categoryId, onGrant, pending }: { categoryId: str
   const [orgId, setOrgId] = useState('');
   return (
     <form
-      className="grid gap-2 sm:grid-cols-[1fr_1fr_auto] sm:items-end"
+      className="grid grid-cols-1 gap-2 sm:grid-cols-[1fr_1fr_auto] sm:items-end"
       onSubmit={(e) => {
         e.preventDefault();
         if (orgId) onGrant(orgId);

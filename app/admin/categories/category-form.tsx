@@ -32,7 +32,7 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
   return (
     <form
       noValidate
-      className="grid gap-3 sm:grid-cols-2"
+      className="grid grid-cols-1 gap-3 sm:grid-cols-2"
       onSubmit={(e) => {
         e.preventDefault();
         onSubmit({ name: v.name, slug: v.slug, description: v.description, icon: v.icon, sort_order: v.sort_order.trim() === '' ? Number.NaN : Number(v.sort_order), is_private: v.is_private });

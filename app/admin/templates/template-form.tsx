@@ -155,7 +155,7 @@ function toPayload(f: FormState, editing: boolean): { payload?: Record<string, u
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <Card title={title}>
-      <div className="grid gap-4 sm:grid-cols-2">{children}</div>
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">{children}</div>
     </Card>
   );
 }

@@ -52,7 +52,7 @@ export default async function TemplatePage({ params }: Params) {
           </div>
         }
       />
-      <div className="grid gap-4 lg:grid-cols-[2fr_1fr]">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="min-w-0 space-y-4">
           <Card title="Documentation">
             {t.documentation.trim() ? <Markdown source={t.documentation} /> : <EmptyState title="No documentation yet" />}
