@@ -1,5 +1,5 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, desc, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { execRows, getDb } from '../../db/client';
 import { categories, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
@@ -46,6 +46,12 @@ export function templateFilterSql(filters: TemplateFilters): SQL[] {
   return conditions;
 }
 
+/**
+ * Spelled like templates_list_order_idx ("is_featured" DESC NULLS LAST): a plain DESC means NULLS FIRST,
+ * which does not match the index, so every list would sort all visible rows.
+ */
+const LIST_ORDER_FEATURED_FIRST = sql`${templates.isFeatured} desc nulls last`;
+
 export interface Page {
   page: number;
   limit: number;
@@ -60,7 +66,7 @@ export async function listTemplates(scope: CatalogScope, filters: TemplateFilter
       .from(templates)
       .innerJoin(categories, eq(categories.id, templates.categoryId))
       .where(where)
-      .orderBy(desc(templates.isFeatured), asc(templates.name), asc(templates.id))
+      .orderBy(LIST_ORDER_FEATURED_FIRST, asc(templates.name), asc(templates.id))
       .limit(limit)
       .offset((page - 1) * limit),
     db
