@@ -86,8 +86,7 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
               <li key={c.id}>
                 <Link href={catalogHref(params, { category: c.slug, page: 1 })} aria-current={params.category === c.slug ? 'page' : undefined} className={chip(params.category === c.slug)}>
                   {c.name} <span className="opacity-75">{c.template_count}</span>
-                  {c.is_private ? <span className="sr-only"> (private)</span> : null}
-                  {c.is_private ? <span aria-hidden="true"> 🔒</span> : null}
+                  {c.is_private ? <LockIcon /> : null}
                 </Link>
               </li>
             ))}
@@ -153,6 +152,14 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
         </>
       )}
     </div>
+  );
+}
+
+function LockIcon() {
+  return (
+    <svg role="img" aria-label="private" viewBox="0 0 16 16" className="ml-1 inline h-3.5 w-3.5 align-[-2px]" fill="currentColor">
+      <path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V6H4a1.5 1.5 0 0 0-1.5 1.5v6A1.5 1.5 0 0 0 4 15h8a1.5 1.5 0 0 0 1.5-1.5v-6A1.5 1.5 0 0 0 12 6h-.5V4.5A3.5 3.5 0 0 0 8 1Zm2 5H6V4.5a2 2 0 1 1 4 0V6Z" />
+    </svg>
   );
 }
 

@@ -69,6 +69,19 @@ export default async function globalSetup() {
   const dbUrl = new URL(serverUrl);
   dbUrl.pathname = `/${dbName}`;
 
+  const hubSecret = randomBytes(32).toString('base64url');
+  // The demo catalog (32 templates, one private category): realistic pages, pagination, filters.
+  const seed = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'server/cli.ts', 'seed'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: dbUrl.toString(), HUB_SECRET: hubSecret },
+    encoding: 'utf8',
+  });
+  if (seed.status !== 0) {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    throw new Error(`seeding the demo catalog failed: ${seed.stderr}`);
+  }
+
   const oidc = await startDevOidcProvider({ port: port + 1, redirectUris: [`${hubUrl}/api/auth/callback/oidc`], quiet: true });
 
   fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
@@ -81,7 +94,7 @@ export default async function globalSetup() {
     PORT: String(port),
     HUB_URL: hubUrl,
     DATABASE_URL: dbUrl.toString(),
-    HUB_SECRET: randomBytes(32).toString('base64url'),
+    HUB_SECRET: hubSecret,
     HUB_SUPERADMIN_EMAILS: '',
   };
   delete env.AUTH_URL;

@@ -52,6 +52,31 @@ test('signed-out visitors see the public catalog; pages that need a user send th
   await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Catalog' })).toBeVisible();
   await checkPage(page, 'catalog (signed out)');
+  // Pagination, search, tag, category and featured filters of the public catalog (the demo seed).
+  await expect(page.getByText('Page 1 of 2')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Pagination' }).getByRole('link', { name: 'Next →' }).click();
+  await expect(page.getByText('Page 2 of 2')).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Categories' }).getByText('Enterprise AI')).toHaveCount(0);
+  await page.getByLabel('Search').fill('postgres');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/search=postgres/);
+  await expect(page.getByRole('link', { name: /PostgreSQL/ })).toBeVisible();
+  await expect(page.getByText(/^\d+ templates?$/)).toHaveText('1 template');
+  await page.goto('/?tags=gpu');
+  await expect(page.getByRole('link', { name: /Ollama/ })).toBeVisible();
+  await expect(page.getByRole('link', { name: /Redis/ })).toHaveCount(0);
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: /Databases/ }).click();
+  await expect(page).toHaveURL(/category=databases/);
+  await expect(page.getByRole('link', { name: /MariaDB/ })).toBeVisible();
+  await expect(page.getByRole('link', { name: /Grafana/ })).toHaveCount(0);
+  await page.goto('/?featured=true');
+  await expect(page.getByRole('link', { name: /Grafana/ })).toBeVisible();
+  await expect(page.getByRole('link', { name: /Redis/ })).toHaveCount(0);
+  await page.getByRole('link', { name: /Grafana/ }).click();
+  await expect(page.getByRole('heading', { name: 'Grafana', level: 1 }).first()).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Configuration' })).toBeVisible();
+  await checkPage(page, 'template detail (public)');
   await page.goto('/account');
   await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Faccount/);
   await expect(page.getByText('Development identity provider')).toBeVisible();
@@ -296,6 +321,24 @@ test('remaining admin pages: users (role change), API keys, audit log', async ()
   await expect(page.getByRole('link', { name: new RegExp(template.name) })).toBeVisible();
   await page.goto('/');
   await screenshot(page, 'catalog', { phone: true });
+});
+
+test('the personal access token and support pages pass the same accessibility checks', async () => {
+  const visits: [Page, string][] = [
+    [ownerPage, '/account/tokens'],
+    [ownerPage, '/support'],
+    [ownerPage, '/support/instances'],
+    [ownerPage, '/support/addon-events'],
+    [adminPage, '/support'],
+    [adminPage, '/support/instances'],
+    [adminPage, '/support/addon-events'],
+  ];
+  for (const [page, path] of visits) {
+    await page.goto(path);
+    await page.waitForLoadState('networkidle');
+    await expect(page.locator('main h1').first()).toBeVisible();
+    await checkPage(page, `${path} (${page === adminPage ? 'platform admin' : 'organization admin'})`);
+  }
 });
 
 test('sign-out ends the session', async () => {
