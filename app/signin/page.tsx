@@ -1,8 +1,6 @@
 import type { Metadata } from 'next';
-import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { authEnv } from '@/server/auth/env';
-import { config } from '@/server/config';
 import { pageSession } from '@/server/auth/session';
 import { Card, ErrorState, Notice } from '../_components/ui';
 import { signInAction } from './actions';
@@ -32,15 +30,6 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const error = one('error');
   const session = await pageSession();
   if (session.user) redirect(callbackUrl);
-
-  // Next.js names loopback addresses "localhost" in request URLs, so sign-in callbacks come back to
-  // localhost: a visitor on http://127.0.0.1 would lose the sign-in cookies on the way. Move them first.
-  const host = (await headers()).get('host') ?? '';
-  const hub = new URL(config.hubUrl);
-  if (/^(127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/.test(host) && hub.hostname === 'localhost') {
-    const query = new URLSearchParams({ callbackUrl, ...(error ? { error } : {}) });
-    redirect(`${hub.origin}/signin?${query}`);
-  }
 
   const oidc = authEnv.oidc;
   const missing = authEnv.missingOidcVariables;
