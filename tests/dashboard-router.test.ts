@@ -2,16 +2,15 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createCaller } from '../server/api/root';
+import { createContext } from '../server/api/trpc';
 import { getDb } from '../server/db/client';
 import { auditLog, users } from '../server/db/schema';
-import { resolveCredential } from '../server/domain/credentials';
 import { verifyJwt } from '../server/domain/jwt';
-import type { Principal } from '../server/domain/principal';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 
+/** The procedures as a REST or tRPC request with that bearer token reaches them. */
 async function callerFor(token: string | null) {
-  const principal: Principal = await resolveCredential(token);
-  return createCaller({ principal, headers: new Headers(), resHeaders: new Headers(), conditionalRequests: false });
+  return createCaller(await createContext(new Headers(token ? { authorization: `Bearer ${token}` } : {})));
 }
 
 describe('dashboard.issueApiToken', () => {
