@@ -3,11 +3,13 @@
  * The handler is built once per process (the library's fetch adapter rebuilds it per request).
  * Additions: DELETE reads a JSON body too; validation errors name their fields; every error is JSON.
  */
-import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { TRPCError } from '@trpc/server';
+import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, TRPC_ERROR_CODE_HTTP_STATUS } from 'trpc-to-openapi';
+import { generation } from '../domain/invalidation';
 import { describeIssues, type IssueLike } from './errors';
-import { isNotModified } from './httpCache';
+import { cacheHeaders, cacheKey, etagMatches, lookUp, store } from './responseCache';
 import { appRouter } from './root';
-import { createContext, type Context } from './trpc';
+import { createContext, type Context, type HubMeta } from './trpc';
 
 export const REST_PREFIX = '/api/v1';
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -18,13 +20,14 @@ let handler: NodeHandler | undefined;
 function nodeHandler(): NodeHandler {
   handler ??= createOpenApiNodeHttpHandler({
     router: appRouter,
-    createContext: ({ req }: { req: Request }) => createContext(req.headers, { conditionalRequests: true }),
-    responseMeta: ({ ctx, errors }: { ctx?: Context; errors: unknown[] }) => {
+    // A context resolved before (for the response cache) rides along on the request.
+    createContext: ({ req }: { req: Request & { hubContext?: Context } }) => req.hubContext ?? createContext(req.headers),
+    responseMeta: ({ ctx }: { ctx?: Context }) => {
       if (!ctx) return {};
       const headers: Record<string, string> = {};
-      ctx.resHeaders.forEach((value, key) => (headers[key] = value));
       // Headers a procedure set also go out with its error (e.g. Retry-After with a 429).
-      return errors.length > 0 && isNotModified(errors[0]) ? { status: 304, headers } : { headers };
+      ctx.resHeaders.forEach((value, key) => (headers[key] = value));
+      return { headers };
     },
     onError: ({ error, path }: { error: { code: string; cause?: unknown; message: string }; path?: string }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[hub] REST ${path ?? '?'} failed:`, error.cause ?? error.message);
@@ -101,12 +104,58 @@ export async function handleRest(req: Request): Promise<Response> {
     body = parsed.value ?? {};
   }
 
-  // The request as trpc-to-openapi's node handler reads it: url without the prefix, body already parsed.
+  if (req.method === 'GET') {
+    const policy = responseCachePolicy(url.pathname);
+    if (policy) return cachedGet(req, url);
+  }
+  return runProcedure(req, url, body);
+}
+
+type ProcedureLookup = ReturnType<typeof createProcedureCache>;
+let procedureAt: ProcedureLookup | undefined;
+
+function responseCachePolicy(pathname: string) {
+  procedureAt ??= createProcedureCache(appRouter as never);
+  const match = procedureAt('GET', normalizePath(pathname));
+  return (match?.procedure?.procedure._def.meta as HubMeta | undefined)?.responseCache;
+}
+
+function errorResponse(err: unknown): Response {
+  if (!(err instanceof TRPCError)) throw err;
+  return jsonError(TRPC_ERROR_CODE_HTTP_STATUS[err.code] ?? 500, err.code, err.message);
+}
+
+/** A GET whose answer the response cache may hold (see responseCache.ts). */
+async function cachedGet(req: Request, url: URL): Promise<Response> {
+  let ctx: Context;
+  try {
+    ctx = await createContext(req.headers);
+  } catch (err) {
+    return errorResponse(err);
+  }
+  const key = cacheKey(ctx.principal, url);
+  let entry = lookUp(key);
+  if (entry) {
+    for (const effect of entry.repeat) effect();
+  } else {
+    const computedUnder = generation('catalog');
+    const response = await runProcedure(req, url, undefined, ctx);
+    if (response.status !== 200) return response;
+    entry = store(key, computedUnder, await response.text(), ctx.readEffects);
+  }
+  const headers = cacheHeaders(ctx.principal, entry.etag);
+  if (etagMatches(req.headers.get('if-none-match'), entry.etag)) return new Response(null, { status: 304, headers });
+  return new Response(entry.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+/** Runs the procedure through trpc-to-openapi's handler: url without the prefix, body already parsed. */
+async function runProcedure(req: Request, url: URL, body: unknown, hubContext?: Context): Promise<Response> {
   const rewrittenUrl = url.toString();
   const nodeReq = new Proxy(req, {
     get: (target, prop) => {
       if (prop === 'url') return rewrittenUrl;
       if (prop === 'body') return body;
+      if (prop === 'hubContext') return hubContext;
       const value = Reflect.get(target, prop, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

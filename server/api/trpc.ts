@@ -8,29 +8,38 @@ import { ZodError } from 'zod';
 import { credentialFromHeaders, resolveCredential } from '../domain/credentials';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
 import { describeIssues } from './errors';
+import type { ResponseCachePolicy } from './responseCache';
 
 export interface Context {
   principal: Principal;
   headers: Headers;
   /** Response headers a procedure may set (ETag, Cache-Control, Retry-After). */
   resHeaders: Headers;
-  /** Whether this surface answers If-None-Match with 304 (REST does; see httpCache.ts). */
-  conditionalRequests: boolean;
+  /** Effects of a read that must happen again whenever its answer is served from the response cache. */
+  repeatOnCachedRead: (effect: () => void) => void;
+  readEffects: (() => void)[];
 }
+
+/** Procedure meta: the OpenAPI mapping, and whether REST may serve the answer from the response cache. */
+export type HubMeta = OpenApiMeta & { responseCache?: ResponseCachePolicy };
 
 export interface ContextOptions {
   /** The dashboard authenticates with its session cookie; REST accepts only the Authorization header. */
   allowSessionCookie?: boolean;
-  conditionalRequests?: boolean;
 }
 
 export async function createContext(headers: Headers, opts: ContextOptions = {}): Promise<Context> {
-  const principal = await resolveCredential(credentialFromHeaders(headers, opts));
-  return { principal, headers, resHeaders: new Headers(), conditionalRequests: opts.conditionalRequests ?? false };
+  return contextFor(await resolveCredential(credentialFromHeaders(headers, opts)), headers);
+}
+
+/** The context of a caller already known (server-side page calls, tests). */
+export function contextFor(principal: Principal, headers: Headers = new Headers()): Context {
+  const readEffects: (() => void)[] = [];
+  return { principal, headers, resHeaders: new Headers(), readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
 }
 
 const t = initTRPC
-  .meta<OpenApiMeta>()
+  .meta<HubMeta>()
   .context<Context>()
   .create({
     errorFormatter({ shape, error }) {

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { cachedCatalogRead } from '../../../domain/catalog/cache';
 import { listCategories } from '../../../domain/catalog/queries';
 import { catalogScopeOf } from '../../../domain/principal';
-import { answerWithEtag } from '../../httpCache';
 import { publicProcedure } from '../../trpc';
 import { CategorySchema, toCategory } from '../../schemas/catalog';
 
 export const listCategoriesProcedure = publicProcedure
   .meta({
+    responseCache: 'catalog',
     openapi: {
       method: 'GET',
       path: '/catalog/categories',
@@ -18,9 +17,6 @@ export const listCategoriesProcedure = publicProcedure
   .input(z.object({}))
   .output(z.object({ categories: z.array(CategorySchema) }))
   .query(async ({ ctx }) => {
-    const scope = catalogScopeOf(ctx.principal);
-    const answer = await cachedCatalogRead(scope, 'categories', null, async () => ({
-      categories: (await listCategories(scope)).map(toCategory),
-    }));
-    return answerWithEtag(ctx, answer);
+    const rows = await listCategories(catalogScopeOf(ctx.principal));
+    return { categories: rows.map(toCategory) };
   });

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { cachedCatalogRead } from '../../../domain/catalog/cache';
 import { listTemplates } from '../../../domain/catalog/queries';
 import { catalogScopeOf } from '../../../domain/principal';
-import { answerWithEtag } from '../../httpCache';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 import { PaginationSchema, pageInput, pagination, queryBool, queryList, resolvePage } from '../../schemas/query';
@@ -18,6 +16,7 @@ export const listTemplatesInput = z.object({ ...TemplateFiltersInput, ...pageInp
 
 export const listTemplatesProcedure = publicProcedure
   .meta({
+    responseCache: 'catalog',
     openapi: {
       method: 'GET',
       path: '/catalog/templates',
@@ -29,17 +28,7 @@ export const listTemplatesProcedure = publicProcedure
   .input(listTemplatesInput)
   .output(z.object({ templates: z.array(TemplateSchema), pagination: PaginationSchema }))
   .query(async ({ ctx, input }) => {
-    const scope = catalogScopeOf(ctx.principal);
     const page = resolvePage(input);
-    const filters = {
-      category: input.category || undefined,
-      search: input.search || undefined,
-      featured: input.featured === true,
-      tags: input.tags?.length ? [...new Set(input.tags)].sort() : undefined,
-    };
-    const answer = await cachedCatalogRead(scope, 'list', { ...filters, search: filters.search?.toLowerCase(), ...page }, async () => {
-      const { rows, total } = await listTemplates(scope, filters, page);
-      return { templates: rows.map(toTemplate), pagination: pagination(page, total) };
-    });
-    return answerWithEtag(ctx, answer);
+    const { rows, total } = await listTemplates(catalogScopeOf(ctx.principal), input, page);
+    return { templates: rows.map(toTemplate), pagination: pagination(page, total) };
   });

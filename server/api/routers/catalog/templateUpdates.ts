@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { cachedCatalogRead } from '../../../domain/catalog/cache';
 import { templateUpdates } from '../../../domain/catalog/queries';
 import { catalogScopeOf } from '../../../domain/principal';
-import { answerWithEtag } from '../../httpCache';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 import { isoDateTime } from '../../schemas/query';
 
 export const templateUpdatesProcedure = publicProcedure
   .meta({
+    responseCache: 'catalog',
     openapi: {
       method: 'GET',
       path: '/catalog/templates/updates',
@@ -27,11 +26,6 @@ export const templateUpdatesProcedure = publicProcedure
     }),
   )
   .query(async ({ ctx, input }) => {
-    const scope = catalogScopeOf(ctx.principal);
-    const since = new Date(input.since);
-    const answer = await cachedCatalogRead(scope, 'updates', since.toISOString(), async () => {
-      const { rows, removed, checkedAt } = await templateUpdates(scope, since);
-      return { templates: rows.map(toTemplate), removed, checked_at: checkedAt.toISOString() };
-    });
-    return answerWithEtag(ctx, answer);
+    const { rows, removed, checkedAt } = await templateUpdates(catalogScopeOf(ctx.principal), new Date(input.since));
+    return { templates: rows.map(toTemplate), removed, checked_at: checkedAt.toISOString() };
   });
