@@ -29,11 +29,7 @@ export interface ContextOptions {
 }
 
 export async function createContext(headers: Headers, opts: ContextOptions = {}): Promise<Context> {
-  return contextFor(await resolveCredential(credentialFromHeaders(headers, opts)), headers);
-}
-
-/** The context of a caller already known (server-side page calls, tests). */
-export function contextFor(principal: Principal, headers: Headers = new Headers()): Context {
+  const principal = await resolveCredential(credentialFromHeaders(headers, opts));
   const readEffects: (() => void)[] = [];
   return { principal, headers, resHeaders: new Headers(), readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
 }
