@@ -117,8 +117,8 @@ interface Server {
 }
 
 async function startHub(port: number, env: NodeJS.ProcessEnv, label: string): Promise<Server> {
-  const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
-  const child = startChild(`hub (${label})`, process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+  // The production server of `npm start` (server/http/serve.ts).
+  const child = startChild(`hub (${label})`, process.execPath, ['--import', 'tsx', path.join(root, 'server/http/serve.ts')], {
     cwd: root,
     env,
     log: path.join(logDir, `hub-${label}.log`),

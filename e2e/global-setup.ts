@@ -99,7 +99,12 @@ export default async function globalSetup() {
   };
   delete env.AUTH_URL;
   delete env.AUTH_SECRET;
-  const server = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: root, env, stdio: ['ignore', log, log] });
+  // The production server of `npm start` (server/http/serve.ts).
+  const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/http/serve.ts')], {
+    cwd: root,
+    env: { ...env, PORT: String(port), HOSTNAME: '127.0.0.1' },
+    stdio: ['ignore', log, log],
+  });
 
   const teardown = async () => {
     if (server.exitCode === null) {
@@ -128,6 +133,7 @@ export default async function globalSetup() {
     throw err;
   }
   process.env.E2E_HUB_URL = hubUrl;
+  process.env.E2E_RUN = randomBytes(3).toString('hex');
   process.env.E2E_OIDC_ISSUER = oidc.issuer;
   console.log(`[e2e] Hub at ${hubUrl} (database ${dbName}), OIDC provider at ${oidc.issuer}`);
   return teardown;

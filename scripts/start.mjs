@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm start`: build once if there is no production build, then serve the Hub with `next start`.
+ * `npm start`: build once if there is no production build, then serve the Hub (server/http/serve.ts:
+ * Next.js, with REST /api/v1 and /mcp served straight from their handlers).
  * Migrations are applied by the server when it first opens the database.
  *
  * Sign-in: when no OpenID Connect provider is configured (OIDC_ISSUER, OIDC_CLIENT_ID and
@@ -40,7 +41,12 @@ if (setVars.length === 0) {
   console.warn(`[hub] OIDC is partly configured: set ${oidcVars.filter((n) => !setVars.includes(n)).join(', ')} too; sign-in is disabled until then.`);
 }
 
-const server = spawn(process.execPath, [nextBin, 'start', '-p', port, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: childEnv });
+// The production server: Next.js, with the REST API and /mcp served directly (server/http/serve.ts).
+const server = spawn(process.execPath, ['--import', 'tsx', `${root}server/http/serve.ts`], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { NODE_ENV: 'production', ...childEnv, PORT: port },
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', async (code, signal) => {
   await devProvider?.close();

@@ -29,8 +29,9 @@ export interface CachedResponse {
 
 const cache = ((globalThis as { __hubResponseCache?: LRUCache<string, CachedResponse> }).__hubResponseCache ??= new LRUCache({
   max: 20_000,
-  maxSize: 96 * 1024 * 1024,
-  sizeCalculation: (entry) => Math.max(1, entry.body.length),
+  // Bytes held, roughly: strings are UTF-16 in memory.
+  maxSize: 48 * 1024 * 1024,
+  sizeCalculation: (entry) => Math.max(1, entry.body.length * 2),
   ttl: ENTRY_TTL_MS,
 }));
 

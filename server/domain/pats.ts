@@ -18,7 +18,7 @@
  */
 import { TRPCError } from '@trpc/server';
 import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import { getDb, type Queryable, type Tx } from '../db/client';
+import { getDb, type Db, type Queryable, type Tx } from '../db/client';
 import { instanceKeys, instanceReports, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
 import type { UserPrincipal } from './principal';
@@ -73,18 +73,9 @@ const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null an
  * Resolves the bearer token of an /mcp request. `token` is the raw bearer value (null when absent).
  * One indexed query; every lifecycle rule is checked on every call.
  */
-export async function resolvePat(token: string | null): Promise<PatResolution> {
-  if (token === null || token === '') {
-    return refuse(401, 'missing_token', 'A personal access token is required: send "Authorization: Bearer svp_…"');
-  }
-  if (!token.startsWith('svp_')) {
-    const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
-    return refuse(401, 'not_a_personal_access_token', `${what} not accepted at /mcp; use a personal access token (svp_…)`);
-  }
-  if (parseSecret(token) !== 'svp_') return refuse(401, 'malformed_token', 'Malformed personal access token');
-
-  const db = await getDb();
-  const [row] = await db
+/** Every /mcp call runs this look-up: a prepared statement, planned once per connection. */
+function prepareResolve(db: Db) {
+  return db
     .select({
       tokenId: personalAccessTokens.id,
       userId: personalAccessTokens.userId,
@@ -104,7 +95,29 @@ export async function resolvePat(token: string | null): Promise<PatResolution> {
     .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
     .innerJoin(instanceKeys, and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)))
     .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
-    .where(eq(personalAccessTokens.tokenHash, hashSecret(token)));
+    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
+    .prepare('resolve_personal_access_token');
+}
+const resolveStatements = new WeakMap<Db, ReturnType<typeof prepareResolve>>();
+
+async function resolveStatement() {
+  const db = await getDb();
+  let statement = resolveStatements.get(db);
+  if (!statement) resolveStatements.set(db, (statement = prepareResolve(db)));
+  return statement;
+}
+
+export async function resolvePat(token: string | null): Promise<PatResolution> {
+  if (token === null || token === '') {
+    return refuse(401, 'missing_token', 'A personal access token is required: send "Authorization: Bearer svp_…"');
+  }
+  if (!token.startsWith('svp_')) {
+    const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
+    return refuse(401, 'not_a_personal_access_token', `${what} not accepted at /mcp; use a personal access token (svp_…)`);
+  }
+  if (parseSecret(token) !== 'svp_') return refuse(401, 'malformed_token', 'Malformed personal access token');
+
+  const [row] = await (await resolveStatement()).execute({ hash: hashSecret(token) });
 
   if (!row) return refuse(401, 'unknown_token', 'Unknown personal access token (it may have been rotated or its owner deleted)');
   if (row.revokedAt) return refuse(401, 'revoked', 'This personal access token has been revoked');

@@ -1,9 +1,9 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
 import { and, asc, count, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
-import { execRows, getDb } from '../../db/client';
+import { execRows, getDb, type Db } from '../../db/client';
 import { categories, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
-import { categoryVisible, templateVisible } from './visibility';
+import { categoryVisible, templateVisible, type VisibilityScope } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
 
 const { registryCredentialsEnc: _secret, ...publicColumns } = getTableColumns(templates);
@@ -78,13 +78,29 @@ export async function listTemplates(scope: CatalogScope, filters: TemplateFilter
   return { rows, total: total?.n ?? 0 };
 }
 
-export async function findTemplateBySlug(scope: CatalogScope, slug: string): Promise<TemplateRow | null> {
-  const db = await getDb();
-  const [row] = await db
+/**
+ * Get-by-slug is the one catalog read that misses the response cache often (one entry per template and
+ * caller scope), so it runs as a prepared statement per scope kind: planned once per connection.
+ */
+function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
+  const scope: VisibilityScope = kind === 'org' ? { kind, orgId: sql.placeholder('orgId') } : { kind };
+  return db
     .select(templateSelection)
     .from(templates)
     .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .where(and(eq(templates.slug, slug), templateVisible(scope)));
+    .where(and(eq(templates.slug, sql.placeholder('slug')), templateVisible(scope)))
+    .prepare(`template_by_slug_${kind}`);
+}
+const bySlugStatements = new WeakMap<Db, Record<CatalogScope['kind'], ReturnType<typeof prepareBySlug>>>();
+
+export async function findTemplateBySlug(scope: CatalogScope, slug: string): Promise<TemplateRow | null> {
+  const db = await getDb();
+  let statements = bySlugStatements.get(db);
+  if (!statements) {
+    statements = { admin: prepareBySlug(db, 'admin'), org: prepareBySlug(db, 'org'), anonymous: prepareBySlug(db, 'anonymous') };
+    bySlugStatements.set(db, statements);
+  }
+  const [row] = await statements[scope.kind].execute({ slug, orgId: scope.kind === 'org' ? scope.orgId : undefined });
   return row ?? null;
 }
 

@@ -7,17 +7,20 @@
  *              in a private category X holds an access grant for
  *   anonymous  public templates in non-private categories
  */
-import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { accessGrants, categories, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
 
-function hasGrant(orgId: string): SQL {
+/** A scope, or the org scope of a prepared statement whose organization is a placeholder. */
+export type VisibilityScope = CatalogScope | { kind: 'org'; orgId: Placeholder<'orgId', string> };
+
+function hasGrant(orgId: string | Placeholder): SQL {
   return sql`exists (select 1 from ${accessGrants} where ${accessGrants.orgId} = ${orgId} and ${accessGrants.categoryId} = ${categories.id})`;
 }
 
 const publicTemplate = and(eq(templates.isPublic, true), eq(categories.isPrivate, false))!;
 
-export function templateVisible(scope: CatalogScope): SQL {
+export function templateVisible(scope: VisibilityScope): SQL {
   switch (scope.kind) {
     case 'admin':
       return sql`true`;
