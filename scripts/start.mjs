@@ -33,7 +33,13 @@ if (setVars.length === 0) {
   const hubUrl = (process.env.HUB_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   // Next.js turns loopback addresses into "localhost" in request URLs: that is the callback a local Hub sends.
   const redirectUris = [...new Set([hubUrl, `http://localhost:${port}`].map((u) => u + callbackPath))];
-  devProvider = await startDevOidcProvider({ port: Number(process.env.HUB_DEV_OIDC_PORT ?? Number(port) + 1), redirectUris });
+  const devPort = Number(process.env.HUB_DEV_OIDC_PORT ?? Number(port) + 1);
+  try {
+    devProvider = await startDevOidcProvider({ port: devPort, redirectUris });
+  } catch (err) {
+    console.error(`[hub] the development OpenID provider could not listen on 127.0.0.1:${devPort} (${err.code ?? err.message}); set HUB_DEV_OIDC_PORT, or configure OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET`);
+    process.exit(1);
+  }
   Object.assign(childEnv, devProvider.env);
   console.log('[hub] no OIDC provider configured: sign in with any email through the development provider.');
   console.log('[hub] for real use set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (see README).');
