@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AdminTemplateRow } from '../../domain/catalog/templateAdmin';
 import type { TemplateValues } from '../../domain/catalog/templateAdmin';
 import { ORG_ROLES, ORG_STATUSES, ORG_TIERS, KEY_STATUSES, PLATFORM_ROLES } from './account';
-import { CategorySchema, TemplateSchema, toTemplate } from './catalog';
+import { CategorySchema, TemplateSchema, toCategory, toTemplate } from './catalog';
 import { CREDENTIALS_MASK, type CreateTemplateInput, type UpdateTemplateInput } from './templateInput';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -93,32 +93,10 @@ export const AdminCategorySchema = CategorySchema.extend({
   updated_at: z.string(),
 });
 
-export function toAdminCategory(row: {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  icon: string;
-  sortOrder: number;
-  isPrivate: boolean;
-  templateCount: number;
-  accessCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-}): z.infer<typeof AdminCategorySchema> {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    icon: row.icon,
-    sort_order: row.sortOrder,
-    is_private: row.isPrivate,
-    template_count: Number(row.templateCount),
-    access_count: Number(row.accessCount),
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  };
+export function toAdminCategory(
+  row: Parameters<typeof toCategory>[0] & { accessCount: number; createdAt: Date; updatedAt: Date },
+): z.infer<typeof AdminCategorySchema> {
+  return { ...toCategory(row), access_count: Number(row.accessCount), created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
 }
 
 export const GrantSchema = z.object({
