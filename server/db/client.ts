@@ -19,10 +19,6 @@ export type Queryable = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
-  /** Runs raw SQL and returns rows, hiding the drivers' different result shapes. */
-  rows<T>(query: string, params?: unknown[]): Promise<T[]>;
-  /** Subscribes to a NOTIFY channel (PGlite: same-process only, which is all it serves). */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,11 +52,6 @@ async function openPostgres(url: string): Promise<Database> {
   return {
     db,
     kind: 'postgres',
-    rows: async <T,>(query: string, params: unknown[] = []) =>
-      (await client.unsafe(query, params as never[])) as unknown as T[],
-    listen: async (channel, onPayload) => {
-      await client.listen(channel, onPayload);
-    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -127,10 +118,6 @@ async function openPglite(dataDir: string): Promise<Database> {
   return {
     db: drizzle(pg, { schema }) as unknown as Db,
     kind: 'pglite',
-    rows: async <T,>(query: string, params: unknown[] = []) => (await pg.query<T>(query, params)).rows,
-    listen: async (channel, onPayload) => {
-      await pg.listen(channel, onPayload);
-    },
     close: async () => {
       await pg.close();
       release();
