@@ -5,7 +5,7 @@
  * and the report says so. When the planner prefers another plan (e.g. a sequential scan of a small table),
  * the query is explained again with enable_seqscan off to show the index is usable.
  */
-import { and, asc, count, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 
 export interface ExplainCase {
@@ -67,29 +67,25 @@ async function hubRunner(inputs: Inputs): Promise<Runner> {
   const templateVisible = visibility.templateVisible as (scope: unknown) => SQL;
   const templateFilterSql = queries.templateFilterSql as (f: unknown) => SQL[];
   const templateSelection = queries.templateSelection as Record<string, never>;
-  if (typeof templateVisible !== 'function' || typeof templateFilterSql !== 'function' || !templateSelection) {
+  const listTemplatesQueries = queries.listTemplatesQueries as (db: unknown, scope: unknown, f: unknown, p: unknown) => { list: SQLWrapper; count: SQLWrapper };
+  if (typeof templateVisible !== 'function' || typeof templateFilterSql !== 'function' || !templateSelection || typeof listTemplatesQueries !== 'function') {
     throw new Error('the catalog query pieces are not exported as before');
   }
   const db = await getDb();
   const scope = { kind: 'org', orgId: inputs.orgId };
   return async (c, forced) => {
-    const where = c.kind === 'updates' ? and(templateVisible(scope), gte(templates.updatedAt, inputs.since)) : and(templateVisible(scope), ...templateFilterSql(c.filters));
+    // List and count: exactly the Hub's queries (first page of 50).
+    const page = listTemplatesQueries(db, scope, c.filters, { page: 1, limit: 50 });
     const query =
       c.kind === 'count'
-        ? db.select({ n: count() }).from(templates).innerJoin(categories, eq(categories.id, templates.categoryId)).where(where)
+        ? page.count
         : c.kind === 'list'
-          ? db
-              .select(templateSelection)
-              .from(templates)
-              .innerJoin(categories, eq(categories.id, templates.categoryId))
-              .where(where)
-              .orderBy(desc(templates.isFeatured), asc(templates.name), asc(templates.id))
-              .limit(50)
+          ? page.list
           : db
               .select(templateSelection)
               .from(templates)
               .innerJoin(categories, eq(categories.id, templates.categoryId))
-              .where(where)
+              .where(and(templateVisible(scope), gte(templates.updatedAt, inputs.since)))
               .orderBy(asc(templates.updatedAt), asc(templates.id));
     const explain = sql`explain (analyze, buffers, format text) ${query}`;
     const rows = forced
