@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { personalAccessTokens } from '../server/db/schema';
+import { bump } from '../server/domain/invalidation';
 import { api, createKey, createOrg, createUser } from './helpers';
 import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
 
@@ -90,6 +91,8 @@ describe('/mcp refusals', () => {
     await expectWorks(t.token);
     const db = await getDb();
     await db.update(personalAccessTokens).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(personalAccessTokens.id, t.id));
+    // A direct database write bypasses the Hub's change announcements: announce it as the Hub would.
+    bump('auth');
     await expectRefused(`Bearer ${t.token}`, 401, 'expired');
   });
 

@@ -20,7 +20,9 @@ import { TRPCError } from '@trpc/server';
 import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Db, type Queryable, type Tx } from '../db/client';
 import { instanceKeys, instanceReports, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
+import { LRUCache } from 'lru-cache';
 import { writeAudit } from './audit';
+import { announceChange, generation } from './invalidation';
 import type { UserPrincipal } from './principal';
 import { hashSecret, issueSecret, parseSecret } from './tokens';
 
@@ -71,7 +73,7 @@ const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null an
 
 /**
  * Resolves the bearer token of an /mcp request. `token` is the raw bearer value (null when absent).
- * One indexed query; every lifecycle rule is checked on every call.
+ * One indexed query (cached until an 'auth' change); every lifecycle rule is checked on every call.
  */
 /** Every /mcp call runs this look-up: a prepared statement, planned once per connection. */
 function prepareResolve(db: Db) {
@@ -82,7 +84,7 @@ function prepareResolve(db: Db) {
       orgId: personalAccessTokens.orgId,
       instanceKeyId: personalAccessTokens.instanceKeyId,
       revokedAt: personalAccessTokens.revokedAt,
-      expired: isExpired,
+      expiresAt: personalAccessTokens.expiresAt,
       member: sameMembership,
       email: users.email,
       name: users.name,
@@ -107,6 +109,28 @@ async function resolveStatement() {
   return statement;
 }
 
+type ResolvedRow = Awaited<ReturnType<ReturnType<typeof prepareResolve>['execute']>>[number] | null;
+
+/**
+ * Look-ups cached by token hash for PAT_CACHE_TTL_MS. Every change that can end a token's authority —
+ * rotation, revocation, member removal, user deletion, instance key revoke/re-issue, organization
+ * status, a new MCP URL — announces an 'auth' change (invalidation.ts), which drops the cache in this
+ * process at once and in the others when the notification arrives. Expiry is checked on every call.
+ */
+const PAT_CACHE_TTL_MS = 30_000;
+const patCache = ((globalThis as { __hubPatCache?: LRUCache<string, { generation: number; row: ResolvedRow }> }).__hubPatCache ??=
+  new LRUCache({ max: 50_000, ttl: PAT_CACHE_TTL_MS }));
+
+async function lookUpPat(hash: string): Promise<ResolvedRow> {
+  const current = generation('auth');
+  const cached = patCache.get(hash);
+  if (cached && cached.generation === current) return cached.row;
+  const [row] = await (await resolveStatement()).execute({ hash });
+  // Only if no change was announced while looking up: the answer might predate it.
+  if (generation('auth') === current) patCache.set(hash, { generation: current, row: row ?? null });
+  return row ?? null;
+}
+
 export async function resolvePat(token: string | null): Promise<PatResolution> {
   if (token === null || token === '') {
     return refuse(401, 'missing_token', 'A personal access token is required: send "Authorization: Bearer svp_…"');
@@ -117,11 +141,11 @@ export async function resolvePat(token: string | null): Promise<PatResolution> {
   }
   if (parseSecret(token) !== 'svp_') return refuse(401, 'malformed_token', 'Malformed personal access token');
 
-  const [row] = await (await resolveStatement()).execute({ hash: hashSecret(token) });
+  const row = await lookUpPat(hashSecret(token));
 
   if (!row) return refuse(401, 'unknown_token', 'Unknown personal access token (it may have been rotated or its owner deleted)');
   if (row.revokedAt) return refuse(401, 'revoked', 'This personal access token has been revoked');
-  if (row.expired) return refuse(401, 'expired', 'This personal access token has expired');
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return refuse(401, 'expired', 'This personal access token has expired');
   if (!row.member) {
     return refuse(401, 'membership_ended', "This token's owner is no longer a member of the organization it was minted in");
   }
@@ -368,6 +392,7 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
       .set({ tokenHash: issued.hash, tokenPrefix: issued.displayPrefix, rotatedAt: sql`now()` })
       .where(eq(personalAccessTokens.id, row.id))
       .returning();
+    await announceChange(tx, 'auth'); // the old secret's cached look-ups die now
     await writeAudit(tx, {
       actor: user,
       action: 'personal_access_token.rotate',
@@ -395,6 +420,7 @@ export async function revokePat(user: UserPrincipal, id: string): Promise<{ id: 
       .where(eq(personalAccessTokens.id, row.id))
       .returning({ revokedAt: personalAccessTokens.revokedAt });
     if (!row.revokedAt) {
+      await announceChange(tx, 'auth');
       await writeAudit(tx, {
         actor: user,
         action: 'personal_access_token.revoke',

@@ -8,6 +8,7 @@ import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { dnsRecords, instanceKeys, instanceReports, organizations } from '../../db/schema';
 import { writeAudit } from '../audit';
+import { announceChange } from '../invalidation';
 import type { InstancePrincipal } from '../principal';
 import { ensureDnsPublisher } from './dnsPublisher';
 
@@ -94,6 +95,8 @@ export async function reportInstance(instance: InstancePrincipal, input: Instanc
       .insert(instanceReports)
       .values({ instanceKeyId: instance.keyId, ...next, reportedAt: sql`now()` })
       .onConflictDoUpdate({ target: instanceReports.instanceKeyId, set: { ...next, reportedAt: sql`now()` } });
+    // Cached token look-ups of the MCP proxy carry the instance's MCP URL (domain/pats.ts).
+    if (changed.includes('mcp_url')) await announceChange(tx, 'auth');
     if (changed.length > 0 || !current) {
       await writeAudit(tx, {
         actor: instance,
