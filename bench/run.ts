@@ -12,6 +12,7 @@
  * scenario's answers were wrong); missed targets are reported, not failed. Every process and the database
  * it creates are removed at the end, also on failure or Ctrl-C.
  */
+import { serveCommand } from '../server/http/command.mjs';
 import { execSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -118,7 +119,8 @@ interface Server {
 
 async function startHub(port: number, env: NodeJS.ProcessEnv, label: string): Promise<Server> {
   // The production server of `npm start` (server/http/serve.ts).
-  const child = startChild(`hub (${label})`, process.execPath, ['--import', 'tsx', path.join(root, 'server/http/serve.ts')], {
+  const [command, args] = serveCommand(root);
+  const child = startChild(`hub (${label})`, command, args, {
     cwd: root,
     env,
     log: path.join(logDir, `hub-${label}.log`),

@@ -5,6 +5,7 @@
  *  - the development OpenID provider (oidc-provider) on 127.0.0.1:E2E_PORT+1,
  *  - `next start` on 127.0.0.1:E2E_PORT with that database and provider.
  */
+import { serveCommand } from '../server/http/command.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -100,7 +101,8 @@ export default async function globalSetup() {
   delete env.AUTH_URL;
   delete env.AUTH_SECRET;
   // The production server of `npm start` (server/http/serve.ts).
-  const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/http/serve.ts')], {
+  const [command, args] = serveCommand(root);
+  const server = spawn(command, args, {
     cwd: root,
     env: { ...env, PORT: String(port), HOSTNAME: '127.0.0.1' },
     stdio: ['ignore', log, log],

@@ -11,6 +11,7 @@
  */
 import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { serveCommand } from '../server/http/command.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const nextBin = `${root}node_modules/next/dist/bin/next`;
@@ -48,7 +49,8 @@ if (setVars.length === 0) {
 }
 
 // The production server: Next.js, with the REST API and /mcp served directly (server/http/serve.ts).
-const server = spawn(process.execPath, ['--import', 'tsx', `${root}server/http/serve.ts`], {
+const [command, args] = serveCommand(root);
+const server = spawn(command, args, {
   cwd: root,
   stdio: 'inherit',
   env: { NODE_ENV: 'production', ...childEnv, PORT: port },

@@ -1,11 +1,12 @@
 /**
- * The production server (`npm start`, `npm run serve`): one Node http server in front of Next.js.
+ * The production server (`npm start`; started as server/http/command.mjs says): one Node http server
+ * in front of Next.js.
  * The machine-facing endpoints that Core instances and AI assistants call all the time — REST /api/v1/*
  * and /mcp — go straight to the Hub's handlers (the same functions the Next routes export), skipping
  * Next's page and route machinery (a few milliseconds a request on a small machine). Everything else
  * (dashboard, sign-in, /api/trpc, the OpenAPI document, JWKS) is served by Next.js as usual.
  *
- *   node --import tsx server/http/serve.ts      PORT (3000), HOSTNAME (0.0.0.0)
+ * Environment: PORT (3000), HOSTNAME (0.0.0.0), and the Hub's configuration (README).
  */
 import http from 'node:http';
 import path from 'node:path';

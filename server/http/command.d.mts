@@ -1,0 +1,2 @@
+export declare const SERVE_NODE_FLAGS: string[];
+export declare function serveCommand(root: string): [string, string[]];
