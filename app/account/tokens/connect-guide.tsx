@@ -61,10 +61,8 @@ export function ConfigBlock({ title, where, text }: { title: string; where: stri
         <CopyButton value={text} what={`${title} configuration`} />
       </div>
       <p className="text-xs text-zinc-600">{where}</p>
-      {/* Focusable so keyboard users can scroll a long configuration sideways. */}
-      <pre tabIndex={0} aria-label={`${title} configuration`} className="overflow-x-auto rounded-lg bg-zinc-900 p-3 font-mono text-xs text-zinc-100">
-        {text}
-      </pre>
+      {/* Wrapped, not scrolled: no sideways scrolling on a phone, nothing a keyboard user cannot reach. */}
+      <pre className="whitespace-pre-wrap break-all rounded-lg bg-zinc-900 p-3 font-mono text-xs text-zinc-100">{text}</pre>
     </div>
   );
 }
