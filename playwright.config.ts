@@ -1,6 +1,6 @@
 /**
  * End-to-end tests in a real browser: Debian's Chromium (/usr/bin/chromium, no browser download),
- * the production build (next build + next start), a fresh PostgreSQL database and the development
+ * the production build (next build + the production server of npm start), a fresh PostgreSQL database and the development
  * OpenID provider (oidc-provider on 127.0.0.1), all started by e2e/global-setup.ts.
  *
  *   npm run test:e2e

@@ -6,7 +6,7 @@
  *   options: --build (rebuild .next first), --sizes 1000,100000, --duration SECONDS, --connections N
  *
  * One run: a fresh PostgreSQL database hub_bench_<random> (migrated by the Hub's own client, seeded with
- * SQL, real credentials), the production Hub (`next start`) and the baseline server on it, load from this
+ * SQL, real credentials), the production Hub (server/http/serve.ts, as `npm start` runs it) and the baseline server on it, load from this
  * process with autocannon, results in bench/results/latest.{json,md} (short mode: bench/results/tmp/).
  * Exits non-zero only when the bench itself cannot measure (setup failed, a server did not start, or a
  * scenario's answers were wrong); missed targets are reported, not failed. Every process and the database
@@ -367,7 +367,7 @@ async function main(): Promise<number> {
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const since = new Date().toISOString();
 
-    log(`starting the Hub (next start) and the baseline on ${size.toLocaleString('en-US')} templates`);
+    log(`starting the Hub (production server) and the baseline on ${size.toLocaleString('en-US')} templates`);
     const hub = await startHub(hubPort, { ...serverEnv, PORT: String(hubPort) }, `${size}`);
     const baseline = await startNodeServer(`baseline-${size}`, 'bench/baseline-server.mjs', baselinePort, serverEnv, '/healthz');
 

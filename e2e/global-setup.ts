@@ -3,7 +3,7 @@
  *  - the production build (built when missing or older than the sources; E2E_BUILD=always|never),
  *  - a fresh PostgreSQL database, dropped afterwards,
  *  - the development OpenID provider (oidc-provider) on 127.0.0.1:E2E_PORT+1,
- *  - `next start` on 127.0.0.1:E2E_PORT with that database and provider.
+ *  - the production server of `npm start` (server/http/serve.ts) on 127.0.0.1:E2E_PORT with that database and provider.
  */
 import { serveCommand } from '../server/http/command.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -41,7 +41,7 @@ function buildIfNeeded() {
 async function waitForServer(url: string, server: ChildProcess, logFile: string) {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`next start exited with ${server.exitCode}; see ${logFile}`);
+    if (server.exitCode !== null) throw new Error(`the Hub server exited with ${server.exitCode}; see ${logFile}`);
     try {
       const res = await fetch(url);
       if (res.ok) return;
