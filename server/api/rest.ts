@@ -1,7 +1,8 @@
 /**
  * REST adapter for /api/v1/*: the router's OpenAPI-mapped procedures through trpc-to-openapi.
  * The handler is built once per process (the library's fetch adapter rebuilds it per request).
- * Additions: DELETE reads a JSON body too; validation errors name their fields; every error is JSON.
+ * Additions: DELETE reads a JSON body too; validation errors name their fields; every error is JSON;
+ * GETs of procedures with meta.responseCache are answered through the response cache (responseCache.ts).
  */
 import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, TRPC_ERROR_CODE_HTTP_STATUS } from 'trpc-to-openapi';
