@@ -75,6 +75,13 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
 
 export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
   const { list, count: countQuery } = listTemplatesQueries(await getDb(), scope, filters, page);
+  if (page.page === 1) {
+    // A first page that is not full is everything: no count needed (most searches end here).
+    const rows = await list;
+    if (rows.length < page.limit) return { rows, total: rows.length };
+    const [total] = await countQuery;
+    return { rows, total: total?.n ?? 0 };
+  }
   const [rows, [total]] = await Promise.all([list, countQuery]);
   return { rows, total: total?.n ?? 0 };
 }
