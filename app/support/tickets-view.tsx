@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../_components/ui';
 import { errorMessage } from '../_lib/errors';
 import { trpc } from '../_lib/trpc';
-import { OrgSelect, Pagination, SeverityBadge, StatusBadge } from './support-ui';
+import { OrgSelect, SeverityBadge, StatusBadge } from './support-ui';
+import { Pager } from '../_components/pager';
 
 const LIMIT = 25;
 type Status = 'open' | 'pending' | 'closed';
@@ -90,7 +91,7 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pagination pagination={list.data.pagination} onPage={setPage} />
+          <Pager pagination={list.data.pagination} onPage={setPage} />
         </>
       )}
     </div>

@@ -6,7 +6,7 @@ import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
 import { Badge, Button, EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../pager';
+import { Pager } from '../../_components/pager';
 
 type Key = RouterOutputs['admin']['listApiKeys']['apiKeys'][number];
 

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { Button, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../pager';
+import { Pager } from '../../_components/pager';
 
 const TARGETS = ['', 'api_key', 'user', 'organization', 'member', 'template', 'category', 'access_grant', 'personal_access_token'];
 

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Table, td, th } from '../../_components/ui';
-import { Pager } from '../pager';
+import { Pager } from '../../_components/pager';
 
 export function OrganizationsTable() {
   const [search, setSearch] = useState('');

@@ -4,7 +4,7 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../pager';
+import { Pager } from '../../_components/pager';
 
 type Role = 'user' | 'admin' | 'superadmin';
 

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { buttonClass, Button, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { OrgSelect, Pagination } from '../support-ui';
+import { OrgSelect } from '../support-ui';
+import { Pager } from '../../_components/pager';
 
 const LIMIT = 50;
 
@@ -148,7 +149,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pagination pagination={list.data.pagination} onPage={setPage} />
+          <Pager pagination={list.data.pagination} onPage={setPage} />
         </>
       )}
     </div>

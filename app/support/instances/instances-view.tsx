@@ -4,7 +4,8 @@ import { toast } from 'sonner';
 import { Badge, Button, EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { OrgSelect, Pagination, PublishBadge } from '../support-ui';
+import { OrgSelect, PublishBadge } from '../support-ui';
+import { Pager } from '../../_components/pager';
 
 const LIMIT = 25;
 type PublishState = 'published' | 'pending' | 'failed' | 'local';
@@ -117,7 +118,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pagination pagination={list.data.pagination} onPage={setPage} />
+          <Pager pagination={list.data.pagination} onPage={setPage} />
         </>
       )}
     </div>

@@ -1,5 +1,6 @@
 'use client';
-import { Button } from '../_components/ui';
+/** Previous/next paging of the dashboard's lists. */
+import { Button } from './ui';
 
 export function Pager({ pagination, onPage }: { pagination: { page: number; totalPages: number; total: number }; onPage: (page: number) => void }) {
   if (pagination.totalPages <= 1) return <p className="text-sm text-zinc-600">{pagination.total} in total</p>;
