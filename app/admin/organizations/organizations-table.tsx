@@ -3,29 +3,25 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Table, td, th } from '../../_components/ui';
+import { Badge, EmptyState, ErrorState, formatDate, Loading, Table, td, th } from '../../_components/ui';
 import { Pager } from '../../_components/pager';
+import { SearchForm } from '../../_components/search-form';
 
 export function OrganizationsTable() {
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const list = trpc.admin.listOrganizations.useQuery({ search: query || undefined, page, limit: 25 }, { placeholderData: (p) => p });
   return (
     <div className="space-y-3">
-      <form
-        role="search"
-        className="flex max-w-md gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
+      <SearchForm
+        id="org-search"
+        label="Search organizations"
+        placeholder="Name or slug"
+        onSearch={(q) => {
+          setQuery(q);
           setPage(1);
         }}
-      >
-        <label htmlFor="org-search" className="sr-only">Search organizations</label>
-        <Input id="org-search" type="search" placeholder="Name or slug" value={search} onChange={(e) => setSearch(e.target.value)} />
-        <Button type="submit" variant="secondary">Search</Button>
-      </form>
+      />
       {list.isPending ? (
         <Loading rows={5} />
       ) : list.isError ? (

@@ -5,15 +5,15 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Table, td, th } from '../../_components/ui';
+import { Badge, Button, EmptyState, ErrorState, formatDate, Loading, Table, td, th } from '../../_components/ui';
 import { Pager } from '../../_components/pager';
+import { SearchForm } from '../../_components/search-form';
 
 type Row = RouterOutputs['admin']['listTemplates']['templates'][number];
 const LIMIT = 20;
 
 export function TemplatesTable() {
   const utils = trpc.useUtils();
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const [deleting, setDeleting] = useState<Row | null>(null);
@@ -29,19 +29,15 @@ export function TemplatesTable() {
 
   return (
     <div className="space-y-3">
-      <form
-        role="search"
-        className="flex max-w-md gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
+      <SearchForm
+        id="tpl-search"
+        label="Search templates"
+        placeholder="Search name or description"
+        onSearch={(q) => {
+          setQuery(q);
           setPage(1);
         }}
-      >
-        <label htmlFor="tpl-search" className="sr-only">Search templates</label>
-        <Input id="tpl-search" type="search" placeholder="Search name or description" value={search} onChange={(e) => setSearch(e.target.value)} />
-        <Button type="submit" variant="secondary">Search</Button>
-      </form>
+      />
       {list.isPending ? (
         <Loading rows={6} />
       ) : list.isError ? (

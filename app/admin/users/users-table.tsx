@@ -3,14 +3,14 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { Badge, Button, EmptyState, ErrorState, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
+import { Badge, EmptyState, ErrorState, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
 import { Pager } from '../../_components/pager';
+import { SearchForm } from '../../_components/search-form';
 
 type Role = 'user' | 'admin' | 'superadmin';
 
 export function UsersTable({ selfId }: { selfId: string }) {
   const utils = trpc.useUtils();
-  const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(1);
   const list = trpc.admin.listUsers.useQuery({ search: query || undefined, page, limit: 25 }, { placeholderData: (p) => p });
@@ -26,19 +26,15 @@ export function UsersTable({ selfId }: { selfId: string }) {
   });
   return (
     <div className="space-y-3">
-      <form
-        role="search"
-        className="flex max-w-md gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery(search.trim());
+      <SearchForm
+        id="user-search"
+        label="Search users"
+        placeholder="Email"
+        onSearch={(q) => {
+          setQuery(q);
           setPage(1);
         }}
-      >
-        <label htmlFor="user-search" className="sr-only">Search users</label>
-        <Input id="user-search" type="search" placeholder="Email" value={search} onChange={(e) => setSearch(e.target.value)} />
-        <Button type="submit" variant="secondary">Search</Button>
-      </form>
+      />
       {list.isPending ? (
         <Loading rows={5} />
       ) : list.isError ? (

@@ -1,0 +1,26 @@
+'use client';
+/** The search box above the admin lists: submits the trimmed text. */
+import { useState } from 'react';
+import { Button, Input } from './ui';
+
+export function SearchForm({ id, label, placeholder, onSearch }: { id: string; label: string; placeholder: string; onSearch: (query: string) => void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      role="search"
+      className="flex max-w-md gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <label htmlFor={id} className="sr-only">
+        {label}
+      </label>
+      <Input id={id} type="search" placeholder={placeholder} value={text} onChange={(e) => setText(e.target.value)} />
+      <Button type="submit" variant="secondary">
+        Search
+      </Button>
+    </form>
+  );
+}
