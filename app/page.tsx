@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { TRPCError } from '@trpc/server';
-import { pageCaller } from '@/server/auth/session';
+import { pageCaller } from '@/server/api/pageCaller';
 import { catalogHref, PAGE_SIZE, readCatalogParams, type SearchParams } from './_lib/catalog-params';
 import { Badge, buttonClass, cx, EmptyState, ErrorState, Input, Notice, PageHeader, Select } from './_components/ui';
 

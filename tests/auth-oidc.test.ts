@@ -8,7 +8,7 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { auditLog, users } from '../server/db/schema';
-import { resolveCredential } from '../server/domain/credentials';
+import { resolveCredential } from '../server/auth/credentials';
 import { verifyJwt } from '../server/domain/jwt';
 import { startDevOidcProvider, type DevOidcProvider } from '../server/auth/dev-oidc-provider.mjs';
 import { SignInRefused, userForOidcIdentity } from '../server/auth/identity';
@@ -134,7 +134,7 @@ describe('OIDC sign-in through Auth.js and the development provider', () => {
 
     const db = await getDb();
     await db.delete(users).where(eq(users.email, email));
-    await expect(resolveCredential(session!)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(resolveCredential(session!)).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 
   it('links a CLI-created user by email on first sign-in, and HUB_SUPERADMIN_EMAILS promotes', async () => {

@@ -7,7 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { personalAccessTokens } from '../server/db/schema';
-import { bump } from '../server/domain/invalidation';
+import { bump } from '../server/db/invalidation';
 import { api, createKey, createOrg, createUser } from './helpers';
 import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
 

@@ -6,11 +6,9 @@
  *
  *   GET /api/export/addon-events?format=csv|ndjson&org_id=&instance_id=&addon=&action=&since=&until=
  */
-import { TRPCError } from '@trpc/server';
-import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { z } from 'zod';
 import { addonEventScopeOf, iterateAddonEvents, type AddonEventRow } from '../domain/support/addonEvents';
-import { describeIssues } from './errors';
+import { errorResponse } from './errors';
 import { addonEventFilterInput, toAddonEvent, toAddonEventFilters } from './schemas/support';
 import { createContext } from './trpc';
 
@@ -58,20 +56,16 @@ function csvLine(row: AddonEventRow): string {
   return `${cells.map(csvCell).join(',')}\r\n`;
 }
 
-const jsonError = (status: number, code: string, message: string) =>
-  Response.json({ code, message }, { status, headers: { 'cache-control': 'no-store' } });
-
 export async function exportAddonEvents(req: Request): Promise<Response> {
   let scope;
   try {
     const ctx = await createContext(req.headers, { allowSessionCookie: true });
     scope = addonEventScopeOf(ctx.principal);
   } catch (err) {
-    if (err instanceof TRPCError) return jsonError(getHTTPStatusCodeFromError(err), err.code, err.message);
-    throw err;
+    return errorResponse(err, 'addon event export');
   }
   const parsed = ExportInput.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!parsed.success) return jsonError(400, 'BAD_REQUEST', describeIssues(parsed.error.issues));
+  if (!parsed.success) return errorResponse(parsed.error, 'addon event export');
   const { format } = parsed.data;
   const rows = iterateAddonEvents(scope, toAddonEventFilters(parsed.data));
   const encoder = new TextEncoder();

@@ -1,3 +1,40 @@
+/**
+ * The one error mapper. The domain throws DomainError (server/domain/errors.ts), zod reports invalid
+ * input, tRPC wraps both; this module turns any of them into the tRPC error (toTRPCError) and into the
+ * HTTP answer `{code, message}` (toHttpError, errorResponse) with the status table below. REST, /api/trpc,
+ * the export route, /mcp refusals and the Node bridge all answer errors through it. Anything else is a
+ * bug or an outage: logged, answered 500 without details (never SQL, stacks or driver messages).
+ */
+import { TRPCError } from '@trpc/server';
+import { ZodError } from 'zod';
+import { DomainError, type DomainErrorCode } from '../domain/errors';
+
+/** The `code` of every JSON error body (tRPC's names) and its HTTP status: the one status table. */
+const STATUS = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+} as const;
+export type ErrorCode = keyof typeof STATUS;
+
+const FROM_DOMAIN: Record<DomainErrorCode, ErrorCode> = {
+  invalid: 'BAD_REQUEST',
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  too_large: 'PAYLOAD_TOO_LARGE',
+  rate_limited: 'TOO_MANY_REQUESTS',
+};
+
 /** One wording for validation errors on every surface: the message names each offending field. */
 export interface IssueLike {
   path?: readonly PropertyKey[];
@@ -11,4 +48,68 @@ export function describeIssues(issues: readonly IssueLike[]): string {
   });
   const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
   return `Invalid input: ${parts.join('; ')}${more}`;
+}
+
+/** An error of the transport itself (unparsable body, wrong media type, no such route). */
+export class TransportError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface HttpError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  issues?: readonly IssueLike[];
+  reason?: string;
+  headers: Record<string, string>;
+  /** The original failure when it is not one the caller may see (500): for the log. */
+  unexpected?: unknown;
+}
+
+export function toHttpError(err: unknown): HttpError {
+  // tRPC wraps what a procedure threw; the cause says what it was.
+  const inner = err instanceof TRPCError && err.cause && (err.cause instanceof DomainError || err.cause instanceof ZodError) ? err.cause : err;
+  if (inner instanceof DomainError) {
+    const code = FROM_DOMAIN[inner.code];
+    const headers: Record<string, string> = inner.retryAfterSeconds !== undefined ? { 'retry-after': String(inner.retryAfterSeconds) } : {};
+    return { status: STATUS[code], code, message: inner.message, reason: inner.reason, headers };
+  }
+  if (inner instanceof ZodError) {
+    return { status: 400, code: 'BAD_REQUEST', message: describeIssues(inner.issues), issues: inner.issues, headers: {} };
+  }
+  if (inner instanceof TransportError) return { status: STATUS[inner.code], code: inner.code, message: inner.message, headers: {} };
+  if (inner instanceof TRPCError && inner.code !== 'INTERNAL_SERVER_ERROR' && inner.code in STATUS) {
+    const code = inner.code as ErrorCode;
+    return { status: STATUS[code], code, message: inner.message, headers: {} };
+  }
+  const unexpected = inner instanceof TRPCError && inner.cause ? inner.cause : inner;
+  return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', headers: {}, unexpected };
+}
+
+/** The tRPC error of a domain error (procedure middleware); other errors pass unchanged. */
+export function toTRPCError(err: unknown): unknown {
+  if (!(err instanceof DomainError)) return err;
+  return new TRPCError({ code: FROM_DOMAIN[err.code], message: err.message, cause: err });
+}
+
+/** The JSON body of an error answer. */
+export function errorBody(e: HttpError): { code: ErrorCode; message: string; reason?: string; issues?: readonly IssueLike[] } {
+  return { code: e.code, message: e.message, ...(e.reason ? { reason: e.reason } : {}), ...(e.issues ? { issues: e.issues } : {}) };
+}
+
+/** Logs an unexpected failure once, with where it happened. */
+export function logUnexpected(where: string, e: HttpError) {
+  if (e.status === 500) console.error(`[hub] ${where} failed:`, e.unexpected);
+}
+
+/** The HTTP answer of any error: `{code, message}` (+ reason, issues), status and headers from the table. */
+export function errorResponse(err: unknown, where: string, headers: (e: HttpError) => Record<string, string> = () => ({})): Response {
+  const e = toHttpError(err);
+  logUnexpected(where, e);
+  return Response.json(errorBody(e), { status: e.status, headers: { 'cache-control': 'no-store', ...e.headers, ...headers(e) } });
 }

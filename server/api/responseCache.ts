@@ -1,37 +1,49 @@
 /**
  * The REST response cache of the catalog reads. Core instances poll the same few answers over and over;
- * a hit is served from the stored JSON text without running the procedure, validating its output or
- * serializing it again. A procedure opts in with `meta.responseCache = 'catalog'`.
+ * a hit is served from stored bytes without running the procedure, validating its output or serializing
+ * it again. A procedure opts in with `meta.responseCache = 'catalog'`.
  *
  *  - Key: the caller (its kind and catalog scope: what it may see) and the normalized URL.
  *  - Valid while the catalog generation it was stored under is current: every catalog write bumps it in
- *    this process at once and in the others through LISTEN/NOTIFY (domain/invalidation.ts); and for at
+ *    this process at once and in the others through LISTEN/NOTIFY (db/invalidation.ts); and for at
  *    most ENTRY_TTL_MS, since download counts change without a catalog write.
- *  - ETag (strong, of the stored text) and Cache-Control on every answer; If-None-Match → 304.
+ *  - Compressed once per entry: the gzip and brotli forms are made the first time a client accepts
+ *    them and kept with the entry (Vary: Accept-Encoding); every answer has its Content-Length.
+ *  - ETag (strong, of the JSON, one per encoding) and Cache-Control on every answer; If-None-Match → 304.
  *  - Effects that belong to every read (counting a download) are registered by the procedure with
  *    ctx.repeatOnCachedRead() and run again on each hit, 304 included.
  */
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { generation } from '../domain/invalidation';
+import type { HeaderReader } from '../auth/credentials';
+import { generation } from '../db/invalidation';
 import { catalogScopeOf, type Principal } from '../domain/principal';
 
 export type ResponseCachePolicy = 'catalog';
 
 const ENTRY_TTL_MS = 60_000;
+/** Smaller answers are sent as they are: compression would save less than it costs. */
+const COMPRESS_MIN_BYTES = 1024;
+
+type Encoding = 'br' | 'gzip' | 'identity';
 
 export interface CachedResponse {
   generation: number;
-  body: string;
-  etag: string;
+  /** The JSON, as sent without compression. */
+  identity: Buffer;
+  /** Compressed forms, made on first demand. */
+  encoded: { br?: Buffer; gzip?: Buffer };
+  /** The strong ETag of the JSON, without its quotes. */
+  tag: string;
   repeat: (() => void)[];
 }
 
 const cache = ((globalThis as { __hubResponseCache?: LRUCache<string, CachedResponse> }).__hubResponseCache ??= new LRUCache({
   max: 20_000,
-  // Bytes held, roughly: strings are UTF-16 in memory.
-  maxSize: 48 * 1024 * 1024,
-  sizeCalculation: (entry) => Math.max(1, entry.body.length * 2),
+  // Bytes held: the JSON and, at most, about as much again in compressed forms.
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.identity.byteLength * 1.5)),
   ttl: ENTRY_TTL_MS,
 }));
 
@@ -41,9 +53,9 @@ function callerKey(principal: Principal): string {
 }
 
 /** Same answer for the same parameters in any order. */
-export function cacheKey(principal: Principal, url: URL): string {
-  const params = [...url.searchParams].sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
-  return `${callerKey(principal)} ${url.pathname}?${new URLSearchParams(params)}`;
+export function cacheKey(principal: Principal, pathname: string, params: URLSearchParams): string {
+  const sorted = [...params].sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
+  return `${callerKey(principal)} ${pathname}?${new URLSearchParams(sorted)}`;
 }
 
 export function lookUp(key: string): CachedResponse | undefined {
@@ -52,23 +64,62 @@ export function lookUp(key: string): CachedResponse | undefined {
 }
 
 /** Stores an answer computed while `computedUnder` was the generation, unless a write happened meanwhile. */
-export function store(key: string, computedUnder: number, body: string, repeat: (() => void)[]): CachedResponse {
-  const entry = { generation: computedUnder, body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, repeat };
+export function store(key: string, computedUnder: number, json: string, repeat: (() => void)[]): CachedResponse {
+  const identity = Buffer.from(json);
+  const entry: CachedResponse = { generation: computedUnder, identity, encoded: {}, tag: createHash('sha1').update(identity).digest('base64url'), repeat };
   if (generation('catalog') === computedUnder) cache.set(key, entry);
   return entry;
 }
 
-export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+function bodyIn(entry: CachedResponse, encoding: Encoding): Buffer {
+  if (encoding === 'identity') return entry.identity;
+  return (entry.encoded[encoding] ??=
+    encoding === 'br'
+      ? brotliCompressSync(entry.identity, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.byteLength },
+        })
+      : gzipSync(entry.identity, { level: 6 }));
 }
 
-/** Anonymous answers may be kept by shared caches; keyed answers only by their caller. Both revalidate. */
-export function cacheHeaders(principal: Principal, etag: string): Record<string, string> {
-  return {
-    etag,
+const negotiated = new Map<string, Encoding>();
+
+/** The encoding to send for an Accept-Encoding header: brotli, else gzip, else none (q=0 refuses). */
+export function negotiateEncoding(acceptEncoding: string | null): Encoding {
+  if (!acceptEncoding) return 'identity';
+  let choice = negotiated.get(acceptEncoding);
+  if (choice) return choice;
+  const accepted = new Set<string>();
+  for (const part of acceptEncoding.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    if (name && (!q || Number(q[1]) > 0)) accepted.add(name);
+  }
+  choice = accepted.has('br') ? 'br' : accepted.has('gzip') || accepted.has('*') ? 'gzip' : 'identity';
+  if (negotiated.size > 1000) negotiated.clear();
+  negotiated.set(acceptEncoding, choice);
+  return choice;
+}
+
+function etagMatches(ifNoneMatch: string | null, tag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  // Any representation's ETag of the same JSON matches (weak comparison, as RFC 9110 asks for If-None-Match).
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '').replace(/^"|"$/g, '').replace(/\.(br|gzip)$/, '') === tag);
+}
+
+/** The answer of a cached entry for this request: 304, or 200 in the best encoding the client accepts. */
+export function cachedAnswer(entry: CachedResponse, principal: Principal, headers: HeaderReader) {
+  const encoding = entry.identity.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(headers.get('accept-encoding')) : 'identity';
+  const out: Record<string, string> = {
+    etag: encoding === 'identity' ? `"${entry.tag}"` : `"${entry.tag}.${encoding}"`,
+    // Anonymous answers may be kept by shared caches; keyed answers only by their caller. Both revalidate.
     'cache-control': principal.kind === 'anonymous' ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate',
-    vary: 'Authorization',
+    vary: 'Authorization, Accept-Encoding',
   };
+  if (etagMatches(headers.get('if-none-match'), entry.tag)) return { status: 304, headers: out, body: null };
+  const body = bodyIn(entry, encoding);
+  out['content-type'] = 'application/json';
+  out['content-length'] = String(body.byteLength);
+  if (encoding !== 'identity') out['content-encoding'] = encoding;
+  return { status: 200, headers: out, body };
 }

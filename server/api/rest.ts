@@ -1,193 +1,170 @@
 /**
- * REST adapter for /api/v1/*: the router's OpenAPI-mapped procedures through trpc-to-openapi.
- * The handler is built once per process (the library's fetch adapter rebuilds it per request).
- * Additions: DELETE reads a JSON body too; validation errors name their fields; every error is JSON;
- * GETs of procedures with meta.responseCache are answered through the response cache (responseCache.ts).
+ * REST /api/v1/*: one pass per request over the router's OpenAPI-mapped procedures. trpc-to-openapi
+ * provides the route table (and the OpenAPI document, openapi.ts); this dispatcher does the rest:
+ * match the route once (the match carries the procedure, its meta and its cache policy), read the input
+ * once (query string, JSON body — DELETE's too — and path parameters; no schema is coerced in place),
+ * build the context once and call the procedure with it, write the answer once. Errors go through
+ * errors.ts; cacheable GETs through the response cache (responseCache.ts).
+ *
+ * Transport-neutral: a RestRequest in, a RestAnswer out. Adapters: handleRest (Fetch: the Next route,
+ * the tests) and server/http/serve.ts (Node's http, the production fast path).
  */
-import { TRPCError } from '@trpc/server';
-import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, TRPC_ERROR_CODE_HTTP_STATUS } from 'trpc-to-openapi';
-import { generation } from '../domain/invalidation';
-import { describeIssues, type IssueLike } from './errors';
-import { cacheHeaders, cacheKey, etagMatches, lookUp, store } from './responseCache';
+import type { AnyProcedure, ProcedureType } from '@trpc/server';
+import { createProcedureCache, normalizePath } from 'trpc-to-openapi';
+import type { HeaderReader } from '../auth/credentials';
+import { generation } from '../db/invalidation';
+import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
+import { cachedAnswer, cacheKey, lookUp, store } from './responseCache';
 import { appRouter } from './root';
 import { createContext, type Context, type HubMeta } from './trpc';
 
 export const REST_PREFIX = '/api/v1';
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-type NodeHandler = ReturnType<typeof createOpenApiNodeHttpHandler>;
-let handler: NodeHandler | undefined;
-
-function nodeHandler(): NodeHandler {
-  handler ??= createOpenApiNodeHttpHandler({
-    router: appRouter,
-    // A context resolved before (for the response cache) rides along on the request.
-    createContext: ({ req }: { req: Request & { hubContext?: Context } }) => req.hubContext ?? createContext(req.headers),
-    responseMeta: ({ ctx }: { ctx?: Context }) => {
-      if (!ctx) return {};
-      const headers: Record<string, string> = {};
-      // Headers a procedure set also go out with its error (e.g. Retry-After with a 429).
-      ctx.resHeaders.forEach((value, key) => (headers[key] = value));
-      return { headers };
-    },
-    onError: ({ error, path }: { error: { code: string; cause?: unknown; message: string }; path?: string }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[hub] REST ${path ?? '?'} failed:`, error.cause ?? error.message);
-    },
-    maxBodySize: MAX_BODY_BYTES,
-  } as never);
-  return handler;
+export interface RestRequest {
+  method: string;
+  /** Path and query string as sent, e.g. /api/v1/catalog/templates?page=2 */
+  url: string;
+  headers: HeaderReader;
+  /** The body, or null when it is larger than `limit` bytes (then it is not read further). */
+  readBody(limit: number): Promise<Uint8Array | null>;
 }
 
-export function jsonError(status: number, code: string, message: string, extra: Record<string, unknown> = {}) {
-  return Response.json({ code, message, ...extra }, { status });
+export interface RestAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
 }
 
-type BodyResult = { ok: true; value: unknown } | { ok: false; tooLarge?: true };
+interface Route {
+  procedure: AnyProcedure;
+  /** The procedure's dotted path in the router (e.g. catalog.listTemplates). */
+  path: string;
+  type: ProcedureType;
+  meta: HubMeta;
+  pathInput: Record<string, string>;
+}
 
-/** Reads at most MAX_BODY_BYTES (a larger body is refused without buffering it all) and parses it as JSON. */
-async function readJsonBody(req: Request): Promise<BodyResult> {
-  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return { ok: false, tooLarge: true };
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        await reader.cancel().catch(() => {});
-        return { ok: false, tooLarge: true };
-      }
-      chunks.push(value);
+type RouteTable = ReturnType<typeof createProcedureCache>;
+let routeTable: RouteTable | undefined;
+
+/** The one route match: trpc-to-openapi's table (declaration order, case-insensitive), built once per process. */
+function matchRoute(method: string, pathname: string): Route | null {
+  routeTable ??= createProcedureCache(appRouter as never);
+  const match = routeTable(method as never, normalizePath(pathname));
+  if (!match?.procedure) return null;
+  const { procedure, path, type } = match.procedure as unknown as { procedure: AnyProcedure; path: string; type: ProcedureType };
+  const pathInput: Record<string, string> = {};
+  for (const [key, value] of Object.entries(match.pathInput)) {
+    try {
+      pathInput[key] = decodeURIComponent(value);
+    } catch {
+      pathInput[key] = value;
     }
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks)); // like Request.text(): BOM dropped, bad bytes replaced
-  if (text.trim() === '') return { ok: true, value: undefined };
+  return { procedure, path, type, meta: (procedure._def.meta ?? {}) as HubMeta, pathInput };
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function errorAnswer(err: unknown, where: string): RestAnswer {
+  const e = toHttpError(err);
+  logUnexpected(where, e);
+  return { status: e.status, headers: { ...JSON_HEADERS, ...e.headers }, body: JSON.stringify(errorBody(e)) };
+}
+
+/** Query parameters as input: one value → string, repeated → array (own properties only). */
+function queryInput(params: URLSearchParams): Record<string, unknown> {
+  const input = new Map<string, string | string[]>();
+  for (const [key, value] of params) {
+    const had = input.get(key);
+    input.set(key, had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value]);
+  }
+  return Object.fromEntries(input);
+}
+
+async function bodyInput(req: RestRequest): Promise<Record<string, unknown> | undefined> {
+  const bytes = await req.readBody(MAX_BODY_BYTES);
+  if (bytes === null) throw new TransportError('PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes (2 MiB)`);
+  const text = new TextDecoder().decode(bytes); // like Request.text(): BOM dropped, bad bytes replaced
+  if (text.trim() === '') return undefined;
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
-    return { ok: false };
+    throw new TransportError('PARSE_ERROR', 'Request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TransportError('BAD_REQUEST', 'Request body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** The procedure's input: the query string (GET, DELETE), the JSON body (POST, PUT, PATCH, DELETE), the path parameters. */
+async function readInput(req: RestRequest, route: Route, url: URL): Promise<Record<string, unknown>> {
+  if (req.method === 'GET') return { ...queryInput(url.searchParams), ...route.pathInput };
+  if (req.method === 'DELETE') {
+    // The spec's DELETEs carry their input in a JSON body; query parameters work too (and win).
+    return { ...(await bodyInput(req)), ...queryInput(url.searchParams), ...route.pathInput };
+  }
+  const contentType = req.headers.get('content-type') ?? '';
+  if (!contentType.toLowerCase().startsWith('application/json')) {
+    throw new TransportError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON (Content-Type: application/json)');
+  }
+  return { ...(await bodyInput(req)), ...route.pathInput };
+}
+
+function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
+  return route.procedure({ ctx, path: route.path, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+}
+
+export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
+  const url = new URL(req.url, 'http://hub');
+  const pathname = url.pathname.slice(REST_PREFIX.length) || '/';
+  const where = `REST ${req.method} ${pathname}`;
+  try {
+    const route = matchRoute(req.method, pathname);
+    if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
+    const input = await readInput(req, route, url);
+    const ctx = await createContext(req.headers);
+
+    if (req.method !== 'GET' || !route.meta.responseCache) {
+      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(await call(route, ctx, input)) ?? null };
+    }
+    const key = cacheKey(ctx.principal, pathname, url.searchParams);
+    let entry = lookUp(key);
+    if (entry) {
+      for (const effect of entry.repeat) effect();
+    } else {
+      const computedUnder = generation('catalog');
+      entry = store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
+    }
+    return cachedAnswer(entry, ctx.principal, req.headers);
+  } catch (err) {
+    return errorAnswer(err, where);
   }
 }
 
-function bodyError(parsed: { tooLarge?: true }) {
-  return parsed.tooLarge
-    ? jsonError(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes (2 MiB)`)
-    : jsonError(400, 'PARSE_ERROR', 'Request body is not valid JSON');
-}
-
+/** The Fetch adapter (Next's route handler, the tests). */
 export async function handleRest(req: Request): Promise<Response> {
   const url = new URL(req.url);
-  url.pathname = url.pathname.slice(REST_PREFIX.length) || '/';
-  let body: unknown;
+  const answer = await dispatchRest({ method: req.method, url: url.pathname + url.search, headers: req.headers, readBody: (limit) => readWebBody(req, limit) });
+  return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
+}
 
-  if (req.method === 'DELETE') {
-    // trpc-to-openapi reads DELETE input from the query string only: fold a JSON body into it.
-    const parsed = await readJsonBody(req);
-    if (!parsed.ok) return bodyError(parsed);
-    if (parsed.value !== undefined) {
-      if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-        return jsonError(400, 'BAD_REQUEST', 'Request body must be a JSON object');
-      }
-      for (const [key, value] of Object.entries(parsed.value)) {
-        if (value !== null && typeof value === 'object') return jsonError(400, 'BAD_REQUEST', `Invalid input: ${key}: must be a scalar`);
-        if (!url.searchParams.has(key)) url.searchParams.set(key, String(value));
-      }
+async function readWebBody(req: Request, limit: number): Promise<Uint8Array | null> {
+  if (Number(req.headers.get('content-length') ?? 0) > limit) return null;
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
     }
-  } else if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
-    const contentType = req.headers.get('content-type') ?? '';
-    if (!contentType.toLowerCase().startsWith('application/json')) {
-      return jsonError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request body must be JSON (Content-Type: application/json)');
-    }
-    const parsed = await readJsonBody(req);
-    if (!parsed.ok) return bodyError(parsed);
-    body = parsed.value ?? {};
+    chunks.push(value);
   }
-
-  if (req.method === 'GET') {
-    const policy = responseCachePolicy(url.pathname);
-    if (policy) return cachedGet(req, url);
-  }
-  return runProcedure(req, url, body);
-}
-
-type ProcedureLookup = ReturnType<typeof createProcedureCache>;
-let procedureAt: ProcedureLookup | undefined;
-
-function responseCachePolicy(pathname: string) {
-  procedureAt ??= createProcedureCache(appRouter as never);
-  const match = procedureAt('GET', normalizePath(pathname));
-  return (match?.procedure?.procedure._def.meta as HubMeta | undefined)?.responseCache;
-}
-
-function errorResponse(err: unknown): Response {
-  if (!(err instanceof TRPCError)) throw err;
-  return jsonError(TRPC_ERROR_CODE_HTTP_STATUS[err.code] ?? 500, err.code, err.message);
-}
-
-/** A GET whose answer the response cache may hold (see responseCache.ts). */
-async function cachedGet(req: Request, url: URL): Promise<Response> {
-  let ctx: Context;
-  try {
-    ctx = await createContext(req.headers);
-  } catch (err) {
-    return errorResponse(err);
-  }
-  const key = cacheKey(ctx.principal, url);
-  let entry = lookUp(key);
-  if (entry) {
-    for (const effect of entry.repeat) effect();
-  } else {
-    const computedUnder = generation('catalog');
-    const response = await runProcedure(req, url, undefined, ctx);
-    if (response.status !== 200) return response;
-    entry = store(key, computedUnder, await response.text(), ctx.readEffects);
-  }
-  const headers = cacheHeaders(ctx.principal, entry.etag);
-  if (etagMatches(req.headers.get('if-none-match'), entry.etag)) return new Response(null, { status: 304, headers });
-  return new Response(entry.body, { status: 200, headers: { ...headers, 'content-type': 'application/json' } });
-}
-
-/** Runs the procedure through trpc-to-openapi's handler: url without the prefix, body already parsed. */
-async function runProcedure(req: Request, url: URL, body: unknown, hubContext?: Context): Promise<Response> {
-  const rewrittenUrl = url.toString();
-  const nodeReq = new Proxy(req, {
-    get: (target, prop) => {
-      if (prop === 'url') return rewrittenUrl;
-      if (prop === 'body') return body;
-      if (prop === 'hubContext') return hubContext;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  const response = await new Promise<Response>((resolve) => {
-    const headers = new Headers();
-    let status = 200;
-    const res = {
-      setHeader: (key: string, value: string | string[]) => {
-        if (typeof value === 'string') headers.set(key, value);
-        else for (const v of value) headers.append(key, v);
-      },
-      get statusCode() {
-        return status;
-      },
-      set statusCode(code: number) {
-        status = code;
-      },
-      end: (text?: string) => resolve(new Response(status === 204 || status === 304 ? null : text, { status, headers })),
-      on: () => {},
-      once: () => {},
-    };
-    void (nodeHandler() as unknown as (req: unknown, res: unknown) => Promise<void>)(nodeReq, res);
-  });
-  if (response.status === 400) return renameValidationError(response);
-  return response;
-}
-
-/** trpc-to-openapi answers "Input validation failed" with a list of issues: name the fields in the message. */
-async function renameValidationError(response: Response): Promise<Response> {
-  const body = (await response.json()) as { message?: string; code?: string; issues?: IssueLike[] };
-  if (body.issues && body.issues.length > 0) body.message = describeIssues(body.issues);
-  return Response.json({ code: body.code ?? 'BAD_REQUEST', message: body.message, issues: body.issues }, { status: 400, headers: response.headers });
+  return Buffer.concat(chunks);
 }

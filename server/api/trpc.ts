@@ -1,20 +1,20 @@
 /**
- * tRPC setup: the context (one credential resolver for every surface) and the procedure builders
- * that narrow the caller: public → instance | user → orgMember → orgAdmin, and admin.
+ * tRPC setup: the context (built once per request from the one credential resolver, server/auth) and
+ * the procedure builders that narrow the caller: public → instance | user → orgMember → orgAdmin, and admin.
+ * Errors: procedures and the domain throw DomainError; the base middleware turns it into the tRPC
+ * error and the formatter words every error the way errors.ts does for REST.
  */
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { ZodError } from 'zod';
-import { credentialFromHeaders, resolveCredential } from '../domain/credentials';
+import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
+import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
-import { describeIssues } from './errors';
+import { toHttpError, toTRPCError } from './errors';
 import type { ResponseCachePolicy } from './responseCache';
 
 export interface Context {
   principal: Principal;
-  headers: Headers;
-  /** Response headers a procedure may set (ETag, Cache-Control, Retry-After). */
-  resHeaders: Headers;
+  headers: HeaderReader;
   /** Effects of a read that must happen again whenever its answer is served from the response cache. */
   repeatOnCachedRead: (effect: () => void) => void;
   readEffects: (() => void)[];
@@ -28,10 +28,19 @@ export interface ContextOptions {
   allowSessionCookie?: boolean;
 }
 
-export async function createContext(headers: Headers, opts: ContextOptions = {}): Promise<Context> {
-  const principal = await resolveCredential(credentialFromHeaders(headers, opts));
+/** The context of a caller already resolved. */
+export function contextFor(principal: Principal, headers: HeaderReader): Context {
   const readEffects: (() => void)[] = [];
-  return { principal, headers, resHeaders: new Headers(), readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
+  return { principal, headers, readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
+}
+
+/** Resolves the caller; a refused credential is thrown as the tRPC error of its code. */
+export async function createContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
+  try {
+    return contextFor(await resolveCredential(credentialFromHeaders(headers, opts)), headers);
+  } catch (err) {
+    throw toTRPCError(err);
+  }
 }
 
 const t = initTRPC
@@ -40,48 +49,47 @@ const t = initTRPC
   .create({
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
-      if (error.code === 'INTERNAL_SERVER_ERROR') {
-        // Never leak SQL, stack traces or driver messages; the log has the details.
-        return { ...shape, message: 'Internal server error', data };
-      }
-      if (error.cause instanceof ZodError) {
-        return { ...shape, message: describeIssues(error.cause.issues), data: { ...data, issues: error.cause.issues } };
-      }
-      return { ...shape, data };
+      const answer = toHttpError(error);
+      return { ...shape, message: answer.message, data: answer.issues ? { ...data, issues: answer.issues } : data };
     },
   });
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure;
+/** Every procedure: a DomainError thrown below becomes the tRPC error of its code. */
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof DomainError) throw toTRPCError(result.error.cause);
+  return result;
+});
 
-export const userProcedure = t.procedure.use(({ ctx, next }) => {
+export const userProcedure = publicProcedure.use(({ ctx, next }) => {
   const p = ctx.principal;
-  if (p.kind === 'anonymous') throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in required: send a Hub JWT as Bearer token' });
-  if (p.kind !== 'user') throw new TRPCError({ code: 'FORBIDDEN', message: 'This endpoint needs a user token (Hub JWT); instance keys are not accepted' });
+  if (p.kind === 'anonymous') unauthenticated('Sign in required: send a Hub JWT as Bearer token');
+  if (p.kind !== 'user') forbidden('This endpoint needs a user token (Hub JWT); instance keys are not accepted');
   return next({ ctx: { ...ctx, user: p } });
 });
 
 export const orgMemberProcedure = userProcedure.use(({ ctx, next }) => {
   const { orgId, orgRole } = ctx.user;
-  if (!orgId || !orgRole) throw new TRPCError({ code: 'FORBIDDEN', message: 'You do not belong to an organization' });
+  if (!orgId || !orgRole) forbidden('You do not belong to an organization');
   return next({ ctx: { ...ctx, org: { id: orgId, role: orgRole } } });
 });
 
 export const orgAdminProcedure = orgMemberProcedure.use(({ ctx, next }) => {
-  if (ctx.org.role !== 'admin') throw new TRPCError({ code: 'FORBIDDEN', message: 'Only organization admins may do this' });
+  if (ctx.org.role !== 'admin') forbidden('Only organization admins may do this');
   return next();
 });
 
 export const adminProcedure = userProcedure.use(({ ctx, next }) => {
-  if (!isPlatformAdmin(ctx.user)) throw new TRPCError({ code: 'FORBIDDEN', message: 'Platform admin role required' });
+  if (!isPlatformAdmin(ctx.user)) forbidden('Platform admin role required');
   return next();
 });
 
-export const instanceProcedure = t.procedure.use(({ ctx, next }) => {
+export const instanceProcedure = publicProcedure.use(({ ctx, next }) => {
   const p = ctx.principal;
-  if (p.kind === 'anonymous') throw new TRPCError({ code: 'UNAUTHORIZED', message: 'An instance key (svh_) is required' });
-  if (p.kind !== 'instance') throw new TRPCError({ code: 'FORBIDDEN', message: 'This endpoint accepts only instance keys (svh_)' });
+  if (p.kind === 'anonymous') unauthenticated('An instance key (svh_) is required');
+  if (p.kind !== 'instance') forbidden('This endpoint accepts only instance keys (svh_)');
   return next({ ctx: { ...ctx, instance: p } });
 });

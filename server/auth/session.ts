@@ -1,13 +1,12 @@
 /**
- * The signed-in person for server-rendered pages: the same context (and so the same credential
- * resolver) as every API call, reading the session cookie (a Hub JWT). A page never decides
- * authorization by itself: the procedures it calls check again.
+ * The signed-in person for server-rendered pages, from the session cookie (a Hub JWT) through the same
+ * credential resolver as every API call. A page never decides authorization by itself: the procedures it
+ * calls check again (server/api/pageCaller.ts).
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { createCaller } from '../api/root';
-import { createContext, type Context } from '../api/trpc';
-import { isPlatformAdmin, type Principal, type UserPrincipal } from '../domain/principal';
+import { ANONYMOUS, isPlatformAdmin, type Principal, type UserPrincipal } from '../domain/principal';
+import { credentialFromHeaders, resolveCredential, type HeaderReader } from './credentials';
 
 export interface PageSession {
   principal: Principal;
@@ -17,29 +16,24 @@ export interface PageSession {
   expired: boolean;
 }
 
-async function pageContext(): Promise<{ ctx: Context; expired: boolean }> {
+/** The page's caller and its request headers. An invalid session cookie: shown as to a visitor who is not signed in. */
+export async function pageCredential(): Promise<{ principal: Principal; expired: boolean; headers: HeaderReader }> {
+  const requestHeaders = await headers();
   try {
-    return { ctx: await createContext(await headers(), { allowSessionCookie: true }), expired: false };
+    return { principal: await resolveCredential(credentialFromHeaders(requestHeaders, { allowSessionCookie: true })), expired: false, headers: requestHeaders };
   } catch {
-    // An invalid session cookie: the page is shown as to a visitor who is not signed in.
-    return { ctx: await createContext(new Headers()), expired: true };
+    return { principal: ANONYMOUS, expired: true, headers: new Headers() };
   }
 }
 
-function sessionOf(principal: Principal, expired: boolean): PageSession {
+export function sessionOf(principal: Principal, expired: boolean): PageSession {
   const user = principal.kind === 'user' ? principal : null;
   return { principal, user, isAdmin: isPlatformAdmin(principal), expired };
 }
 
 export async function pageSession(): Promise<PageSession> {
-  const { ctx, expired } = await pageContext();
-  return sessionOf(ctx.principal, expired);
-}
-
-/** A server-side caller of the tRPC procedures, as the signed-in person (or anonymous). */
-export async function pageCaller() {
-  const { ctx, expired } = await pageContext();
-  return { caller: createCaller(ctx), session: sessionOf(ctx.principal, expired) };
+  const { principal, expired } = await pageCredential();
+  return sessionOf(principal, expired);
 }
 
 /** Sends a signed-out visitor to the sign-in page, coming back to `path` afterwards. */

@@ -8,7 +8,7 @@ import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { config } from '../config';
-import { bump, bumpAll, INVALIDATION_CHANNEL } from '../domain/invalidation';
+import { bump, bumpAll, INVALIDATION_CHANNEL } from './invalidation';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -47,7 +47,7 @@ async function openPostgres(url: string): Promise<Database> {
     await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     lock.release();
   }
-  // Other processes' changes: drop this process's cached data when they commit (see domain/invalidation).
+  // Other processes' changes: drop this process's cached data when they commit (see invalidation.ts).
   await client.listen(INVALIDATION_CHANNEL, bump, bumpAll);
   return {
     db,

@@ -4,7 +4,7 @@
  * Decision: revocation is final. A revoked key cannot be re-issued (409), so an org admin cannot undo
  * a platform admin's revocation; create a new key instead.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from './errors';
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { instanceKeys, organizations } from '../db/schema';
@@ -24,7 +24,7 @@ const keyColumns = {
 };
 
 const notFound = (): never => {
-  throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such API key in your organization' });
+  throw new DomainError('not_found', 'id: no such API key in your organization');
 };
 
 export async function listOrgKeys(orgId: string) {
@@ -47,7 +47,7 @@ export async function reissueOrgKey(actor: AuditActor, orgId: string, id: string
     const [current] = await tx.select(keyColumns).from(instanceKeys).where(and(eq(instanceKeys.id, id), eq(instanceKeys.orgId, orgId))).for('update');
     if (!current) notFound();
     if (current!.status === 'revoked') {
-      throw new TRPCError({ code: 'CONFLICT', message: 'id: this API key is revoked and cannot be re-issued; create a new key' });
+      throw new DomainError('conflict', 'id: this API key is revoked and cannot be re-issued; create a new key');
     }
     const issued = await reissueInstanceKey(tx, { orgId, id });
     if (!issued) notFound();
@@ -69,7 +69,7 @@ export async function revokeKey(actor: AuditActor, orgId: string | null, id: str
   return db.transaction(async (tx) => {
     const row = await revokeInstanceKey(tx, orgId ? { id, orgId } : { id });
     if (!row) {
-      throw new TRPCError({ code: 'NOT_FOUND', message: orgId ? 'id: no such API key in your organization' : 'id: no such API key' });
+      throw new DomainError('not_found', orgId ? 'id: no such API key in your organization' : 'id: no such API key');
     }
     await writeAudit(tx, {
       actor,

@@ -2,7 +2,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { instanceKeys } from '../db/schema';
-import { announceChange } from './invalidation';
+import { announceChange } from '../db/invalidation';
 import { issueSecret } from './tokens';
 
 export async function createInstanceKey(q: Queryable, input: { orgId: string; name: string; createdBy?: string | null }) {

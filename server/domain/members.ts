@@ -4,12 +4,12 @@
  * Joining sets users.orgJoinedAt = now(); leaving clears it: personal access tokens minted under an
  * earlier membership compare it with their membership_since and stay dead after a re-join.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from './errors';
 import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
-import { announceChange } from './invalidation';
+import { announceChange } from '../db/invalidation';
 import type { OrgRole } from './principal';
 import { normalizeEmail } from './users';
 
@@ -48,15 +48,12 @@ async function memberForUpdate(tx: Tx, orgId: string, userId: string) {
     .where(and(eq(users.id, userId), eq(users.orgId, orgId)))
     .for('update');
   // Another organization's user, or no such user: the same answer, never revealing which.
-  if (!member) throw new TRPCError({ code: 'NOT_FOUND', message: 'user_id: no such member in your organization' });
+  if (!member) throw new DomainError('not_found', 'user_id: no such member in your organization');
   return member;
 }
 
 const lastAdmin = (what: string): never => {
-  throw new TRPCError({
-    code: 'CONFLICT',
-    message: `This is the organization's last admin and cannot be ${what}; make another member admin first`,
-  });
+  throw new DomainError('conflict', `This is the organization's last admin and cannot be ${what}; make another member admin first`);
 };
 
 /** Adds an existing user who has no organization. 404 unknown email; 409 already in an organization. */
@@ -64,19 +61,16 @@ export async function addMember(actor: AuditActor, orgId: string, input: { email
   const db = await getDb();
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
     const [user] = await tx.select({ id: users.id, orgId: users.orgId }).from(users).where(eq(users.email, email));
-    if (!user) throw new TRPCError({ code: 'NOT_FOUND', message: `email: no Hub user with this email; they must sign in to the Hub once first` });
+    if (!user) throw new DomainError('not_found', `email: no Hub user with this email; they must sign in to the Hub once first`);
     const [added] = await tx
       .update(users)
       .set({ orgId, orgRole: input.role, orgJoinedAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(users.id, user.id), isNull(users.orgId)))
       .returning(memberColumns);
     if (!added) {
-      throw new TRPCError({
-        code: 'CONFLICT',
-        message: user.orgId === orgId ? 'email: this user is already a member of your organization' : 'email: this user already belongs to an organization',
-      });
+      throw new DomainError('conflict', user.orgId === orgId ? 'email: this user is already a member of your organization' : 'email: this user already belongs to an organization');
     }
     await writeAudit(tx, { actor, action: 'member.add', targetType: 'user', targetId: added.id, orgId, details: { email: added.email, role: input.role } });
     return added;
@@ -86,7 +80,7 @@ export async function addMember(actor: AuditActor, orgId: string, input: { email
 export async function updateMemberRole(actor: AuditActor, orgId: string, input: { userId: string; role: OrgRole }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
     const member = await memberForUpdate(tx, orgId, input.userId);
     if (member.orgRole === 'admin' && input.role !== 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('demoted');
     const [updated] = await tx
@@ -109,7 +103,7 @@ export async function updateMemberRole(actor: AuditActor, orgId: string, input: 
 export async function removeMember(actor: AuditActor, orgId: string, input: { userId: string }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new TRPCError({ code: 'NOT_FOUND', message: 'Organization not found' });
+    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
     const member = await memberForUpdate(tx, orgId, input.userId);
     if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('removed');
     await tx

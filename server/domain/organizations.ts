@@ -6,13 +6,13 @@
  * access tokens are refused with 403 until it is active again; its members can still sign in.
  * Tier values: free (default) | pro | enterprise — kept equal to the subscription plan.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from './errors';
 import { and, asc, count, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { instanceKeys, organizations, subscriptions, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
 import { isUniqueViolation } from './dbErrors';
-import { announceChange } from './invalidation';
+import { announceChange } from '../db/invalidation';
 import type { UserPrincipal } from './principal';
 
 export type OrgStatus = (typeof organizations.$inferSelect)['status'];
@@ -25,7 +25,7 @@ export async function getOrganization(orgId: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new TRPCError({ code: 'CONFLICT', message: `slug: the organization slug "${slug}" is already taken` });
+  throw new DomainError('conflict', `slug: the organization slug "${slug}" is already taken`);
 }
 
 /** Creates the organization, makes the caller its admin and opens a free subscription: one transaction. */
@@ -44,7 +44,7 @@ export async function createOrganization(user: UserPrincipal, input: { name: str
         .where(and(eq(users.id, user.userId), isNull(users.orgId)))
         .returning({ id: users.id });
       if (!joined) {
-        throw new TRPCError({ code: 'CONFLICT', message: 'You already belong to an organization; leave it before creating another' });
+        throw new DomainError('conflict', 'You already belong to an organization; leave it before creating another');
       }
       await writeAudit(tx, {
         actor: user,
@@ -110,7 +110,7 @@ export async function updateOrganization(actor: AuditActor, input: { id: string;
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(organizations).where(eq(organizations.id, input.id)).for('update');
-    if (!before) throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such organization' });
+    if (!before) throw new DomainError('not_found', 'id: no such organization');
     const changes: Record<string, { from: string; to: string }> = {};
     if (input.status !== undefined && input.status !== before.status) changes.status = { from: before.status, to: input.status };
     if (input.tier !== undefined && input.tier !== before.tier) changes.tier = { from: before.tier, to: input.tier };

@@ -3,7 +3,7 @@
  * organization, accepted only by the MCP proxy (/mcp). They carry no role and no permission snapshot:
  * the instance applies its own roles to the person named in the Hub's assertion.
  *
- * Validity is decided on every /mcp call by resolvePat(), never only at mint time:
+ * Validity is decided on every /mcp call by resolvePat() (server/auth/credentials.ts), never only at mint time:
  *   - well-formed with a valid checksum, and its SHA-256 is a stored token (a rotated-away secret is unknown);
  *   - not revoked, not expired;
  *   - the minter is still a member of the token's organization *in the same membership*:
@@ -16,22 +16,21 @@
  *     because the token is bound to the instance, not to the instance's secret).
  * Deleting the minter's account deletes their tokens (ON DELETE CASCADE).
  */
-import { TRPCError } from '@trpc/server';
-import { and, desc, eq, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import { getDb, type Db, type Queryable, type Tx } from '../db/client';
-import { instanceKeys, instanceReports, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
-import { LRUCache } from 'lru-cache';
+import { DomainError, invalid as badRequest, notFound } from './errors';
+import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { getDb, type Queryable, type Tx } from '../db/client';
+import { instanceKeys, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
-import { announceChange, generation } from './invalidation';
+import { announceChange } from '../db/invalidation';
 import type { UserPrincipal } from './principal';
-import { hashSecret, issueSecret, parseSecret } from './tokens';
+import { issueSecret } from './tokens';
 
 export const PAT_MAX_EXPIRY_DAYS = 365;
 const DAY_MS = 86_400_000;
 
 export type PatStatus = 'active' | 'expired' | 'revoked' | 'membership_ended' | 'instance_revoked' | 'organization_suspended';
 
-// ---------------------------------------------------------------- resolution (every /mcp call)
+// ---------------------------------------------------------------- what /mcp resolves (server/auth/credentials.ts)
 
 export interface ResolvedPat {
   tokenId: string;
@@ -44,151 +43,9 @@ export interface ResolvedPat {
   mcpUrl: string | null;
 }
 
-export interface PatRefusal {
-  status: 401 | 403;
-  /** Machine-readable reason, also the `code` of the JSON body. */
-  reason:
-    | 'missing_token'
-    | 'not_a_personal_access_token'
-    | 'malformed_token'
-    | 'unknown_token'
-    | 'revoked'
-    | 'expired'
-    | 'membership_ended'
-    | 'instance_revoked'
-    | 'organization_suspended';
-  message: string;
-}
-
-export type PatResolution = { ok: true; pat: ResolvedPat } | { ok: false; refusal: PatRefusal };
-
-const refuse = (status: 401 | 403, reason: PatRefusal['reason'], message: string): PatResolution => ({
-  ok: false,
-  refusal: { status, reason, message },
-});
-
 /** Whether the minter still holds the membership the token was minted in (both values compared in SQL, exactly). */
-const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId} and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
+export const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId} and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
 const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null and ${personalAccessTokens.expiresAt} <= now())`;
-
-/**
- * Resolves the bearer token of an /mcp request. `token` is the raw bearer value (null when absent).
- * One indexed query (cached until an 'auth' change); every lifecycle rule is checked on every call.
- */
-/** Every /mcp call runs this look-up: a prepared statement, planned once per connection. */
-function prepareResolve(db: Db) {
-  return db
-    .select({
-      tokenId: personalAccessTokens.id,
-      userId: personalAccessTokens.userId,
-      orgId: personalAccessTokens.orgId,
-      instanceKeyId: personalAccessTokens.instanceKeyId,
-      revokedAt: personalAccessTokens.revokedAt,
-      expiresAt: personalAccessTokens.expiresAt,
-      member: sameMembership,
-      email: users.email,
-      name: users.name,
-      orgStatus: organizations.status,
-      instanceStatus: instanceKeys.status,
-      mcpUrl: instanceReports.mcpUrl,
-    })
-    .from(personalAccessTokens)
-    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
-    .innerJoin(instanceKeys, and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)))
-    .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
-    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
-    .prepare('resolve_personal_access_token');
-}
-const resolveStatements = new WeakMap<Db, ReturnType<typeof prepareResolve>>();
-
-async function resolveStatement() {
-  const db = await getDb();
-  let statement = resolveStatements.get(db);
-  if (!statement) resolveStatements.set(db, (statement = prepareResolve(db)));
-  return statement;
-}
-
-type ResolvedRow = Awaited<ReturnType<ReturnType<typeof prepareResolve>['execute']>>[number] | null;
-
-/**
- * Look-ups cached by token hash for PAT_CACHE_TTL_MS. Every change that can end a token's authority —
- * rotation, revocation, member removal, user deletion, instance key revoke/re-issue, organization
- * status, a new MCP URL — announces an 'auth' change (invalidation.ts), which drops the cache in this
- * process at once and in the others when the notification arrives. Expiry is checked on every call.
- */
-const PAT_CACHE_TTL_MS = 30_000;
-const patCache = ((globalThis as { __hubPatCache?: LRUCache<string, { generation: number; row: ResolvedRow }> }).__hubPatCache ??=
-  new LRUCache({ max: 50_000, ttl: PAT_CACHE_TTL_MS }));
-
-async function lookUpPat(hash: string): Promise<ResolvedRow> {
-  const current = generation('auth');
-  const cached = patCache.get(hash);
-  if (cached && cached.generation === current) return cached.row;
-  const [row] = await (await resolveStatement()).execute({ hash });
-  // Only if no change was announced while looking up: the answer might predate it.
-  if (generation('auth') === current) patCache.set(hash, { generation: current, row: row ?? null });
-  return row ?? null;
-}
-
-export async function resolvePat(token: string | null): Promise<PatResolution> {
-  if (token === null || token === '') {
-    return refuse(401, 'missing_token', 'A personal access token is required: send "Authorization: Bearer svp_…"');
-  }
-  if (!token.startsWith('svp_')) {
-    const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
-    return refuse(401, 'not_a_personal_access_token', `${what} not accepted at /mcp; use a personal access token (svp_…)`);
-  }
-  if (parseSecret(token) !== 'svp_') return refuse(401, 'malformed_token', 'Malformed personal access token');
-
-  const row = await lookUpPat(hashSecret(token));
-
-  if (!row) return refuse(401, 'unknown_token', 'Unknown personal access token (it may have been rotated or its owner deleted)');
-  if (row.revokedAt) return refuse(401, 'revoked', 'This personal access token has been revoked');
-  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return refuse(401, 'expired', 'This personal access token has expired');
-  if (!row.member) {
-    return refuse(401, 'membership_ended', "This token's owner is no longer a member of the organization it was minted in");
-  }
-  if (row.instanceStatus !== 'active') return refuse(401, 'instance_revoked', 'The instance this token is bound to has been revoked');
-  if (row.orgStatus !== 'active') return refuse(403, 'organization_suspended', "The token's organization is suspended");
-  return {
-    ok: true,
-    pat: {
-      tokenId: row.tokenId,
-      userId: row.userId,
-      email: row.email,
-      name: row.name,
-      orgId: row.orgId,
-      instanceKeyId: row.instanceKeyId,
-      mcpUrl: row.mcpUrl ?? null,
-    },
-  };
-}
-
-// last_used_at: at most one write per token per minute from this process, and the WHERE clause keeps
-// several processes from writing more often than that together.
-const LAST_USED_INTERVAL_MS = 60_000;
-const lastTouched = new Map<string, number>();
-
-export function touchPatLastUsed(tokenId: string): void {
-  const now = Date.now();
-  if (now - (lastTouched.get(tokenId) ?? 0) < LAST_USED_INTERVAL_MS) return;
-  if (lastTouched.size > 50_000) lastTouched.clear();
-  lastTouched.set(tokenId, now);
-  void getDb()
-    .then((db) =>
-      db
-        .update(personalAccessTokens)
-        .set({ lastUsedAt: sql`now()` })
-        .where(
-          and(
-            eq(personalAccessTokens.id, tokenId),
-            or(isNull(personalAccessTokens.lastUsedAt), lt(personalAccessTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
-          ),
-        ),
-    )
-    .catch((err) => console.error('[hub] could not record token use:', (err as Error).message));
-}
 
 export interface McpCallRecord {
   pat: ResolvedPat;
@@ -291,12 +148,6 @@ export interface IssuedPat {
   expiresAt: Date | null;
 }
 
-function badRequest(message: string): never {
-  throw new TRPCError({ code: 'BAD_REQUEST', message });
-}
-function notFound(message: string): never {
-  throw new TRPCError({ code: 'NOT_FOUND', message });
-}
 
 /** Mints a token for `user` bound to one active instance of the user's organization. */
 export async function mintPat(user: UserPrincipal, input: MintInput): Promise<IssuedPat> {
@@ -311,7 +162,7 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
       .from(users)
       .where(eq(users.id, user.userId))
       .for('update');
-    if (!member?.orgId) throw new TRPCError({ code: 'FORBIDDEN', message: 'You do not belong to an organization' });
+    if (!member?.orgId) throw new DomainError('forbidden', 'You do not belong to an organization');
     const orgId = member.orgId;
     if (!member.joinedAt) {
       // A membership recorded without its start (older data): it starts now, for this and later tokens.
@@ -380,11 +231,11 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
   const db = await getDb();
   return db.transaction(async (tx) => {
     const row = await loadInOrg(tx, user, id);
-    if (row.userId !== user.userId) throw new TRPCError({ code: 'FORBIDDEN', message: 'Only the token’s minter may rotate it' });
-    if (row.revokedAt) throw new TRPCError({ code: 'CONFLICT', message: 'This token is revoked; mint a new one' });
-    if (row.expired) throw new TRPCError({ code: 'CONFLICT', message: 'This token has expired; mint a new one' });
+    if (row.userId !== user.userId) throw new DomainError('forbidden', 'Only the token’s minter may rotate it');
+    if (row.revokedAt) throw new DomainError('conflict', 'This token is revoked; mint a new one');
+    if (row.expired) throw new DomainError('conflict', 'This token has expired; mint a new one');
     if (!row.member) {
-      throw new TRPCError({ code: 'CONFLICT', message: 'This token belongs to an earlier membership of the organization and stays dead; mint a new one' });
+      throw new DomainError('conflict', 'This token belongs to an earlier membership of the organization and stays dead; mint a new one');
     }
     const issued = issueSecret('svp_');
     const [updated] = await tx
@@ -412,7 +263,7 @@ export async function revokePat(user: UserPrincipal, id: string): Promise<{ id: 
     const row = await loadInOrg(tx, user, id);
     const isOrgAdmin = user.orgId === row.orgId && user.orgRole === 'admin';
     if (row.userId !== user.userId && !isOrgAdmin) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: 'Only the token’s minter or an organization admin may revoke it' });
+      throw new DomainError('forbidden', 'Only the token’s minter or an organization admin may revoke it');
     }
     const [updated] = await tx
       .update(personalAccessTokens)

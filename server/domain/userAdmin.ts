@@ -8,12 +8,12 @@
  * Deleting a user removes their membership and (by foreign key cascade) their personal access tokens;
  * their JWTs are refused at once because the resolver reads the user on every request.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from './errors';
 import { and, asc, count, eq, ilike, ne, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, personalAccessTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
-import { announceChange } from './invalidation';
+import { announceChange } from '../db/invalidation';
 import { lockOrganization, otherAdminCount } from './members';
 import type { PlatformRole, UserPrincipal } from './principal';
 
@@ -63,7 +63,7 @@ export async function listUsers(filters: UserListFilters, { page, limit }: { pag
 async function lockTarget(tx: Tx, id: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(${PLATFORM_ROLE_LOCK})`);
   const [target] = await tx.select().from(users).where(eq(users.id, id)).for('update');
-  if (!target) throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such user' });
+  if (!target) throw new DomainError('not_found', 'id: no such user');
   return target;
 }
 
@@ -73,7 +73,7 @@ async function otherSuperadmins(tx: Tx, id: string) {
 }
 
 const superadminOnly = (): never => {
-  throw new TRPCError({ code: 'FORBIDDEN', message: 'role: only a superadmin may grant or revoke the superadmin role' });
+  throw new DomainError('forbidden', 'role: only a superadmin may grant or revoke the superadmin role');
 };
 
 export async function updateUserRole(actor: UserPrincipal, id: string, role: PlatformRole) {
@@ -82,7 +82,7 @@ export async function updateUserRole(actor: UserPrincipal, id: string, role: Pla
     const target = await lockTarget(tx, id);
     if ((role === 'superadmin' || target.role === 'superadmin') && actor.role !== 'superadmin' && role !== target.role) superadminOnly();
     if (target.role === 'superadmin' && role !== 'superadmin' && (await otherSuperadmins(tx, id)) === 0) {
-      throw new TRPCError({ code: 'CONFLICT', message: 'This is the last superadmin and cannot be demoted; make another user superadmin first' });
+      throw new DomainError('conflict', 'This is the last superadmin and cannot be demoted; make another user superadmin first');
     }
     await tx.update(users).set({ role, updatedAt: sql`now()` }).where(eq(users.id, id));
     await writeAudit(tx, {
@@ -103,9 +103,9 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
   return db.transaction(async (tx) => {
     const target = await lockTarget(tx, id);
     if (target.role === 'superadmin') {
-      if (actor.role !== 'superadmin') throw new TRPCError({ code: 'FORBIDDEN', message: 'Only a superadmin may delete a superadmin' });
+      if (actor.role !== 'superadmin') throw new DomainError('forbidden', 'Only a superadmin may delete a superadmin');
       if ((await otherSuperadmins(tx, id)) === 0) {
-        throw new TRPCError({ code: 'CONFLICT', message: 'This is the last superadmin and cannot be deleted; make another user superadmin first' });
+        throw new DomainError('conflict', 'This is the last superadmin and cannot be deleted; make another user superadmin first');
       }
     }
     if (target.orgId) {
@@ -113,10 +113,7 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
       if (target.orgRole === 'admin' && (await otherAdminCount(tx, target.orgId, id)) === 0) {
         const [others] = await tx.select({ n: count() }).from(users).where(and(eq(users.orgId, target.orgId), ne(users.id, id)));
         if ((others?.n ?? 0) > 0) {
-          throw new TRPCError({
-            code: 'CONFLICT',
-            message: "This user is the last admin of an organization that has other members; make another member admin first",
-          });
+          throw new DomainError('conflict', "This user is the last admin of an organization that has other members; make another member admin first");
         }
       }
     }

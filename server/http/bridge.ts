@@ -1,10 +1,15 @@
 /**
- * Node http ⇄ Fetch API bridge for the Hub's own route handlers (REST, /mcp): the request body streams
- * in (small bodies are read at once), the response streams out as it is produced (SSE events are
- * written the moment they arrive), and request.signal aborts when the client goes away.
+ * Node http adapters for the Hub's own handlers in the production server:
+ *  - REST: Node's request read directly into the dispatcher (server/api/rest.ts), its answer written once;
+ *  - /mcp, through a Fetch bridge: the request body streams in (small bodies are read at once), the
+ *    response streams out as it is produced (SSE events are written the moment they arrive), and
+ *    request.signal aborts when the client goes away.
+ * A failure of a handler is answered by the error model (server/api/errors.ts): 500 without details.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { errorBody, logUnexpected, toHttpError } from '../api/errors';
+import { dispatchRest, type RestAnswer } from '../api/rest';
 
 export type FetchHandler = (req: Request) => Response | Promise<Response>;
 
@@ -55,6 +60,57 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   res.end();
 }
 
+function writeFailure(err: unknown, res: ServerResponse) {
+  const e = toHttpError(err);
+  logUnexpected('request', e);
+  if (res.headersSent) return void res.end();
+  res.writeHead(e.status, { 'content-type': 'application/json', ...e.headers });
+  res.end(JSON.stringify(errorBody(e)));
+}
+
+/** The body of a Node request, or null as soon as it exceeds `limit` bytes. */
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        return resolve(null);
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function writeAnswer(answer: RestAnswer, res: ServerResponse) {
+  // A body left unread (413) must not be taken for the next request on this connection.
+  res.writeHead(answer.status, answer.status === 413 ? { ...answer.headers, connection: 'close' } : answer.headers);
+  res.end(answer.body ?? undefined);
+}
+
+/** Serves one REST request: Node's request straight into the dispatcher, the answer written once. */
+export function serveRest(req: IncomingMessage, res: ServerResponse) {
+  const headers = {
+    get(name: string): string | null {
+      const value = req.headers[name];
+      // As `next start` does: the socket's address when no proxy said otherwise (see support/addresses.ts).
+      if (value === undefined) return name === 'x-forwarded-for' ? (req.socket.remoteAddress ?? null) : null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+  dispatchRest({ method: req.method ?? 'GET', url: req.url ?? '/', headers, readBody: (limit) => readNodeBody(req, limit) }).then(
+    (answer) => writeAnswer(answer, res),
+    (err) => writeFailure(err, res),
+  );
+}
+
 /** Serves one request with a Fetch handler; failures become a JSON 500 without details. */
 export async function serveWithFetchHandler(handler: FetchHandler, req: IncomingMessage, res: ServerResponse, origin: string) {
   const controller = new AbortController();
@@ -64,8 +120,6 @@ export async function serveWithFetchHandler(handler: FetchHandler, req: Incoming
   try {
     await writeResponse(await handler(await toRequest(req, origin, controller.signal)), res);
   } catch (err) {
-    console.error('[hub] request failed:', err);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(res.headersSent ? undefined : JSON.stringify({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }));
+    writeFailure(err, res);
   }
 }

@@ -11,11 +11,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
-import { handleRest, REST_PREFIX } from '../api/rest';
-import { getDatabase } from '../db/client';
+import { REST_PREFIX } from '../api/rest';
+import { closeDatabase, getDatabase } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
 import { handleMcp } from '../mcp/proxy';
-import { serveWithFetchHandler, type FetchHandler } from './bridge';
+import { serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
@@ -25,12 +25,7 @@ const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
 const methodNotAllowed: FetchHandler = () =>
   Response.json({ code: 'METHOD_NOT_SUPPORTED', message: 'Use GET, POST or DELETE on /mcp' }, { status: 405, headers: { allow: 'GET, POST, DELETE' } });
 
-/** Fast-path routes; null → Next.js. */
-function directHandler(method: string, pathname: string): FetchHandler | null {
-  if (pathname === '/mcp') return MCP_METHODS.has(method) ? handleMcp : methodNotAllowed;
-  if (pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`) return handleRest;
-  return null;
-}
+const isRest = (pathname: string) => pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
 
 async function main() {
   const database = await getDatabase(); // migrations first: fail the start, not a request
@@ -40,20 +35,24 @@ async function main() {
 
   const server = http.createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?', 1)[0]!;
-    const direct = directHandler(req.method ?? 'GET', pathname);
-    if (direct) void serveWithFetchHandler(direct, req, res, `http://${req.headers.host ?? `localhost:${port}`}`);
-    else void handleWithNext(req, res);
+    if (isRest(pathname)) serveRest(req, res);
+    else if (pathname === '/mcp') {
+      void serveWithFetchHandler(MCP_METHODS.has(req.method ?? 'GET') ? handleMcp : methodNotAllowed, req, res, `http://${req.headers.host ?? `localhost:${port}`}`);
+    } else void handleWithNext(req, res);
   });
   // Longer than common client and load-balancer idle timeouts, so kept-alive connections are not cut under them.
   server.keepAliveTimeout = 65_000;
   server.listen(port, hostname, () => console.log(`[hub] listening on http://${hostname}:${port} (${database.kind})`));
 
+  // This entry point owns the process's lifecycle: stop taking requests, write what is batched, close the database.
   const stop = (signal: string) => {
     console.log(`[hub] ${signal}: closing`);
     server.close();
     server.closeIdleConnections();
     flushDownloads()
       .catch((err) => console.error('[hub] download counts not written:', (err as Error).message))
+      .then(() => closeDatabase())
+      .catch((err) => console.error('[hub] database not closed cleanly:', (err as Error).message))
       .finally(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

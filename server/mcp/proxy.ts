@@ -19,7 +19,10 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import { config } from '../config';
 import { signJwt } from '../domain/jwt';
-import { recordMcpCall, resolvePat, touchPatLastUsed, type PatRefusal, type ResolvedPat } from '../domain/pats';
+import { errorResponse } from '../api/errors';
+import { resolvePat } from '../auth/credentials';
+import { DomainError } from '../domain/errors';
+import { recordMcpCall, type ResolvedPat } from '../domain/pats';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
 /** Request headers passed to the instance (everything else, the client's Authorization first, stays here). */
@@ -44,18 +47,11 @@ function headerSafe(text: string) {
   return text.replace(/…/g, '...').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '');
 }
 
-function refusalResponse(refusal: PatRefusal): Response {
-  const error = refusal.status === 401 ? 'invalid_token' : 'insufficient_scope';
-  return Response.json(
-    { code: refusal.status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', reason: refusal.reason, message: refusal.message },
-    {
-      status: refusal.status,
-      headers: {
-        'www-authenticate': `Bearer realm="hub", error="${error}", error_description="${headerSafe(refusal.message)}"`,
-        'cache-control': 'no-store',
-      },
-    },
-  );
+/** A refused credential: the error model's answer, with the challenge MCP clients read. */
+function refusalResponse(refusal: DomainError): Response {
+  return errorResponse(refusal, '/mcp', (e) => ({
+    'www-authenticate': `Bearer realm="hub", error="${e.status === 401 ? 'invalid_token' : 'insufficient_scope'}", error_description="${headerSafe(e.message)}"`,
+  }));
 }
 
 function rpcErrorResponse(status: number, code: number, message: string, id: RpcId): Response {
@@ -293,9 +289,13 @@ export async function handleMcp(req: Request): Promise<Response> {
 }
 
 async function proxy(req: Request): Promise<Response> {
-  const resolution = await resolvePat(bearerToken(req.headers));
-  if (!resolution.ok) return refusalResponse(resolution.refusal);
-  const pat = resolution.pat;
+  let pat: ResolvedPat;
+  try {
+    pat = await resolvePat(bearerToken(req.headers));
+  } catch (err) {
+    if (err instanceof DomainError) return refusalResponse(err);
+    throw err;
+  }
 
   let body: Uint8Array | ReadableStream<Uint8Array> | null = null;
   let method: string | null = null;
@@ -310,7 +310,6 @@ async function proxy(req: Request): Promise<Response> {
     }
   }
 
-  touchPatLastUsed(pat.tokenId);
   const record = (upstreamStatus: number | null) => void recordMcpCall({ pat, method, upstreamStatus });
 
   if (!pat.mcpUrl) {

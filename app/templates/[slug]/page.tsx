@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
-import { pageCaller } from '@/server/auth/session';
+import { pageCaller } from '@/server/api/pageCaller';
 import { Markdown } from '../../_components/markdown';
 import { Badge, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
 

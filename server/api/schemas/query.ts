@@ -1,7 +1,7 @@
 /**
- * Query-string friendly scalars. trpc-to-openapi coerces number/boolean schemas in place (so "false"
- * would become true, and the tRPC side would start accepting strings); these are pipes it leaves alone,
- * and they accept the same values from tRPC callers (numbers, booleans) and from query strings.
+ * Query-string friendly scalars. The REST dispatcher hands query parameters to the procedures as the
+ * strings they are (no schema is coerced); these pipes read "2" and "true"/"false" explicitly, and accept
+ * the same values from tRPC callers (numbers, booleans). Anything else is refused with its field named.
  */
 import { z } from 'zod';
 

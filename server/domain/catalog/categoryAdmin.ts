@@ -3,7 +3,7 @@
  * for its templates first; a change of what templates show about their category (name, slug, icon) or
  * a category opening up bumps its templates so that incremental sync delivers them.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, asc, eq, getTableColumns, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
 import { accessGrants, categories, templates } from '../../db/schema';
@@ -29,7 +29,7 @@ async function getAdminCategory(tx: Tx, id: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new TRPCError({ code: 'CONFLICT', message: `slug: a category with slug "${slug}" already exists` });
+  throw new DomainError('conflict', `slug: a category with slug "${slug}" already exists`);
 }
 
 async function checkSlugFree(tx: Tx, slug: string, exceptId?: string) {
@@ -71,7 +71,7 @@ export async function createCategory(actor: AuditActor, values: CategoryValues &
 
 async function lockCategory(tx: Tx, id: string) {
   const [before] = await tx.select().from(categories).where(eq(categories.id, id)).for('update');
-  if (!before) throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such category' });
+  if (!before) throw new DomainError('not_found', 'id: no such category');
   return before;
 }
 
@@ -111,10 +111,7 @@ export async function deleteCategory(actor: AuditActor, id: string) {
       const [used] = await tx.select({ n: sql<number>`count(*)::int` }).from(templates).where(eq(templates.categoryId, id));
       const n = Number(used?.n ?? 0);
       if (n > 0) {
-        throw new TRPCError({
-          code: 'CONFLICT',
-          message: `Category "${before.slug}" is used by ${n} template${n === 1 ? '' : 's'}; move or delete ${n === 1 ? 'it' : 'them'} first`,
-        });
+        throw new DomainError('conflict', `Category "${before.slug}" is used by ${n} template${n === 1 ? '' : 's'}; move or delete ${n === 1 ? 'it' : 'them'} first`);
       }
       const grants = await tx.delete(accessGrants).where(eq(accessGrants.categoryId, id)).returning({ orgId: accessGrants.orgId });
       await tx.delete(categories).where(eq(categories.id, id));
@@ -129,7 +126,7 @@ export async function deleteCategory(actor: AuditActor, id: string) {
     });
   } catch (err) {
     // A template created in the category meanwhile (restrict foreign key).
-    if (isForeignKeyViolation(err)) throw new TRPCError({ code: 'CONFLICT', message: 'Category is used by templates; move or delete them first' });
+    if (isForeignKeyViolation(err)) throw new DomainError('conflict', 'Category is used by templates; move or delete them first');
     throw err;
   }
 }

@@ -1,16 +1,16 @@
 /**
  * download_count increments, batched: reads add to an in-process tally that is written with one
- * UPDATE every FLUSH_INTERVAL_MS (and on SIGTERM/SIGINT/beforeExit). Increments are exact: a failed
- * flush puts its tally back. What a crash (SIGKILL, power loss) can lose is the tally of the last
- * interval at most.
+ * UPDATE every FLUSH_INTERVAL_MS (and by the server entry points on shutdown, flushDownloads).
+ * Increments are exact: a failed flush puts its tally back. What a crash (SIGKILL, power loss) can lose
+ * is the tally of the last interval at most.
  */
 import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 
 const FLUSH_INTERVAL_MS = 500;
 
-const holder = globalThis as { __hubDownloads?: { pending: Map<string, number>; timer: NodeJS.Timeout | null; hooked: boolean } };
-const state = (holder.__hubDownloads ??= { pending: new Map(), timer: null, hooked: false });
+const holder = globalThis as { __hubDownloads?: { pending: Map<string, number>; timer: NodeJS.Timeout | null } };
+const state = (holder.__hubDownloads ??= { pending: new Map(), timer: null });
 
 export function recordDownload(templateId: string) {
   state.pending.set(templateId, (state.pending.get(templateId) ?? 0) + 1);
@@ -20,13 +20,6 @@ export function recordDownload(templateId: string) {
       void flushDownloads().catch((err) => console.error('[hub] download counts not written yet:', (err as Error).message));
     }, FLUSH_INTERVAL_MS);
     state.timer.unref();
-  }
-  if (!state.hooked) {
-    state.hooked = true;
-    const flushOnExit = () => void flushDownloads().catch(() => {});
-    process.once('beforeExit', flushOnExit);
-    process.once('SIGTERM', flushOnExit);
-    process.once('SIGINT', flushOnExit);
   }
 }
 

@@ -3,7 +3,7 @@
  * templates (incremental sync delivers them to the organization); revoking one records sync exits for
  * the organization before the grant goes. Both in catalogWrite, with the audit record.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
 import { accessGrants, categories, organizations } from '../../db/schema';
@@ -41,7 +41,7 @@ export async function listGrants(filters: { orgId?: string; categoryId?: string 
 }
 
 const exists = (): never => {
-  throw new TRPCError({ code: 'CONFLICT', message: 'This organization already has access to this category' });
+  throw new DomainError('conflict', 'This organization already has access to this category');
 };
 
 export async function createGrant(actor: AuditActor, input: { orgId: string; categoryId: string }) {
@@ -49,11 +49,11 @@ export async function createGrant(actor: AuditActor, input: { orgId: string; cat
     return await catalogWrite(async (change) => {
       const { tx } = change;
       const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.orgId)).for('share');
-      if (!org) throw new TRPCError({ code: 'NOT_FOUND', message: 'org_id: no such organization' });
+      if (!org) throw new DomainError('not_found', 'org_id: no such organization');
       const [cat] = await tx.select().from(categories).where(eq(categories.id, input.categoryId)).for('share');
-      if (!cat) throw new TRPCError({ code: 'NOT_FOUND', message: 'category_id: no such category' });
+      if (!cat) throw new DomainError('not_found', 'category_id: no such category');
       if (!cat.isPrivate) {
-        throw new TRPCError({ code: 'BAD_REQUEST', message: `category_id: category "${cat.slug}" is not private; grants apply only to private categories` });
+        throw new DomainError('invalid', `category_id: category "${cat.slug}" is not private; grants apply only to private categories`);
       }
       const [dup] = await tx
         .select({ id: accessGrants.id })
@@ -84,7 +84,7 @@ export async function deleteGrant(actor: AuditActor, by: { id: string } | { orgI
     const { tx } = change;
     const where = 'id' in by ? eq(accessGrants.id, by.id) : and(eq(accessGrants.orgId, by.orgId), eq(accessGrants.categoryId, by.categoryId));
     const [grant] = await grantsQuery(tx, where);
-    if (!grant) throw new TRPCError({ code: 'NOT_FOUND', message: 'id' in by ? 'id: no such access grant' : 'No access grant for this org_id and category_id' });
+    if (!grant) throw new DomainError('not_found', 'id' in by ? 'id: no such access grant' : 'No access grant for this org_id and category_id');
     await recordGrantExits(change, grant.orgId, grant.categoryId);
     await tx.delete(accessGrants).where(eq(accessGrants.id, grant.id));
     await writeAudit(tx, {

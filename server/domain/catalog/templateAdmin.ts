@@ -5,7 +5,7 @@
  * transaction. registry_credentials are encrypted before the transaction opens (the master secret may
  * need the database on first use, and PGlite must not be used outside the open transaction).
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
@@ -66,11 +66,11 @@ async function sealCredentials(values: TemplateValues) {
 async function checkReferences(tx: Tx, values: { categoryId?: string; orgId?: string | null }) {
   if (values.categoryId !== undefined) {
     const [cat] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.id, values.categoryId)).for('share');
-    if (!cat) throw new TRPCError({ code: 'NOT_FOUND', message: 'category_id: no such category' });
+    if (!cat) throw new DomainError('not_found', 'category_id: no such category');
   }
   if (values.orgId) {
     const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, values.orgId)).for('share');
-    if (!org) throw new TRPCError({ code: 'NOT_FOUND', message: 'org_id: no such organization' });
+    if (!org) throw new DomainError('not_found', 'org_id: no such organization');
   }
 }
 
@@ -83,7 +83,7 @@ async function checkSlugFree(tx: Tx, slug: string, exceptId?: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new TRPCError({ code: 'CONFLICT', message: `slug: a template with slug "${slug}" already exists` });
+  throw new DomainError('conflict', `slug: a template with slug "${slug}" already exists`);
 }
 
 /** Maps constraint violations that races can still produce to the answers the checks give. */
@@ -92,7 +92,7 @@ async function guarded<T>(slug: string | undefined, fn: () => Promise<T>): Promi
     return await fn();
   } catch (err) {
     if (isUniqueViolation(err) && slug) slugTaken(slug);
-    if (isForeignKeyViolation(err)) throw new TRPCError({ code: 'NOT_FOUND', message: 'category_id or org_id: the referenced record no longer exists' });
+    if (isForeignKeyViolation(err)) throw new DomainError('not_found', 'category_id or org_id: the referenced record no longer exists');
     throw err;
   }
 }
@@ -129,7 +129,7 @@ async function lockTemplate(tx: Tx, id: string) {
     .from(templates)
     .where(eq(templates.id, id))
     .for('update');
-  if (!before) throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such template' });
+  if (!before) throw new DomainError('not_found', 'id: no such template');
   return before;
 }
 

@@ -8,7 +8,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { execRows, getDb, type Tx } from '../../db/client';
 import { templateExits } from '../../db/schema';
-import { announceChange } from '../invalidation';
+import { announceChange } from '../../db/invalidation';
 
 /** Shared by writers, exclusive for a moment by the updates watermark. */
 export const CATALOG_SYNC_LOCK = 72_620_002;

@@ -4,7 +4,7 @@
  * nothing twice and reports the repeats as duplicates. Browsing: platform admins everything, organization
  * admins their organization's events; newest first (occurred_at, then id).
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { addonAuditEvents, instanceKeys, organizations } from '../../db/schema';
@@ -44,11 +44,11 @@ export type AddonEventScope = { kind: 'admin' } | { kind: 'org'; orgId: string }
 
 /** Who may browse which events: platform admins all, organization admins their organization's. */
 export function addonEventScopeOf(p: Principal): AddonEventScope {
-  if (p.kind === 'anonymous') throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in required' });
-  if (p.kind !== 'user') throw new TRPCError({ code: 'FORBIDDEN', message: 'This view needs a user session or Hub JWT' });
+  if (p.kind === 'anonymous') throw new DomainError('unauthenticated', 'Sign in required');
+  if (p.kind !== 'user') throw new DomainError('forbidden', 'This view needs a user session or Hub JWT');
   if (isPlatformAdmin(p)) return { kind: 'admin' };
   if (p.orgId && p.orgRole === 'admin') return { kind: 'org', orgId: p.orgId };
-  throw new TRPCError({ code: 'FORBIDDEN', message: 'Only organization admins and platform admins may browse addon events' });
+  throw new DomainError('forbidden', 'Only organization admins and platform admins may browse addon events');
 }
 
 export interface AddonEventFilters {

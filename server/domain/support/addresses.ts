@@ -65,7 +65,7 @@ function parseForwardedEntry(entry: string) {
 }
 
 /** The client address of a request (see the file comment), or null when there is none to be had. */
-export function sourceAddress(headers: Headers): { ip: string; family: IpFamily } | null {
+export function sourceAddress(headers: { get(name: string): string | null }): { ip: string; family: IpFamily } | null {
   const header = headers.get('x-forwarded-for');
   if (!header) return null;
   const entries = header.split(',').map((e) => e.trim()).filter(Boolean);

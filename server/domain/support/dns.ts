@@ -15,7 +15,7 @@
  * writes in its own transaction, so the limit holds across Hub processes. Re-sending the current address is
  * not a change: no write, no audit record, no rate limit.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { execRows, getDb, type Tx } from '../../db/client';
 import { dnsRecords, instanceKeys, organizations } from '../../db/schema';
@@ -27,14 +27,6 @@ import { supportSettings } from './settings';
 export const DNS_CHANGE_INTERVAL_SECONDS = 10;
 const DNS_LOCK = 72_620_006;
 
-export class RateLimitedError extends TRPCError {
-  constructor(readonly retryAfterSeconds: number) {
-    super({
-      code: 'TOO_MANY_REQUESTS',
-      message: `At most one DNS change per ${DNS_CHANGE_INTERVAL_SECONDS} seconds per instance; retry in ${retryAfterSeconds} s`,
-    });
-  }
-}
 
 export type DnsRecordRow = typeof dnsRecords.$inferSelect;
 
@@ -74,7 +66,12 @@ async function assertChangeAllowed(tx: Tx, keyId: string) {
          where target_type = 'dns_record' and target_id = ${keyId} and actor_type = 'instance'`,
   );
   const wait = row?.wait === null || row?.wait === undefined ? 0 : Number(row.wait);
-  if (wait > 0) throw new RateLimitedError(Math.min(wait, DNS_CHANGE_INTERVAL_SECONDS));
+  if (wait > 0) {
+    const retryAfterSeconds = Math.min(wait, DNS_CHANGE_INTERVAL_SECONDS);
+    throw new DomainError('rate_limited', `At most one DNS change per ${DNS_CHANGE_INTERVAL_SECONDS} seconds per instance; retry in ${retryAfterSeconds} s`, {
+      retryAfterSeconds,
+    });
+  }
 }
 
 /** Sets the instance's address; returns the record and whether anything changed. */
@@ -169,7 +166,7 @@ export async function deleteDnsRecord(instance: InstancePrincipal): Promise<bool
 /** Admin: publish a record again now (after a failure). Null when the instance has no record. */
 export async function retryDnsPublish(admin: UserPrincipal, keyId: string): Promise<DnsRecordRow | null> {
   if (supportSettings.dnsProvider !== 'powerdns') {
-    throw new TRPCError({ code: 'BAD_REQUEST', message: 'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish' });
+    throw new DomainError('invalid', 'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish');
   }
   const db = await getDb();
   const requeued = await db.transaction(async (tx) => {

@@ -3,12 +3,12 @@
  * the instance's own info, and the dashboard list of instances with their report and DNS record.
  * instance_reports.mcp_url is the instance's MCP endpoint URL; the MCP proxy forwards to it.
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { dnsRecords, instanceKeys, instanceReports, organizations } from '../../db/schema';
 import { writeAudit } from '../audit';
-import { announceChange } from '../invalidation';
+import { announceChange } from '../../db/invalidation';
 import type { InstancePrincipal } from '../principal';
 import { ensureDnsPublisher } from './dnsPublisher';
 
@@ -55,7 +55,7 @@ function selectInstances(where: SQL | undefined, page?: { page: number; limit: n
 export async function getInstanceInfo(keyId: string): Promise<InstanceInfoRow> {
   ensureDnsPublisher();
   const [row] = await selectInstances(eq(instanceKeys.id, keyId));
-  if (!row) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Unknown instance key' });
+  if (!row) throw new DomainError('unauthenticated', 'Unknown instance key');
   return row;
 }
 

@@ -4,7 +4,7 @@
  * A reply from the customer side (the instance or an organization member) puts a closed or pending ticket
  * back to open; a staff reply leaves the status alone. Ids outside the caller's scope are "not found".
  */
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../errors';
 import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { getDb } from '../../db/client';
@@ -27,7 +27,7 @@ function scopeCondition(scope: TicketScope): SQL | undefined {
   return undefined;
 }
 
-const notFound = (id: string) => new TRPCError({ code: 'NOT_FOUND', message: `Ticket ${id} not found` });
+const notFound = (id: string) => new DomainError('not_found', `Ticket ${id} not found`);
 
 export interface NewTicket {
   subject: string;
@@ -208,5 +208,5 @@ export async function setTicketStatus(admin: UserPrincipal, id: string, status: 
 export function ticketScopeOfUser(user: UserPrincipal): TicketScope {
   if (isPlatformAdmin(user)) return { kind: 'admin' };
   if (user.orgId && user.orgRole) return { kind: 'org', orgId: user.orgId };
-  throw new TRPCError({ code: 'FORBIDDEN', message: 'You do not belong to an organization' });
+  throw new DomainError('forbidden', 'You do not belong to an organization');
 }

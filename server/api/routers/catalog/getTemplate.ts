@@ -1,4 +1,4 @@
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { recordDownload } from '../../../domain/catalog/downloads';
 import { findTemplateBySlug } from '../../../domain/catalog/queries';
@@ -22,7 +22,7 @@ export const getTemplateProcedure = publicProcedure
   .output(TemplateSchema)
   .query(async ({ ctx, input }) => {
     const row = await findTemplateBySlug(catalogScopeOf(ctx.principal), input.slug);
-    if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: `Template "${input.slug}" not found` });
+    if (!row) throw new DomainError('not_found', `Template "${input.slug}" not found`);
     if (ctx.principal.kind === 'instance') {
       // Every read with an instance key counts, also those answered from the response cache (304
       // included). Written in batches (downloads.ts).

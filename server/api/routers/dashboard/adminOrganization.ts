@@ -1,4 +1,4 @@
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { getOrganization } from '../../../domain/organizations';
 import { adminProcedure } from '../../trpc';
@@ -14,6 +14,6 @@ export const adminOrganizationProcedure = adminProcedure
   )
   .query(async ({ input }) => {
     const org = await getOrganization(input.id);
-    if (!org) throw new TRPCError({ code: 'NOT_FOUND', message: 'id: no such organization' });
+    if (!org) throw new DomainError('not_found', 'id: no such organization');
     return { organization: { id: org.id, name: org.name, slug: org.slug, status: org.status, tier: org.tier, created_at: org.createdAt.toISOString() } };
   });

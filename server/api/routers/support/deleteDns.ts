@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteDnsRecord, RateLimitedError } from '../../../domain/support/dns';
+import { deleteDnsRecord } from '../../../domain/support/dns';
 import { instanceProcedure } from '../../trpc';
 
 export const deleteDnsProcedure = instanceProcedure
@@ -15,11 +15,4 @@ export const deleteDnsProcedure = instanceProcedure
   })
   .input(z.object({}))
   .output(z.object({ deleted: z.boolean() }))
-  .mutation(async ({ ctx }) => {
-    try {
-      return { deleted: await deleteDnsRecord(ctx.instance) };
-    } catch (err) {
-      if (err instanceof RateLimitedError) ctx.resHeaders.set('Retry-After', String(err.retryAfterSeconds));
-      throw err;
-    }
-  });
+  .mutation(async ({ ctx }) => ({ deleted: await deleteDnsRecord(ctx.instance) }));

@@ -1,11 +1,11 @@
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { normalizeIp, sourceAddress, unpublishableReason } from '../../../domain/support/addresses';
-import { DNS_CHANGE_INTERVAL_SECONDS, RateLimitedError, setDnsRecord } from '../../../domain/support/dns';
+import { DNS_CHANGE_INTERVAL_SECONDS, setDnsRecord } from '../../../domain/support/dns';
 import { instanceProcedure } from '../../trpc';
 import { DnsRecordSchema, toDnsRecord } from '../../schemas/support';
 
-const badRequest = (message: string) => new TRPCError({ code: 'BAD_REQUEST', message });
+const badRequest = (message: string) => new DomainError('invalid', message);
 
 export const putDnsProcedure = instanceProcedure
   .meta({
@@ -35,11 +35,6 @@ export const putDnsProcedure = instanceProcedure
     }
     const reason = unpublishableReason(address.ip, address.family);
     if (reason) throw badRequest(`Invalid input: ip: ${reason}${input.ip === undefined ? ' (taken from the request; send ip)' : ''}`);
-    try {
-      const { record } = await setDnsRecord(ctx.instance, address.ip);
-      return { record: toDnsRecord(record) };
-    } catch (err) {
-      if (err instanceof RateLimitedError) ctx.resHeaders.set('Retry-After', String(err.retryAfterSeconds));
-      throw err;
-    }
+    const { record } = await setDnsRecord(ctx.instance, address.ip);
+    return { record: toDnsRecord(record) };
   });

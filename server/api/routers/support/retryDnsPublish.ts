@@ -1,4 +1,4 @@
-import { TRPCError } from '@trpc/server';
+import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { retryDnsPublish } from '../../../domain/support/dns';
 import { adminProcedure } from '../../trpc';
@@ -10,6 +10,6 @@ export const retryDnsPublishProcedure = adminProcedure
   .output(z.object({ hostname: z.string(), publish_state: PublishState, error: z.string().nullable(), deleting: z.boolean() }).nullable())
   .mutation(async ({ ctx, input }) => {
     const row = await retryDnsPublish(ctx.user, input.instance_id);
-    if (!row) throw new TRPCError({ code: 'NOT_FOUND', message: 'This instance has no DNS record (it may just have been removed)' });
+    if (!row) throw new DomainError('not_found', 'This instance has no DNS record (it may just have been removed)');
     return { hostname: row.hostname, publish_state: row.publishState, error: row.publishError, deleting: row.deletedAt !== null };
   });

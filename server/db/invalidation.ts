@@ -4,9 +4,9 @@
  * and bumps this process's generation at once. Listening processes bump theirs when the notification
  * arrives, and bump everything when their listening connection (re)connects, since notifications may
  * have been missed while it was down.
+ * It sits with the database layer: the client subscribes to it, the domain announces through it.
  */
-import { sql } from 'drizzle-orm';
-import type { Queryable } from '../db/client';
+import { sql, type SQL } from 'drizzle-orm';
 
 export type Topic = 'catalog' | 'auth';
 export const INVALIDATION_CHANNEL = 'hub_invalidate';
@@ -28,7 +28,7 @@ export function bumpAll() {
 }
 
 /** Call inside the transaction that makes the change. */
-export async function announceChange(tx: Queryable, topic: Topic): Promise<void> {
+export async function announceChange(tx: { execute(query: SQL): PromiseLike<unknown> }, topic: Topic): Promise<void> {
   await tx.execute(sql`select pg_notify(${INVALIDATION_CHANNEL}, ${topic})`);
   bump(topic);
 }

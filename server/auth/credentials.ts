@@ -1,0 +1,215 @@
+/**
+ * Who is calling: the Hub's one credential resolver, for every credential kind and every surface.
+ *   - REST, /api/trpc, pages, the export route, the CLI: resolveCredential() → Principal
+ *     (session cookie or Hub JWT → user; instance key svh_ → instance; none → anonymous; svp_ → refused);
+ *   - /mcp: resolvePat() → the personal access token's person and instance.
+ * A credential that is present but not valid is refused (DomainError unauthenticated / forbidden, with a
+ * machine-readable reason); it never falls back to anonymous.
+ *
+ * Secrets (svh_, svp_) are looked up by their SHA-256 in one cache: an entry lives LOOKUP_TTL_MS at most
+ * and dies at once when an 'auth' change is announced (re-issue, revoke, rotation, membership, organization
+ * status, a new MCP URL; server/db/invalidation.ts), in this process and through LISTEN/NOTIFY in the
+ * others. Expiry is checked on every call. Users behind a JWT are read on every call (role and
+ * organization are never stale). last_used_at has one throttled writer for both kinds.
+ */
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
+import { getDb, type Db } from '../db/client';
+import { generation } from '../db/invalidation';
+import { instanceKeys, instanceReports, organizations, personalAccessTokens, users } from '../db/schema';
+import { DomainError, unauthenticated } from '../domain/errors';
+import { verifyJwt } from '../domain/jwt';
+import { sameMembership, type ResolvedPat } from '../domain/pats';
+import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
+import { hashSecret, parseSecret, secretKindOf } from '../domain/tokens';
+
+/** next-auth (v5) session cookies; the session token is a Hub JWT (see nextauth.ts). */
+export const SESSION_COOKIE_NAMES = ['__Secure-authjs.session-token', 'authjs.session-token'];
+
+/** What the resolver reads of a request: Fetch Headers, or a view of Node's request headers. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** The bearer token of a request; the session cookie counts only where the caller allows it (dashboard). */
+export function credentialFromHeaders(headers: HeaderReader, opts: { allowSessionCookie?: boolean } = {}): string | null {
+  const authorization = headers.get('authorization');
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) unauthenticated('The Authorization header must be "Bearer <token>"', 'malformed_header');
+    return match[1]!;
+  }
+  if (opts.allowSessionCookie) {
+    const cookies = headers.get('cookie') ?? '';
+    for (const part of cookies.split(';')) {
+      const [name, ...rest] = part.trim().split('=');
+      if (name && SESSION_COOKIE_NAMES.includes(name)) return decodeURIComponent(rest.join('='));
+    }
+  }
+  return null;
+}
+
+export async function resolveCredential(token: string | null): Promise<Principal> {
+  if (token === null) return ANONYMOUS;
+  const kind = secretKindOf(token);
+  if (kind === 'svp_') unauthenticated('Personal access tokens are accepted only at the /mcp endpoint', 'personal_access_token');
+  if (kind === 'svh_') return resolveInstanceKey(token);
+  return resolveUserToken(token);
+}
+
+// ---------------------------------------------------------------- the one cache of secret look-ups
+
+const LOOKUP_TTL_MS = 30_000;
+type Lookup = { kind: 'svh_'; row: InstanceKeyRow | null } | { kind: 'svp_'; row: PatRow | null };
+const lookups = ((globalThis as { __hubCredentialLookups?: LRUCache<string, { generation: number; lookup: Lookup }> }).__hubCredentialLookups ??=
+  new LRUCache({ max: 100_000, ttl: LOOKUP_TTL_MS }));
+
+async function cachedLookup<K extends Lookup['kind']>(kind: K, token: string, load: (hash: string) => Promise<Extract<Lookup, { kind: K }>['row']>) {
+  const hash = hashSecret(token);
+  const current = generation('auth');
+  const hit = lookups.get(hash);
+  if (hit && hit.generation === current && hit.lookup.kind === kind) return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
+  const row = await load(hash);
+  // Only if no change was announced while looking up: the answer might predate it.
+  if (generation('auth') === current) lookups.set(hash, { generation: current, lookup: { kind, row } as Lookup });
+  return row;
+}
+
+// ---------------------------------------------------------------- the one last-used writer
+
+// At most one write per credential per minute from this process; the WHERE clause keeps several
+// processes from writing more often than that together.
+const LAST_USED_INTERVAL_MS = 60_000;
+const lastTouched = new Map<string, number>();
+const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens };
+
+export function touchLastUsed(kind: keyof typeof LAST_USED_TABLES, id: string): void {
+  const now = Date.now();
+  if (now - (lastTouched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
+  if (lastTouched.size > 100_000) lastTouched.clear();
+  lastTouched.set(id, now);
+  const table = LAST_USED_TABLES[kind];
+  void getDb()
+    .then((db) =>
+      db
+        .update(table)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(eq(table.id, id), or(isNull(table.lastUsedAt), lt(table.lastUsedAt, sql`now() - interval '1 minute'`)))),
+    )
+    .catch((err) => console.error('[hub] could not record credential use:', (err as Error).message));
+}
+
+// ---------------------------------------------------------------- instance keys (svh_)
+
+type InstanceKeyRow = { id: string; name: string; orgId: string; status: string; orgStatus: string };
+
+async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ id: instanceKeys.id, name: instanceKeys.name, orgId: instanceKeys.orgId, status: instanceKeys.status, orgStatus: organizations.status })
+    .from(instanceKeys)
+    .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
+    .where(eq(instanceKeys.keyHash, hash));
+  return row ?? null;
+}
+
+async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
+  if (!parseSecret(token)) unauthenticated('Malformed instance key', 'malformed_token');
+  const row = await cachedLookup('svh_', token, loadInstanceKey);
+  if (!row) return unauthenticated('Unknown instance key', 'unknown_token');
+  if (row.status !== 'active') unauthenticated('This instance key has been revoked', 'revoked');
+  if (row.orgStatus !== 'active') throw new DomainError('forbidden', 'The organization of this instance key is suspended', { reason: 'organization_suspended' });
+  touchLastUsed('svh_', row.id);
+  return { kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId };
+}
+
+// ---------------------------------------------------------------- Hub JWTs (session cookie or bearer)
+
+async function resolveUserToken(token: string): Promise<Principal> {
+  let subject: string | undefined;
+  try {
+    subject = (await verifyJwt(token)).sub;
+  } catch {
+    unauthenticated('Invalid or expired token', 'invalid_token');
+  }
+  if (!subject || !/^[0-9a-f-]{36}$/i.test(subject)) unauthenticated('Invalid or expired token', 'invalid_token');
+  const db = await getDb();
+  // Role, organization and existence come from the database on every request: no stale authority.
+  const [user] = await db
+    .select({ id: users.id, email: users.email, name: users.name, role: users.role, orgId: users.orgId, orgRole: users.orgRole })
+    .from(users)
+    .where(eq(users.id, subject));
+  if (!user) return unauthenticated('This user no longer exists', 'unknown_user');
+  return { kind: 'user', userId: user.id, email: user.email, name: user.name, role: user.role, orgId: user.orgId, orgRole: user.orgId ? user.orgRole : null };
+}
+
+// ---------------------------------------------------------------- personal access tokens (svp_, /mcp only)
+
+/** Every /mcp call runs this look-up: a prepared statement, planned once per connection. */
+function preparePatLookup(db: Db) {
+  return db
+    .select({
+      tokenId: personalAccessTokens.id,
+      userId: personalAccessTokens.userId,
+      orgId: personalAccessTokens.orgId,
+      instanceKeyId: personalAccessTokens.instanceKeyId,
+      revokedAt: personalAccessTokens.revokedAt,
+      expiresAt: personalAccessTokens.expiresAt,
+      member: sameMembership,
+      email: users.email,
+      name: users.name,
+      orgStatus: organizations.status,
+      instanceStatus: instanceKeys.status,
+      mcpUrl: instanceReports.mcpUrl,
+    })
+    .from(personalAccessTokens)
+    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
+    .innerJoin(instanceKeys, and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)))
+    .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
+    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
+    .prepare('resolve_personal_access_token');
+}
+type PatRow = Awaited<ReturnType<ReturnType<typeof preparePatLookup>['execute']>>[number];
+const patStatements = new WeakMap<Db, ReturnType<typeof preparePatLookup>>();
+
+async function loadPat(hash: string): Promise<PatRow | null> {
+  const db = await getDb();
+  let statement = patStatements.get(db);
+  if (!statement) patStatements.set(db, (statement = preparePatLookup(db)));
+  const [row] = await statement.execute({ hash });
+  return row ?? null;
+}
+
+/**
+ * Resolves the bearer token of an /mcp request (null when absent); every lifecycle rule of
+ * domain/pats.ts is checked on every call. Refusals carry their reason (the `reason` of the answer).
+ */
+export async function resolvePat(token: string | null): Promise<ResolvedPat> {
+  if (token === null || token === '') {
+    return unauthenticated('A personal access token is required: send "Authorization: Bearer svp_…"', 'missing_token');
+  }
+  if (!token.startsWith('svp_')) {
+    const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
+    return unauthenticated(`${what} not accepted at /mcp; use a personal access token (svp_…)`, 'not_a_personal_access_token');
+  }
+  if (parseSecret(token) !== 'svp_') return unauthenticated('Malformed personal access token', 'malformed_token');
+
+  const row = await cachedLookup('svp_', token, loadPat);
+  if (!row) return unauthenticated('Unknown personal access token (it may have been rotated or its owner deleted)', 'unknown_token');
+  if (row.revokedAt) unauthenticated('This personal access token has been revoked', 'revoked');
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) unauthenticated('This personal access token has expired', 'expired');
+  if (!row.member) unauthenticated("This token's owner is no longer a member of the organization it was minted in", 'membership_ended');
+  if (row.instanceStatus !== 'active') unauthenticated('The instance this token is bound to has been revoked', 'instance_revoked');
+  if (row.orgStatus !== 'active') throw new DomainError('forbidden', "The token's organization is suspended", { reason: 'organization_suspended' });
+  touchLastUsed('svp_', row.tokenId);
+  return {
+    tokenId: row.tokenId,
+    userId: row.userId,
+    email: row.email,
+    name: row.name,
+    orgId: row.orgId,
+    instanceKeyId: row.instanceKeyId,
+    mcpUrl: row.mcpUrl ?? null,
+  };
+}
