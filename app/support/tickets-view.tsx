@@ -1,11 +1,10 @@
 'use client';
 import Link from 'next/link';
 import { useState } from 'react';
-import { EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../_components/ui';
-import { errorMessage } from '../_lib/errors';
+import { EmptyState, Field, formatDate, Select, Table, td, th } from '../_components/ui';
 import { trpc } from '../_lib/trpc';
 import { OrgSelect, SeverityBadge, StatusBadge } from './support-ui';
-import { Pager } from '../_components/pager';
+import { ListView } from '../_components/list-view';
 
 const LIMIT = 25;
 type Status = 'open' | 'pending' | 'closed';
@@ -51,14 +50,15 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
           </Field>
         ) : null}
       </div>
-      {list.isPending ? (
-        <Loading rows={6} />
-      ) : list.isError ? (
-        <ErrorState title="Tickets could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.tickets.length === 0 ? (
-        <EmptyState title="No tickets">Core instances open tickets through POST /api/v1/support/tickets.</EmptyState>
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.tickets}
+        loadingRows={6}
+        errorTitle="Tickets could not be loaded"
+        empty={<EmptyState title="No tickets">Core instances open tickets through POST /api/v1/support/tickets.</EmptyState>}
+        onPage={setPage}
+      >
+        {(tickets) => (
           <Table caption="Support tickets">
             <thead>
               <tr>
@@ -73,7 +73,7 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
-              {list.data.tickets.map((t) => (
+              {tickets.map((t) => (
                 <tr key={t.id}>
                   <td className={td}>{t.number}</td>
                   <td className={td}>
@@ -91,9 +91,8 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

@@ -10,6 +10,7 @@ import { getDb } from '../db/client';
 import { instanceKeys, organizations } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
 import { createInstanceKey, reissueInstanceKey, revokeInstanceKey } from './instanceKeys';
+import { paginate } from './paginate';
 
 const keyColumns = {
   id: instanceKeys.id,
@@ -94,16 +95,17 @@ export async function listAllKeys(filters: KeyListFilters, { page, limit }: { pa
   if (filters.orgId) conditions.push(eq(instanceKeys.orgId, filters.orgId));
   if (filters.status) conditions.push(eq(instanceKeys.status, filters.status));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  const [rows, [total]] = await Promise.all([
-    db
-      .select({ ...keyColumns, orgName: organizations.name, orgSlug: organizations.slug })
-      .from(instanceKeys)
-      .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
-      .where(where)
-      .orderBy(desc(instanceKeys.createdAt), asc(instanceKeys.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    db.select({ n: count() }).from(instanceKeys).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    { page, limit },
+    (window) =>
+      db
+        .select({ ...keyColumns, orgName: organizations.name, orgSlug: organizations.slug })
+        .from(instanceKeys)
+        .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
+        .where(where)
+        .orderBy(desc(instanceKeys.createdAt), asc(instanceKeys.id))
+        .limit(window.limit)
+        .offset(window.offset),
+    () => db.select({ n: count() }).from(instanceKeys).where(where),
+  );
 }

@@ -10,6 +10,7 @@ import type { Queryable } from '../db/client';
 import { getDb } from '../db/client';
 import { auditLog } from '../db/schema';
 import type { Principal } from './principal';
+import { paginate } from './paginate';
 
 /** Who acted: a resolved principal, or the system itself (CLI, background jobs). */
 export type AuditActor = Principal | { kind: 'system'; id?: string | null };
@@ -95,15 +96,16 @@ export async function listAuditLog(filters: AuditFilters, { page, limit }: { pag
   if (filters.since) conditions.push(gte(auditLog.createdAt, filters.since));
   if (filters.until) conditions.push(lt(auditLog.createdAt, filters.until));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(auditLog)
-      .where(where)
-      .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    db.select({ n: count() }).from(auditLog).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    { page, limit },
+    (window) =>
+      db
+        .select()
+        .from(auditLog)
+        .where(where)
+        .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+        .limit(window.limit)
+        .offset(window.offset),
+    () => db.select({ n: count() }).from(auditLog).where(where),
+  );
 }

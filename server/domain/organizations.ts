@@ -14,6 +14,7 @@ import { writeAudit, type AuditActor } from './audit';
 import { isUniqueViolation } from './dbErrors';
 import { announceChange } from '../db/invalidation';
 import type { UserPrincipal } from './principal';
+import { paginate } from './paginate';
 
 export type OrgStatus = (typeof organizations.$inferSelect)['status'];
 export type OrgTier = (typeof organizations.$inferSelect)['tier'];
@@ -92,17 +93,18 @@ export async function listOrganizations(filters: OrgListFilters, { page, limit }
   if (filters.status) conditions.push(eq(organizations.status, filters.status));
   if (filters.tier) conditions.push(eq(organizations.tier, filters.tier));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  const [rows, [total]] = await Promise.all([
-    db
-      .select({ ...orgColumns, memberCount, apiKeyCount: activeKeyCount })
-      .from(organizations)
-      .where(where)
-      .orderBy(asc(organizations.name), asc(organizations.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    db.select({ n: count() }).from(organizations).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    { page, limit },
+    (window) =>
+      db
+        .select({ ...orgColumns, memberCount, apiKeyCount: activeKeyCount })
+        .from(organizations)
+        .where(where)
+        .orderBy(asc(organizations.name), asc(organizations.id))
+        .limit(window.limit)
+        .offset(window.offset),
+    () => db.select({ n: count() }).from(organizations).where(where),
+  );
 }
 
 /** Platform admin: status and/or tier. The subscription plan follows the tier. */

@@ -16,6 +16,7 @@ import { writeAudit } from './audit';
 import { announceChange } from '../db/invalidation';
 import { lockOrganization, otherAdminCount } from './members';
 import type { PlatformRole, UserPrincipal } from './principal';
+import { paginate } from './paginate';
 
 const PLATFORM_ROLE_LOCK = 72_620_003;
 
@@ -46,18 +47,19 @@ export async function listUsers(filters: UserListFilters, { page, limit }: { pag
   if (filters.role) conditions.push(eq(users.role, filters.role));
   if (filters.orgId) conditions.push(eq(users.orgId, filters.orgId));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
-  const [rows, [total]] = await Promise.all([
-    db
-      .select(adminUserSelection)
-      .from(users)
-      .leftJoin(organizations, eq(organizations.id, users.orgId))
-      .where(where)
-      .orderBy(asc(users.email), asc(users.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    db.select({ n: count() }).from(users).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    { page, limit },
+    (window) =>
+      db
+        .select(adminUserSelection)
+        .from(users)
+        .leftJoin(organizations, eq(organizations.id, users.orgId))
+        .where(where)
+        .orderBy(asc(users.email), asc(users.id))
+        .limit(window.limit)
+        .offset(window.offset),
+    () => db.select({ n: count() }).from(users).where(where),
+  );
 }
 
 async function lockTarget(tx: Tx, id: string) {

@@ -5,8 +5,8 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../../_components/pager';
+import { Badge, Button, EmptyState, Field, formatDate, Select, Table, td, th } from '../../_components/ui';
+import { ListView } from '../../_components/list-view';
 
 type Key = RouterOutputs['admin']['listApiKeys']['apiKeys'][number];
 
@@ -41,14 +41,15 @@ export function ApiKeysTable() {
           <option value="">All keys</option>
         </Select>
       </Field>
-      {list.isPending ? (
-        <Loading rows={5} />
-      ) : list.isError ? (
-        <ErrorState title="Keys could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.apiKeys.length === 0 ? (
-        <EmptyState title="No keys here" />
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.apiKeys}
+        loadingRows={5}
+        errorTitle="Keys could not be loaded"
+        empty={<EmptyState title="No keys here" />}
+        onPage={setPage}
+      >
+        {(apiKeys) => (
           <Table caption="API keys">
             <thead>
               <tr>
@@ -61,7 +62,7 @@ export function ApiKeysTable() {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
-              {list.data.apiKeys.map((k) => (
+              {apiKeys.map((k) => (
                 <tr key={k.id}>
                   <td className={td}>
                     <span className="font-medium">{k.name}</span>
@@ -84,9 +85,8 @@ export function ApiKeysTable() {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

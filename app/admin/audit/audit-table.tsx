@@ -1,9 +1,8 @@
 'use client';
 import { useState } from 'react';
-import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { Button, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../../_components/pager';
+import { Button, EmptyState, Field, formatDate, Input, Select, Table, td, th } from '../../_components/ui';
+import { ListView } from '../../_components/list-view';
 
 const TARGETS = ['', 'api_key', 'user', 'organization', 'member', 'template', 'category', 'access_grant', 'personal_access_token'];
 
@@ -35,14 +34,15 @@ export function AuditTable() {
         </Field>
         <Button type="submit" variant="secondary">Filter</Button>
       </form>
-      {list.isPending ? (
-        <Loading rows={8} />
-      ) : list.isError ? (
-        <ErrorState title="The audit log could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.entries.length === 0 ? (
-        <EmptyState title="No audit records match" />
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.entries}
+        loadingRows={8}
+        errorTitle="The audit log could not be loaded"
+        empty={<EmptyState title="No audit records match" />}
+        onPage={setPage}
+      >
+        {(entries) => (
           <Table caption="Audit log">
             <thead>
               <tr>
@@ -54,7 +54,7 @@ export function AuditTable() {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
-              {list.data.entries.map((e) => (
+              {entries.map((e) => (
                 <tr key={e.id}>
                   <td className={`${td} whitespace-nowrap`}>{formatDate(e.created_at)}</td>
                   <td className={`${td} font-mono text-xs`}>{e.action}</td>
@@ -73,9 +73,8 @@ export function AuditTable() {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

@@ -1,10 +1,9 @@
 'use client';
 import Link from 'next/link';
 import { useState } from 'react';
-import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { Badge, EmptyState, ErrorState, formatDate, Loading, Table, td, th } from '../../_components/ui';
-import { Pager } from '../../_components/pager';
+import { Badge, EmptyState, formatDate, Table, td, th } from '../../_components/ui';
+import { ListView } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 
 export function OrganizationsTable() {
@@ -22,14 +21,15 @@ export function OrganizationsTable() {
           setPage(1);
         }}
       />
-      {list.isPending ? (
-        <Loading rows={5} />
-      ) : list.isError ? (
-        <ErrorState title="Organizations could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.organizations.length === 0 ? (
-        <EmptyState title={query ? `No organization matches “${query}”` : 'No organizations yet'}>Users create their organization from their account page.</EmptyState>
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.organizations}
+        loadingRows={5}
+        errorTitle="Organizations could not be loaded"
+        empty={<EmptyState title={query ? `No organization matches “${query}”` : 'No organizations yet'}>Users create their organization from their account page.</EmptyState>}
+        onPage={setPage}
+      >
+        {(organizations) => (
           <Table caption="Organizations">
             <thead>
               <tr>
@@ -42,7 +42,7 @@ export function OrganizationsTable() {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
-              {list.data.organizations.map((o) => (
+              {organizations.map((o) => (
                 <tr key={o.id}>
                   <td className={td}>
                     <Link href={`/admin/organizations/${o.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{o.name}</Link>
@@ -57,9 +57,8 @@ export function OrganizationsTable() {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

@@ -5,8 +5,8 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, ErrorState, formatDate, Loading, Table, td, th } from '../../_components/ui';
-import { Pager } from '../../_components/pager';
+import { Badge, Button, EmptyState, formatDate, Table, td, th } from '../../_components/ui';
+import { ListView } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 
 type Row = RouterOutputs['admin']['listTemplates']['templates'][number];
@@ -38,16 +38,19 @@ export function TemplatesTable() {
           setPage(1);
         }}
       />
-      {list.isPending ? (
-        <Loading rows={6} />
-      ) : list.isError ? (
-        <ErrorState title="Templates could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.templates.length === 0 ? (
-        <EmptyState title={query ? `No template matches “${query}”` : 'No templates yet'}>
-          <Link href="/admin/templates/new" className="font-medium text-blue-700 underline">Create a template</Link>
-        </EmptyState>
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.templates}
+        loadingRows={6}
+        errorTitle="Templates could not be loaded"
+        empty={
+          <EmptyState title={query ? `No template matches “${query}”` : 'No templates yet'}>
+            <Link href="/admin/templates/new" className="font-medium text-blue-700 underline">Create a template</Link>
+          </EmptyState>
+        }
+        onPage={setPage}
+      >
+        {(templates) => (
           <Table caption="Templates">
             <thead>
               <tr>
@@ -60,7 +63,7 @@ export function TemplatesTable() {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
-              {list.data.templates.map((t) => (
+              {templates.map((t) => (
                 <tr key={t.id}>
                   <td className={td}>
                     <Link href={`/admin/templates/${t.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{t.name}</Link>
@@ -89,9 +92,8 @@ export function TemplatesTable() {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}

@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
-import { Badge, EmptyState, ErrorState, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
-import { Pager } from '../../_components/pager';
+import { Badge, EmptyState, formatDate, Select, Table, td, th } from '../../_components/ui';
+import { ListView } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 
 type Role = 'user' | 'admin' | 'superadmin';
@@ -35,14 +35,15 @@ export function UsersTable({ selfId }: { selfId: string }) {
           setPage(1);
         }}
       />
-      {list.isPending ? (
-        <Loading rows={5} />
-      ) : list.isError ? (
-        <ErrorState title="Users could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.users.length === 0 ? (
-        <EmptyState title="No users match" />
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.users}
+        loadingRows={5}
+        errorTitle="Users could not be loaded"
+        empty={<EmptyState title="No users match" />}
+        onPage={setPage}
+      >
+        {(users) => (
           <Table caption="Users">
             <thead>
               <tr>
@@ -53,7 +54,7 @@ export function UsersTable({ selfId }: { selfId: string }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
-              {list.data.users.map((u) => (
+              {users.map((u) => (
                 <tr key={u.id}>
                   <td className={td}>
                     <span className="font-medium">{u.name || '—'}</span> {u.id === selfId ? <Badge>you</Badge> : null}
@@ -86,9 +87,8 @@ export function UsersTable({ selfId }: { selfId: string }) {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

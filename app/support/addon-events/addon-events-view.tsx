@@ -1,10 +1,9 @@
 'use client';
 import { useState } from 'react';
-import { buttonClass, Button, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../../_components/ui';
-import { errorMessage } from '../../_lib/errors';
+import { buttonClass, Button, EmptyState, Field, formatDate, Input, Select, Table, td, th } from '../../_components/ui';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect } from '../support-ui';
-import { Pager } from '../../_components/pager';
+import { ListView } from '../../_components/list-view';
 
 const LIMIT = 50;
 
@@ -106,14 +105,15 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
           </span>
         </div>
       </form>
-      {list.isPending ? (
-        <Loading rows={8} />
-      ) : list.isError ? (
-        <ErrorState title="Events could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.events.length === 0 ? (
-        <EmptyState title="No events match">Instances ship events through POST /api/v1/addon-audit-events.</EmptyState>
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.events}
+        loadingRows={8}
+        errorTitle="Events could not be loaded"
+        empty={<EmptyState title="No events match">Instances ship events through POST /api/v1/addon-audit-events.</EmptyState>}
+        onPage={setPage}
+      >
+        {(events) => (
           <Table caption="Addon audit events">
             <thead>
               <tr>
@@ -127,7 +127,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
-              {list.data.events.map((e) => (
+              {events.map((e) => (
                 <tr key={e.id}>
                   <td className={td}>{formatDate(e.occurred_at)}</td>
                   {isAdmin ? <td className={td}>{e.organization.name}</td> : null}
@@ -149,9 +149,8 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

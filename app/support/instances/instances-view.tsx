@@ -1,11 +1,11 @@
 'use client';
 import { useState } from 'react';
 import { toast } from 'sonner';
-import { Badge, Button, EmptyState, ErrorState, Field, formatDate, Loading, Select, Table, td, th } from '../../_components/ui';
+import { Badge, Button, EmptyState, Field, formatDate, Select, Table, td, th } from '../../_components/ui';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect, PublishBadge } from '../support-ui';
-import { Pager } from '../../_components/pager';
+import { ListView } from '../../_components/list-view';
 
 const LIMIT = 25;
 type PublishState = 'published' | 'pending' | 'failed' | 'local';
@@ -46,14 +46,15 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
           </Select>
         </Field>
       </div>
-      {list.isPending ? (
-        <Loading rows={6} />
-      ) : list.isError ? (
-        <ErrorState title="Instances could not be loaded" message={errorMessage(list.error)} />
-      ) : list.data.instances.length === 0 ? (
-        <EmptyState title="No instances">Instance keys are created on the Account page.</EmptyState>
-      ) : (
-        <>
+      <ListView
+        query={list}
+        items={(data) => data.instances}
+        loadingRows={6}
+        errorTitle="Instances could not be loaded"
+        empty={<EmptyState title="No instances">Instance keys are created on the Account page.</EmptyState>}
+        onPage={setPage}
+      >
+        {(instances) => (
           <Table caption="Instances">
             <thead>
               <tr>
@@ -65,7 +66,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-zinc-100">
-              {list.data.instances.map((i) => (
+              {instances.map((i) => (
                 <tr key={i.id}>
                   <td className={td}>
                     <div className="font-medium">{i.name}</div>
@@ -118,9 +119,8 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
               ))}
             </tbody>
           </Table>
-          <Pager pagination={list.data.pagination} onPage={setPage} />
-        </>
-      )}
+        )}
+      </ListView>
     </div>
   );
 }

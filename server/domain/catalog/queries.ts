@@ -2,6 +2,7 @@
 import { and, asc, count, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
 import { execRows, getDb, type Db } from '../../db/client';
 import { categories, templates } from '../../db/schema';
+import { paginate, type Page } from '../paginate';
 import type { CatalogScope } from '../principal';
 import { categoryVisible, templateVisible, type VisibilityScope } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
@@ -52,10 +53,7 @@ export function templateFilterSql(filters: TemplateFilters): SQL[] {
  */
 const LIST_ORDER_FEATURED_FIRST = sql`${templates.isFeatured} desc nulls last`;
 
-export interface Page {
-  page: number;
-  limit: number;
-}
+export type { Page };
 
 /** The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries). */
 export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page) {
@@ -75,15 +73,7 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
 
 export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
   const { list, count: countQuery } = listTemplatesQueries(await getDb(), scope, filters, page);
-  if (page.page === 1) {
-    // A first page that is not full is everything: no count needed (most searches end here).
-    const rows = await list;
-    if (rows.length < page.limit) return { rows, total: rows.length };
-    const [total] = await countQuery;
-    return { rows, total: total?.n ?? 0 };
-  }
-  const [rows, [total]] = await Promise.all([list, countQuery]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(page, () => list, () => countQuery);
 }
 
 /**

@@ -8,6 +8,7 @@ import { DomainError } from '../errors';
 import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { addonAuditEvents, instanceKeys, organizations } from '../../db/schema';
+import { paginate } from '../paginate';
 import { isPlatformAdmin, type InstancePrincipal, type Principal } from '../principal';
 
 export interface AddonEventInput {
@@ -109,11 +110,11 @@ export async function listAddonEvents(scope: AddonEventScope, filters: AddonEven
   const c = conditions(scope, filters);
   const where = c.length > 0 ? and(...c) : undefined;
   const db = await getDb();
-  const [rows, [total]] = await Promise.all([
-    selectPage(where, page.limit, (page.page - 1) * page.limit),
-    db.select({ n: count() }).from(addonAuditEvents).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    page,
+    (window) => selectPage(where, window.limit, window.offset),
+    () => db.select({ n: count() }).from(addonAuditEvents).where(where),
+  );
 }
 
 /** Every matching event, newest first, read in batches by keyset (for exports of any size). */

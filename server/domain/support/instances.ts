@@ -10,6 +10,7 @@ import { dnsRecords, instanceKeys, instanceReports, organizations } from '../../
 import { writeAudit } from '../audit';
 import { announceChange } from '../../db/invalidation';
 import type { InstancePrincipal } from '../principal';
+import { paginate } from '../paginate';
 import { ensureDnsPublisher } from './dnsPublisher';
 
 const infoColumns = {
@@ -38,7 +39,7 @@ const infoColumns = {
 
 export type InstanceInfoRow = Awaited<ReturnType<typeof selectInstances>>[number];
 
-function selectInstances(where: SQL | undefined, page?: { page: number; limit: number }) {
+function selectInstances(where: SQL | undefined, window?: { limit: number; offset: number }) {
   return getDb().then((db) => {
     const query = db
       .select(infoColumns)
@@ -48,7 +49,7 @@ function selectInstances(where: SQL | undefined, page?: { page: number; limit: n
       .leftJoin(dnsRecords, eq(dnsRecords.instanceKeyId, instanceKeys.id))
       .where(where)
       .orderBy(desc(instanceKeys.createdAt), desc(instanceKeys.id));
-    return page ? query.limit(page.limit).offset((page.page - 1) * page.limit) : query;
+    return window ? query.limit(window.limit).offset(window.offset) : query;
   });
 }
 
@@ -127,15 +128,11 @@ export async function listInstances(scope: InstanceScope, filters: InstanceFilte
   if (filters.publishState) conditions.push(eq(dnsRecords.publishState, filters.publishState));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
   const db = await getDb();
-  const [rows, [total]] = await Promise.all([
-    selectInstances(where, page),
-    db
-      .select({ n: count() })
-      .from(instanceKeys)
-      .leftJoin(dnsRecords, eq(dnsRecords.instanceKeyId, instanceKeys.id))
-      .where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    page,
+    (window) => selectInstances(where, window),
+    () => db.select({ n: count() }).from(instanceKeys).leftJoin(dnsRecords, eq(dnsRecords.instanceKeyId, instanceKeys.id)).where(where),
+  );
 }
 
 /** Keeps only a record that is not being deleted (DELETE leaves a tombstone until the DNS server has dropped it). */

@@ -11,6 +11,7 @@ import { getDb } from '../../db/client';
 import { instanceKeys, organizations, supportMessages, supportTickets, users } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { isPlatformAdmin, type InstancePrincipal, type UserPrincipal } from '../principal';
+import { paginate } from '../paginate';
 
 export type TicketStatus = 'open' | 'pending' | 'closed';
 export type TicketSeverity = 'low' | 'normal' | 'high' | 'urgent';
@@ -86,19 +87,20 @@ export async function listTickets(scope: TicketScope, filters: TicketFilters, pa
   if (filters.instanceId && scope.kind !== 'instance') conditions.push(eq(supportTickets.instanceKeyId, filters.instanceId));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
   const db = await getDb();
-  const [rows, [total]] = await Promise.all([
-    db
-      .select(ticketColumns)
-      .from(supportTickets)
-      .innerJoin(organizations, eq(organizations.id, supportTickets.orgId))
-      .leftJoin(instanceKeys, eq(instanceKeys.id, supportTickets.instanceKeyId))
-      .where(where)
-      .orderBy(desc(supportTickets.createdAt), desc(supportTickets.number))
-      .limit(page.limit)
-      .offset((page.page - 1) * page.limit),
-    db.select({ n: count() }).from(supportTickets).where(where),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  return paginate(
+    page,
+    (window) =>
+      db
+        .select(ticketColumns)
+        .from(supportTickets)
+        .innerJoin(organizations, eq(organizations.id, supportTickets.orgId))
+        .leftJoin(instanceKeys, eq(instanceKeys.id, supportTickets.instanceKeyId))
+        .where(where)
+        .orderBy(desc(supportTickets.createdAt), desc(supportTickets.number))
+        .limit(window.limit)
+        .offset(window.offset),
+    () => db.select({ n: count() }).from(supportTickets).where(where),
+  );
 }
 
 const authorKey = alias(instanceKeys, 'author_key');
