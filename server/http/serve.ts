@@ -11,6 +11,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
+import { errorResponse, TransportError } from '../api/errors';
 import { REST_PREFIX } from '../api/rest';
 import { closeDatabase, getDatabase } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
@@ -23,7 +24,7 @@ const dir = path.resolve(import.meta.dirname, '../..');
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
 const methodNotAllowed: FetchHandler = () =>
-  Response.json({ code: 'METHOD_NOT_SUPPORTED', message: 'Use GET, POST or DELETE on /mcp' }, { status: 405, headers: { allow: 'GET, POST, DELETE' } });
+  errorResponse(new TransportError('METHOD_NOT_SUPPORTED', 'Use GET, POST or DELETE on /mcp'), '/mcp', () => ({ allow: 'GET, POST, DELETE' }));
 
 const isRest = (pathname: string) => pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
 
