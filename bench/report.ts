@@ -12,6 +12,8 @@ export interface ScenarioResult {
   /** Why the scenario was not run. */
   notApplicable?: string;
   note?: string;
+  /** The `baseline` column is the bare node:http server serving the same precomputed bytes. */
+  againstBare?: boolean;
 }
 
 export interface SizeResult {
@@ -22,6 +24,8 @@ export interface SizeResult {
   explain: ExplainResult[];
   explainNote: string | null;
   hubPeakRssBytes: number;
+  /** Body bytes of the cached list page (acme, 50 templates) without and with Accept-Encoding: gzip, br. */
+  listBytes?: { identity: number; compressed: number; encoding: string };
 }
 
 export interface McpResult {
@@ -119,6 +123,8 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     }
   }
 
+  targets.push(...edgeTargets(r));
+
   const small = r.sizes.find((s) => s.templates === 1_000)?.searchProbe;
   const large = r.sizes.find((s) => s.templates === 100_000)?.searchProbe;
   if (small && large) {
@@ -154,6 +160,45 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     result: `peak ${mb(r.hubPeakRssBytes)}${r.hubPeakRssBytes <= limit ? '' : ` (missed by ${mb(r.hubPeakRssBytes - limit)})`}`,
   });
   return targets;
+}
+
+/** Issue 12: the transport edge against the bare node:http server serving the same bytes (first size measured). */
+function edgeTargets(r: Omit<BenchReport, 'targets'>): Target[] {
+  const size = r.sizes[0];
+  const at = size ? ` (at ${sizeLabel(size.templates)} templates)` : '';
+  const out: Target[] = [];
+  const versusBare = (id: string, target: string, share: number) => {
+    const s = scenario(size, id);
+    if (!s?.hub || !s.baseline) return out.push({ id, target: target + at, met: null, result: `not measured${s?.notApplicable ? `: ${s.notApplicable}` : ''}` });
+    const ratio = s.baseline.rps > 0 ? s.hub.rps / s.baseline.rps : 0;
+    const met = ratio >= share;
+    out.push({
+      id,
+      target: target + at,
+      met,
+      result: `${fmt(ratio, 2)}× (${int(s.hub.rps)} vs ${int(s.baseline.rps)} req/s)${met ? '' : ` (missed by ${fmt((share - ratio) / share * 100, 0)}%: needs ${share}×)`}`,
+    });
+  };
+  versusBare('edge-304', '304 poll with an instance key: ≥ 0.30× the bare 304 server', 0.3);
+  versusBare('edge-list', 'Cached list page, identity: ≥ 0.50× the bare server serving the same body', 0.5);
+  const identity = scenario(size, 'edge-list')?.hub;
+  const compressed = scenario(size, 'edge-list-compressed')?.hub;
+  const bytes = size?.listBytes;
+  if (identity && compressed && bytes) {
+    const share = bytes.compressed / bytes.identity;
+    const met = share <= 0.15 && compressed.rps >= identity.rps;
+    out.push({
+      id: 'edge-compressed',
+      target: `Cached list page with Accept-Encoding: gzip, br: body ≤ 15% of identity, throughput ≥ identity${at}`,
+      met,
+      result:
+        `${bytes.encoding} ${int(bytes.compressed)} of ${int(bytes.identity)} bytes = ${fmt(share * 100, 1)}%${share <= 0.15 ? '' : ' (missed)'}; ` +
+        `${int(compressed.rps)} vs ${int(identity.rps)} req/s = ${fmt(compressed.rps / identity.rps, 2)}×${compressed.rps >= identity.rps ? '' : ' (missed)'}`,
+    });
+  } else {
+    out.push({ id: 'edge-compressed', target: `Cached list page with Accept-Encoding: gzip, br: body ≤ 15% of identity, throughput ≥ identity${at}`, met: null, result: 'not measured' });
+  }
+  return out;
 }
 
 const mark = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : '**missed**');
@@ -192,8 +237,8 @@ function scenarioTable(size: SizeResult): string[] {
     const h = s.hub;
     const b = s.baseline;
     out.push(
-      `| ${s.title}${statusNote(h, s.id === 'updates-inm')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
-        `${b ? int(b.rps) : '–'}${statusNote(b)} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
+      `| ${s.title}${statusNote(h, s.id === 'updates-inm' || s.id === 'edge-304')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
+        `${b ? int(b.rps) : '–'}${statusNote(b, s.id === 'edge-304')} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
     );
   }
   return out;

@@ -164,6 +164,8 @@ interface ScenarioDef {
   /** Runs just before the scenario; a string is the reason it is not applicable. */
   prepare?: () => Promise<string | undefined>;
   note?: string;
+  /** Measured against the bare server (same precomputed bytes) instead of the baseline. */
+  againstBare?: true;
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -219,6 +221,57 @@ function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
   ];
 }
 
+/**
+ * The transport edge (issue 12): the Hub's cached answers against the bare node:http server serving the
+ * same bytes. One organization's keys (acme), so that every request hits the same cache entries.
+ */
+function edgeScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[]): ScenarioDef[] {
+  const key = cycle(acmeKeys);
+  const listPath = '/api/v1/catalog/templates';
+  const updatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
+  const acmeEtag = () => ctx.etags.get(acmeKeys[0]!.orgId) ?? '';
+  const bareNote = 'against the bare node:http server answering the same precomputed bytes';
+  return [
+    {
+      id: 'edge-304',
+      title: 'Edge: updates poll, 304',
+      request: `GET ${updatesPath} (svh_, If-None-Match)`,
+      hub: () => ({ path: updatesPath, headers: { ...bearer(key().secret), 'if-none-match': acmeEtag() } }),
+      baseline: () => ({ path: updatesPath, headers: { 'if-none-match': acmeEtag() } }),
+      expectHub: [304],
+      againstBare: true,
+      note: bareNote,
+    },
+    {
+      id: 'edge-list',
+      title: 'Edge: cached list page, identity',
+      request: `GET ${listPath} (svh_, 50 templates, no Accept-Encoding)`,
+      hub: () => ({ path: listPath, headers: bearer(key().secret) }),
+      baseline: () => ({ path: listPath }),
+      expectHub: [200],
+      againstBare: true,
+      note: bareNote,
+    },
+    {
+      id: 'edge-list-compressed',
+      title: 'Edge: cached list page, gzip/br',
+      request: `GET ${listPath} (svh_, 50 templates, Accept-Encoding: gzip, br)`,
+      hub: () => ({ path: listPath, headers: { ...bearer(key().secret), 'accept-encoding': 'gzip, br' } }),
+      baseline: () => ({ path: listPath }),
+      expectHub: [200],
+      againstBare: true,
+      note: `${bareNote} (identity)`,
+    },
+  ];
+}
+
+/** Body bytes of one answer as sent (Content-Length), for an Accept-Encoding (fetch sends "gzip, deflate" unless told). */
+async function wireBytes(base: string, p: string, headers: Record<string, string>): Promise<{ bytes: number; encoding: string }> {
+  const res = await fetch(base + p, { headers });
+  await res.arrayBuffer();
+  return { bytes: Number(res.headers.get('content-length') ?? NaN), encoding: res.headers.get('content-encoding') ?? 'identity' };
+}
+
 // ---------------------------------------------------------------- parity
 
 function normalize(value: unknown): unknown {
@@ -262,7 +315,7 @@ async function fetchJson(base: string, spec: RequestSpec) {
 async function checkParity(defs: ScenarioDef[], hub: Server, baseline: Server): Promise<Parity[]> {
   const out: Parity[] = [];
   for (const d of defs) {
-    if (d.id === 'updates-inm') continue;
+    if (d.id === 'updates-inm' || d.againstBare) continue;
     const spec = d.hub();
     const [h, b] = [await fetchJson(hub.base, spec), await fetchJson(baseline.base, spec)];
     if (h.status !== 200 || b.status !== 200) {
@@ -310,7 +363,7 @@ async function main(): Promise<number> {
   dbUrl.pathname = `/${dbName}`;
   log(`database ${dbName}`);
 
-  const [hubPort, baselinePort, upstreamPort] = [await freePort(), await freePort(), await freePort()];
+  const [hubPort, baselinePort, upstreamPort, barePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const hubUrl = `http://127.0.0.1:${hubPort}`;
   // The Hub's modules used for setup read these (migrations, keys, JWT issuer).
   process.env.DATABASE_URL = dbUrl.toString();
@@ -388,7 +441,18 @@ async function main(): Promise<number> {
     } else if (adminProbe.status !== 200) {
       broken.push(`admin template list answered ${adminProbe.status}: ${JSON.stringify(adminProbe.body).slice(0, 200)}`);
     }
-    const defs = scenarios(ctx, hub.base);
+    const acmeKeys = keys.filter((k) => k.orgId === acme.id);
+    const defs = [...scenarios(ctx, hub.base), ...edgeScenarios(ctx, acmeKeys)];
+
+    // The bare server serves the bytes of the Hub's own answer to acme's list request.
+    const listAnswer = await fetch(`${hub.base}/api/v1/catalog/templates`, { headers: { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'identity' } });
+    const bareBodyFile = path.join(logDir, `bare-body-${size}.json`);
+    fs.writeFileSync(bareBodyFile, Buffer.from(await listAnswer.arrayBuffer()));
+    const bare = await startNodeServer(`bare-${size}`, 'bench/bare-server.mjs', barePort, { ...serverEnv, BARE_BODY_FILE: bareBodyFile, BARE_ETAG: listAnswer.headers.get('etag') ?? '"bare"' }, '/');
+    const identity = await wireBytes(hub.base, '/api/v1/catalog/templates', { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'identity' });
+    const compressed = await wireBytes(hub.base, '/api/v1/catalog/templates', { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'gzip, br' });
+    const listBytes = { identity: identity.bytes, compressed: compressed.bytes, encoding: compressed.encoding };
+    log(`list page body: ${identity.bytes} bytes identity, ${compressed.bytes} bytes ${compressed.encoding}`);
 
     // Warm every route on both servers (first requests compile and load modules), then check bodies match.
     for (const d of defs) {
@@ -419,11 +483,11 @@ async function main(): Promise<number> {
       hub.rss!.window();
       const h = await measure(hub, d.hub, d.expectHub);
       const rssPeakBytes = hub.rss!.window();
-      const b = await measure(baseline, d.baseline, [200]);
+      const b = await measure(d.againstBare ? bare : baseline, d.baseline, d.againstBare ? d.expectHub : [200]);
       log(
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
       );
-      for (const [who, r] of [['Hub', h], ['baseline', b]] as const) {
+      for (const [who, r] of [['Hub', h], [d.againstBare ? 'bare server' : 'baseline', b]] as const) {
         // Wrong answers or failed connections make the numbers meaningless; slowness (even no request
         // finished within the run) is a result, reported as such.
         if (r.unexpected > Math.max(0, r.requests * 0.01)) {
@@ -432,12 +496,11 @@ async function main(): Promise<number> {
           notes.push(`${d.title} at ${size.toLocaleString('en-US')} templates: no ${who} request finished within ${durationSec} s (${connections} connections).`);
         }
       }
-      results.push({ id: d.id, title: d.title, request: d.request, hub: { ...h, rssPeakBytes }, baseline: b, note: d.note });
+      results.push({ id: d.id, title: d.title, request: d.request, hub: { ...h, rssPeakBytes }, baseline: b, note: d.note, ...(d.againstBare ? { againstBare: true } : {}) });
     }
 
     // Search latency: one connection, a different product-name search per request (no answer is reused).
     const brands = await sampleBrands(pg, acme.id, searchProbeCount);
-    const acmeKeys = keys.filter((k) => k.orgId === acme.id);
     const probe = (server: Server) => {
       const brand = cycle(brands);
       const k = cycle(acmeKeys);
@@ -461,6 +524,7 @@ async function main(): Promise<number> {
     for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}`);
 
     await baseline.child.stop();
+    await bare.child.stop();
     const rss = hub.rss!.stop();
     await hub.child.stop();
     hubPeak = Math.max(hubPeak, rss.peakRssBytes);
@@ -472,6 +536,7 @@ async function main(): Promise<number> {
       explain: explained.results,
       explainNote: explained.note,
       hubPeakRssBytes: rss.peakRssBytes,
+      listBytes,
     });
   }
 
@@ -502,7 +567,7 @@ async function main(): Promise<number> {
   };
   if (parity.some((p) => !p.ok)) notes.push('Some baseline answers differ from the Hub\'s (see Response parity): the baseline may need updating to the Hub\'s current response shape.');
   notes.push(
-    'Requests carry no Accept-Encoding, so neither server compresses. The machine is shared (see the load average): compare ratios within one run rather than absolute numbers across runs.',
+    'Requests carry no Accept-Encoding (so neither server compresses) except in "Edge: cached list page, gzip/br". The "Edge" scenarios compare the Hub with the bare node:http server answering the same precomputed bytes, not with the baseline. The machine is shared (see the load average): compare ratios within one run rather than absolute numbers across runs.',
   );
   const report: BenchReport = { ...partial, targets: evaluateTargets(partial) };
   fs.mkdirSync(outDir, { recursive: true });
