@@ -71,6 +71,10 @@ export function store(key: string, computedUnder: number, json: string, repeat: 
   return entry;
 }
 
+/**
+ * Brotli quality 5: a 50-template page (100 KB of JSON) becomes 8.5% of its size in about 1 ms; quality 11
+ * saves one more point for about 100 ms. gzip level 6: 10%, 0.5 ms.
+ */
 function bodyIn(entry: CachedResponse, encoding: Encoding): Buffer {
   if (encoding === 'identity') return entry.identity;
   return (entry.encoded[encoding] ??=

@@ -83,7 +83,7 @@ const LAST_USED_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens };
 
-export function touchLastUsed(kind: keyof typeof LAST_USED_TABLES, id: string): void {
+function touchLastUsed(kind: keyof typeof LAST_USED_TABLES, id: string): void {
   const now = Date.now();
   if (now - (lastTouched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
   if (lastTouched.size > 100_000) lastTouched.clear();
@@ -116,7 +116,7 @@ async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
 async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
   if (!parseSecret(token)) unauthenticated('Malformed instance key', 'malformed_token');
   const row = await cachedLookup('svh_', token, loadInstanceKey);
-  if (!row) return unauthenticated('Unknown instance key', 'unknown_token');
+  if (!row) unauthenticated('Unknown instance key', 'unknown_token');
   if (row.status !== 'active') unauthenticated('This instance key has been revoked', 'revoked');
   if (row.orgStatus !== 'active') throw new DomainError('forbidden', 'The organization of this instance key is suspended', { reason: 'organization_suspended' });
   touchLastUsed('svh_', row.id);
@@ -139,7 +139,7 @@ async function resolveUserToken(token: string): Promise<Principal> {
     .select({ id: users.id, email: users.email, name: users.name, role: users.role, orgId: users.orgId, orgRole: users.orgRole })
     .from(users)
     .where(eq(users.id, subject));
-  if (!user) return unauthenticated('This user no longer exists', 'unknown_user');
+  if (!user) unauthenticated('This user no longer exists', 'unknown_user');
   return { kind: 'user', userId: user.id, email: user.email, name: user.name, role: user.role, orgId: user.orgId, orgRole: user.orgId ? user.orgRole : null };
 }
 
@@ -187,16 +187,16 @@ async function loadPat(hash: string): Promise<PatRow | null> {
  */
 export async function resolvePat(token: string | null): Promise<ResolvedPat> {
   if (token === null || token === '') {
-    return unauthenticated('A personal access token is required: send "Authorization: Bearer svp_…"', 'missing_token');
+    unauthenticated('A personal access token is required: send "Authorization: Bearer svp_…"', 'missing_token');
   }
   if (!token.startsWith('svp_')) {
     const what = token.startsWith('svh_') ? 'Instance keys are' : 'Hub JWTs and other credentials are';
-    return unauthenticated(`${what} not accepted at /mcp; use a personal access token (svp_…)`, 'not_a_personal_access_token');
+    unauthenticated(`${what} not accepted at /mcp; use a personal access token (svp_…)`, 'not_a_personal_access_token');
   }
-  if (parseSecret(token) !== 'svp_') return unauthenticated('Malformed personal access token', 'malformed_token');
+  if (parseSecret(token) !== 'svp_') unauthenticated('Malformed personal access token', 'malformed_token');
 
   const row = await cachedLookup('svp_', token, loadPat);
-  if (!row) return unauthenticated('Unknown personal access token (it may have been rotated or its owner deleted)', 'unknown_token');
+  if (!row) unauthenticated('Unknown personal access token (it may have been rotated or its owner deleted)', 'unknown_token');
   if (row.revokedAt) unauthenticated('This personal access token has been revoked', 'revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) unauthenticated('This personal access token has expired', 'expired');
   if (!row.member) unauthenticated("This token's owner is no longer a member of the organization it was minted in", 'membership_ended');
