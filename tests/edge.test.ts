@@ -91,6 +91,11 @@ describe('the production server’s REST path (Node request straight into the di
     expect(list.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(list.bytes).toString()).templates).toHaveLength(30);
 
+    const head = await request('HEAD', LIST, { 'accept-encoding': 'gzip' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(list.headers['content-length']);
+    expect(head.bytes.byteLength).toBe(0);
+
     const missing = await request('GET', '/api/v1/no-such-endpoint');
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.bytes.toString())).toMatchObject({ code: 'NOT_FOUND' });

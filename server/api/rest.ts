@@ -117,6 +117,11 @@ function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
 }
 
 export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
+  if (req.method === 'HEAD') {
+    // A GET without its body (load balancers, link checkers): same status and headers.
+    const answer = await dispatchRest({ ...req, method: 'GET' });
+    return { ...answer, body: null };
+  }
   const url = new URL(req.url, 'http://hub');
   const pathname = url.pathname.slice(REST_PREFIX.length) || '/';
   const where = `REST ${req.method} ${pathname}`;

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { errorBody, logUnexpected, toHttpError } from '../api/errors';
+import { errorBody, logUnexpected, toHttpError, TransportError } from '../api/errors';
 import { dispatchRest, type RestAnswer } from '../api/rest';
 
 export type FetchHandler = (req: Request) => Response | Promise<Response>;
@@ -85,6 +85,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
+    // The client went away mid-body: nobody reads the answer, but the request must not hang.
+    req.once('close', () => req.complete || reject(new TransportError('BAD_REQUEST', 'Request body incomplete')));
     req.once('error', reject);
   });
 }
