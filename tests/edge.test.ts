@@ -115,6 +115,16 @@ describe('the production server’s REST path (Node request straight into the di
   });
 });
 
+describe('input reading', () => {
+  it('takes query parameters as own properties: prototype names are ordinary unknown parameters', async () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      const res = await handleRest(new Request(`${BASE}/api/v1/catalog/templates?${name}=1&${name}=2&limit=1`));
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      expect((await res.json()).pagination.limit).toBe(1);
+    }
+  });
+});
+
 describe('the error mapper', () => {
   it('maps each domain code through the one status table', () => {
     const cases: [DomainError['code'], number, string][] = [
