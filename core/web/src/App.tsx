@@ -1,0 +1,111 @@
+import { useQuery } from '@tanstack/react-query';
+import { useSyncExternalStore, type ReactNode } from 'react';
+import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
+import { core } from './api';
+import { ErrorNotice, MeContext, useMe } from './components';
+import { Callback } from './pages/Callback';
+import { Login } from './pages/Login';
+import { Overview } from './pages/Overview';
+import { Secrets } from './pages/Secrets';
+import { SettingsPage } from './pages/Settings';
+import { Tokens } from './pages/Tokens';
+import { Users } from './pages/Users';
+import { sessionStore, signOut } from './session';
+
+export function useSession() {
+  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
+}
+
+export function App() {
+  const { session } = useSession();
+  const [path] = useLocation();
+  return (
+    <Switch>
+      <Route path="/auth/callback" component={Callback} />
+      <Route path="/login">{session ? <Redirect to={returnTo()} replace /> : <Login />}</Route>
+      <Route>{session ? <Shell /> : <Redirect to={`/login?next=${encodeURIComponent(path)}`} replace />}</Route>
+    </Switch>
+  );
+}
+
+/** Where to go after signing in: the page that sent us to /login, if it is one of ours. */
+export function returnTo(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
+}
+
+function Shell() {
+  const { warning } = useSession();
+  const me = useQuery({ queryKey: ['me'], queryFn: core.me });
+  if (!me.data) {
+    return (
+      <main id="main" className="page">
+        {me.error ? <ErrorNotice error={me.error} /> : <p role="status">Loading…</p>}
+      </main>
+    );
+  }
+  return (
+    <MeContext.Provider value={me.data}>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      {warning && (
+        <div className="banner" role="status">
+          <strong>Temporary admin.</strong> {warning}
+        </div>
+      )}
+      <main id="main" className="page" tabIndex={-1}>
+        <Switch>
+          <Route path="/" component={Overview} />
+          <Route path="/secrets" component={Secrets} />
+          <Route path="/users" component={Users} />
+          <Route path="/tokens" component={Tokens} />
+          <Route path="/settings" component={SettingsPage} />
+          <Route>
+            <h1>Page not found</h1>
+            <p>
+              <Link href="/">Back to the overview</Link>
+            </p>
+          </Route>
+        </Switch>
+      </main>
+    </MeContext.Provider>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: ReactNode }) {
+  const [active] = useRoute(href);
+  return (
+    <Link href={href} aria-current={active ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+function Header() {
+  const me = useMe();
+  const who = me.user?.name || me.user?.email || 'machine token';
+  return (
+    <header className="top">
+      <Link href="/" className="brand">
+        Core
+      </Link>
+      <nav aria-label="Main">
+        <NavLink href="/">Overview</NavLink>
+        <NavLink href="/secrets">Secrets</NavLink>
+        <NavLink href="/users">Users</NavLink>
+        <NavLink href="/tokens">Machine tokens</NavLink>
+        <NavLink href="/settings">Settings</NavLink>
+      </nav>
+      <div className="who">
+        <span>
+          {who} <span className={`role role-${me.role}`}>{me.role}</span>
+        </span>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}
