@@ -1,0 +1,35 @@
+/**
+ * The domain's one error type. Rules throw CoreError with a code; api/errors.ts alone turns codes
+ * into HTTP answers. Nothing here knows HTTP.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+export class CoreError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: { retryAfterSeconds?: number; machineTokenId?: string } = {},
+  ) {
+    super(message);
+    this.name = 'CoreError';
+  }
+}
+
+export const notFound = (what: string) => new CoreError('not_found', `${what} not found`);
+export const unauthorized = (message = 'missing or invalid credentials') => new CoreError('unauthorized', message);
+
+/** Unique-constraint violations of PostgreSQL and PGlite, possibly wrapped by drizzle. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) {
+    if (e.code === '23505') return true;
+  }
+  return false;
+}
