@@ -52,7 +52,7 @@ function Shell() {
       <Header />
       {warning && (
         <div className="banner" role="status">
-          <strong>Temporary admin.</strong> {warning}
+          <strong>Warning:</strong> {warning}
         </div>
       )}
       <main id="main" className="page" tabIndex={-1}>

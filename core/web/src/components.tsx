@@ -1,7 +1,7 @@
 /** The few shared pieces of the pages: error notice, pager, two-step confirm, dates. */
 import { createContext, useContext, useId, useState, type ReactNode } from 'react';
 import { ApiError } from './http';
-import type { Me, Pagination } from './types';
+import { ROLES, type Me, type Pagination, type Role } from './types';
 
 export const MeContext = createContext<Me | null>(null);
 /** The signed-in caller (only rendered inside the signed-in shell). */
@@ -89,5 +89,34 @@ export function Field({ label, children, hint }: { label: string; children: (id:
         </small>
       )}
     </div>
+  );
+}
+
+export function RoleSelect({ value, onChange, ...rest }: { value: Role; onChange: (role: Role) => void; id?: string; 'aria-label'?: string; disabled?: boolean }) {
+  return (
+    <select {...rest} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+      {ROLES.map((r) => (
+        <option key={r}>{r}</option>
+      ))}
+    </select>
+  );
+}
+
+/** A list as a table with a caption for screen readers; at phone width each row becomes a labelled card (styles.css). */
+export function ListTable({ caption, columns, children }: { caption: string; columns: string[]; children: ReactNode }) {
+  return (
+    <table className="list">
+      <caption className="sr-only">{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, useMe } from '../components';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, useMe } from '../components';
 import type { Secret } from '../types';
 
 export function Secrets() {
@@ -17,22 +17,11 @@ export function Secrets() {
         (list.data.secrets.length === 0 ? (
           <p>No secrets yet.</p>
         ) : (
-          <table className="list">
-            <caption className="sr-only">Secrets</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Updated</th>
-                {isAdmin && <th scope="col">Value</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.secrets.map((s) => (
-                <SecretRow key={s.name} secret={s} isAdmin={isAdmin} />
-              ))}
-            </tbody>
-          </table>
+          <ListTable caption="Secrets" columns={['Name', 'Description', 'Updated', ...(isAdmin ? ['Value'] : [])]}>
+            {list.data.secrets.map((s) => (
+              <SecretRow key={s.name} secret={s} isAdmin={isAdmin} />
+            ))}
+          </ListTable>
         ))}
     </>
   );

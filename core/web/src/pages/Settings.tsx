@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, useMe } from '../components';
-import { ROLES, type OidcSettings, type Role } from '../types';
+import { ConfirmButton, ErrorNotice, Field, RoleSelect, useMe } from '../components';
+import type { OidcSettings } from '../types';
 
 const SOURCE: Record<OidcSettings['source'], string> = {
   environment: 'the environment (CORE_OIDC_* variables)',
@@ -95,13 +95,7 @@ function OidcForm({ current }: { current: OidcSettings }) {
       </Field>
       <Field label="Scopes">{(id) => <input id={id} value={form.scopes} onChange={set('scopes')} />}</Field>
       <Field label="Role of new users">
-        {(id) => (
-          <select id={id} value={form.default_role} onChange={(e) => setForm({ ...form, default_role: e.target.value as Role })}>
-            {ROLES.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        )}
+        {(id) => <RoleSelect id={id} value={form.default_role} onChange={(default_role) => setForm({ ...form, default_role })} />}
       </Field>
       <ErrorNotice error={save.error ?? remove.error} />
       {save.isSuccess && (

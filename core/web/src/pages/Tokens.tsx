@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, Pager, useMe } from '../components';
-import { ROLES, type MachineToken, type Role } from '../types';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, Pager, RoleSelect, useMe } from '../components';
+import type { MachineToken, Role } from '../types';
 
 type Issued = MachineToken & { token: string };
 
@@ -32,26 +32,11 @@ export function Tokens() {
           <p>No machine tokens yet.</p>
         ) : (
           <>
-            <table className="list">
-              <caption className="sr-only">Machine tokens</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Token</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.tokens.map((t) => (
-                  <TokenRow key={t.id} token={t} isAdmin={isAdmin} onIssued={onIssued} onAudit={() => setAuditOf(t)} />
-                ))}
-              </tbody>
-            </table>
+            <ListTable caption="Machine tokens" columns={['Name', 'Role', 'Token', 'Status', 'Created', 'Expires', 'Last used', 'Actions']}>
+              {list.data.tokens.map((t) => (
+                <TokenRow key={t.id} token={t} isAdmin={isAdmin} onIssued={onIssued} onAudit={() => setAuditOf(t)} />
+              ))}
+            </ListTable>
             <Pager pagination={list.data.pagination} onPage={setPage} label="Machine token pages" />
           </>
         ))}
@@ -122,13 +107,7 @@ function TokenForm({ onIssued }: { onIssued: (t: Issued) => void }) {
       <h2>Create a machine token</h2>
       <Field label="Token name">{(id) => <input id={id} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
       <Field label="Token role">
-        {(id) => (
-          <select id={id} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        )}
+        {(id) => <RoleSelect id={id} value={role} onChange={setRole} />}
       </Field>
       <Field label="Expires in days" hint="1 to 365; leave empty for a token that does not expire.">
         {(id, hint) => (
@@ -211,31 +190,20 @@ function AuditLog({ token, onClose }: { token: MachineToken; onClose: () => void
           <p>No requests made with this token yet.</p>
         ) : (
           <>
-            <table className="list">
-              <caption className="sr-only">Requests made with {token.name}, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Method</th>
-                  <th scope="col">Path</th>
-                  <th scope="col">Status</th>
+            <ListTable caption={`Requests made with ${token.name}, newest first`} columns={['When', 'Method', 'Path', 'Status']}>
+              {audit.data.records.map((r) => (
+                <tr key={r.id}>
+                  <td data-label="When">{formatDate(r.at)}</td>
+                  <td data-label="Method">{r.method}</td>
+                  <td data-label="Path">
+                    <code>{r.path}</code>
+                  </td>
+                  <td data-label="Status">
+                    <span className={r.status < 400 ? 'status status-active' : 'status status-revoked'}>{r.status}</span>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {audit.data.records.map((r) => (
-                  <tr key={r.id}>
-                    <td data-label="When">{formatDate(r.at)}</td>
-                    <td data-label="Method">{r.method}</td>
-                    <td data-label="Path">
-                      <code>{r.path}</code>
-                    </td>
-                    <td data-label="Status">
-                      <span className={r.status < 400 ? 'status status-active' : 'status status-revoked'}>{r.status}</span>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </ListTable>
             <Pager pagination={audit.data.pagination} onPage={setPage} label="Audit log pages" />
           </>
         ))}

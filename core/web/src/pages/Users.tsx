@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, Pager, useMe } from '../components';
-import { ROLES, type Role, type User } from '../types';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, Pager, RoleSelect, useMe } from '../components';
+import type { Role, User } from '../types';
 
 export function Users() {
   const { isAdmin } = useMe();
@@ -15,24 +15,11 @@ export function Users() {
       <ErrorNotice error={list.error} />
       {list.data && (
         <>
-          <table className="list">
-            <caption className="sr-only">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Sign-in</th>
-                <th scope="col">Created</th>
-                {isAdmin && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.users.map((u) => (
-                <UserRow key={u.id} user={u} isAdmin={isAdmin} />
-              ))}
-            </tbody>
-          </table>
+          <ListTable caption="Users" columns={['Email', 'Name', 'Role', 'Sign-in', 'Created', ...(isAdmin ? ['Actions'] : [])]}>
+            {list.data.users.map((u) => (
+              <UserRow key={u.id} user={u} isAdmin={isAdmin} />
+            ))}
+          </ListTable>
           <Pager pagination={list.data.pagination} onPage={setPage} label="Users pages" />
         </>
       )}
@@ -53,11 +40,7 @@ function UserRow({ user, isAdmin }: { user: User; isAdmin: boolean }) {
       <td data-label="Name">{user.name || '—'}</td>
       <td data-label="Role">
         {isAdmin ? (
-          <select aria-label={`Role of ${user.email}`} value={user.role} disabled={setRole.isPending} onChange={(e) => setRole.mutate(e.target.value as Role)}>
-            {ROLES.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
+          <RoleSelect aria-label={`Role of ${user.email}`} value={user.role} disabled={setRole.isPending} onChange={(role) => setRole.mutate(role)} />
         ) : (
           user.role
         )}
@@ -112,13 +95,7 @@ function UserForm() {
         )}
       </Field>
       <Field label="Role">
-        {(id) => (
-          <select id={id} value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
-            {ROLES.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        )}
+        {(id) => <RoleSelect id={id} value={form.role} onChange={(role) => setForm({ ...form, role })} />}
       </Field>
       <ErrorNotice error={create.error} />
       <div>

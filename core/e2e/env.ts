@@ -1,0 +1,12 @@
+/** Fixed credentials of the end-to-end run (a throw-away Core in a temporary directory). */
+export const E2E = {
+  tempAdmin: { username: 'setup-admin', password: 'temporary-admin-password-e2e' },
+  admin: { username: 'ada@example.test', password: 'ada-admin-password-1', role: 'admin', name: 'Ada Admin' },
+  readonly: { username: 'rita@example.test', password: 'rita-readonly-password', role: 'readonly', name: 'Rita Reader' },
+  secret: { name: 'registry-password', value: 'hunter2-e2e-secret-value' },
+  get url() {
+    const url = process.env.CORE_E2E_URL;
+    if (!url) throw new Error('CORE_E2E_URL is unset: run through core/playwright.config.ts (its global setup starts Core)');
+    return url;
+  },
+};

@@ -1,0 +1,66 @@
+/** People with a Core password: local users and the temporary admin. */
+import { E2E } from './env';
+import { expect, openPage, signInWithPassword, storedSession, test } from './helpers';
+
+test('a wrong password is refused with a message and no session', async ({ page }) => {
+  await page.goto('/login');
+  await page.getByLabel('Email or username').fill(E2E.admin.username);
+  await page.getByLabel('Password').fill('not-the-password-at-all');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('alert')).toBeVisible();
+  await expect(page).toHaveURL(/\/login/);
+  expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
+});
+
+test('a local admin signs in, the session survives a refused access token by refreshing, and signing out ends it', async ({ page, request }) => {
+  await signInWithPassword(page, E2E.admin);
+  const header = page.getByRole('banner');
+  await expect(header).toContainText(E2E.admin.name);
+  await expect(header).toContainText('admin');
+  await expect(page.getByText(/temporary admin from SVC_TEMP_ADMIN/)).toHaveCount(0);
+
+  const first = await storedSession(page);
+  expect(first.method).toBe('local');
+  // An access token Core refuses (as an expired one would be): the app refreshes with Core and carries on.
+  await page.evaluate(() => {
+    const s = JSON.parse(sessionStorage.getItem('core.session')!);
+    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: 'expired.or.garbage' }));
+  });
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+  const second = await storedSession(page);
+  expect(second.access_token).not.toBe('expired.or.garbage');
+  expect(second.refresh_token).not.toBe(first.refresh_token);
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
+  // Signing out revoked the refresh token with Core.
+  await expect
+    .poll(async () => (await request.post('/api/v1/auth/refresh', { data: { refresh_token: second.refresh_token } })).status())
+    .toBe(401);
+});
+
+test('the temporary admin sees the banner, adds a local user in the UI, and that user signs in', async ({ page }) => {
+  await signInWithPassword(page, E2E.tempAdmin);
+  const banner = page.getByRole('status').filter({ hasText: 'SVC_TEMP_ADMIN' });
+  await expect(banner).toContainText('remove these variables');
+  await openPage(page, 'Users');
+  await expect(banner).toBeVisible();
+
+  const form = page.getByRole('form', { name: 'Add a user' });
+  await form.getByLabel('Email').fill('uma@example.test');
+  await form.getByLabel('Name').fill('Uma User');
+  await form.getByLabel('Password').fill('uma-password-long-enough');
+  await form.getByLabel('Role').selectOption('readonly');
+  await form.getByRole('button', { name: 'Add user' }).click();
+  const row = page.getByRole('row', { name: /uma@example\.test/ });
+  await expect(row).toContainText('Uma User');
+  // The temporary admin is not a user row.
+  await expect(page.getByRole('row', { name: new RegExp(E2E.tempAdmin.username) })).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signInWithPassword(page, { username: 'uma@example.test', password: 'uma-password-long-enough' });
+  await expect(page.getByRole('banner')).toContainText('Uma User');
+  await expect(page.getByRole('banner')).toContainText('readonly');
+  await expect(page.getByText(/SVC_TEMP_ADMIN/)).toHaveCount(0);
+});
