@@ -47,11 +47,20 @@ export function errorResponse(err: unknown, c: Context, log: Logger): Response {
     const code: ErrorCode = err.status === 401 ? 'unauthorized' : err.status === 404 ? 'not_found' : 'invalid_request';
     return c.json({ code, message: err.message || 'bad request' }, err.status as ContentfulStatusCode);
   } else {
-    log.error('unhandled error', { method: c.req.method, path: c.req.path, error: err instanceof Error ? err.stack : String(err) });
+    log.error('unhandled error', { method: c.req.method, path: c.req.path, error: describeInternal(err) });
     error = new CoreError('internal', 'internal error');
   }
   if (error.code === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="core"');
   if (error.details.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.details.retryAfterSeconds));
   if (error.code === 'unavailable') c.header('Retry-After', '5');
   return c.json({ code: error.code, message: error.message }, STATUS[error.code]);
+}
+
+/** What the log may say about an unexpected error: no query parameters (they can hold secrets). */
+function describeInternal(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err as { message?: string; cause?: unknown } | undefined, i = 0; e && i < 3; e = e.cause as typeof e, i++) {
+    parts.push(String(e.message ?? e).replace(/\nparams:[\s\S]*$/, ''));
+  }
+  return parts.join(' <- ');
 }

@@ -3,7 +3,7 @@
  * short-lived ES256 access tokens, opaque refresh tokens rotated on use with reuse detection.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, asc, count, eq, isNull, lt, lte } from 'drizzle-orm';
+import { and, count, eq, isNull, lt, min, sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
@@ -75,30 +75,26 @@ function sameSecret(a: string, b: string) {
 // Verifying against a throw-away hash makes an unknown user cost what a wrong password costs.
 let dummyHash: Promise<string> | undefined;
 
-/** Counts this attempt against (username, address); refuses the 6th within the window, even a right one. */
+/**
+ * Counts this attempt against (username, address) and refuses the 6th within the window, even a
+ * right one. Counted before the password is checked, under a lock per key, so that parallel
+ * attempts cannot slip past the limit.
+ */
 async function admitAttempt(db: Db, username: string, address: string) {
   const key = and(eq(loginFailures.username, username), eq(loginFailures.address, address));
-  const windowStart = new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000);
-  await db.delete(loginFailures).where(and(key, lt(loginFailures.at, windowStart)));
-  const refuse = async () => {
-    const [oldest] = await db.select({ at: loginFailures.at }).from(loginFailures).where(key).orderBy(asc(loginFailures.at)).limit(1);
-    const retryAfter = oldest ? Math.ceil((oldest.at.getTime() + LOGIN_WINDOW_SECONDS * 1000 - Date.now()) / 1000) : LOGIN_WINDOW_SECONDS;
-    return new CoreError('rate_limited', 'too many failed sign-ins for this username from this address; try again later', {
-      retryAfterSeconds: Math.max(1, retryAfter),
-    });
-  };
-  const [before] = await db.select({ n: count() }).from(loginFailures).where(key);
-  if ((before?.n ?? 0) >= LOGIN_MAX_FAILURES) throw await refuse();
-  // Counted before the password is checked, so that parallel attempts cannot slip past the limit.
-  const [mine] = await db.insert(loginFailures).values({ username, address }).returning({ id: loginFailures.id });
-  const [ahead] = await db
-    .select({ n: count() })
-    .from(loginFailures)
-    .where(and(key, lte(loginFailures.id, mine!.id)));
-  if ((ahead?.n ?? 0) > LOGIN_MAX_FAILURES) {
-    await db.delete(loginFailures).where(eq(loginFailures.id, mine!.id));
-    throw await refuse();
-  }
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(["login", username, address])}))`);
+    await tx.delete(loginFailures).where(and(key, lt(loginFailures.at, new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000))));
+    const [counted] = await tx.select({ n: count(), oldest: min(loginFailures.at) }).from(loginFailures).where(key);
+    if ((counted?.n ?? 0) >= LOGIN_MAX_FAILURES) {
+      const oldest = counted?.oldest ? new Date(counted.oldest).getTime() : Date.now();
+      const retryAfter = Math.ceil((oldest + LOGIN_WINDOW_SECONDS * 1000 - Date.now()) / 1000);
+      throw new CoreError('rate_limited', 'too many failed sign-ins for this username from this address; try again later', {
+        retryAfterSeconds: Math.max(1, retryAfter),
+      });
+    }
+    await tx.insert(loginFailures).values({ username, address });
+  });
   return {
     /** A successful sign-in clears the count. */
     succeeded: () => db.delete(loginFailures).where(key),
