@@ -99,43 +99,47 @@ export function signOut(notice: string | null = null) {
   }
 }
 
-/** Refreshes the given session once (concurrent callers share the attempt); ends it when that fails. */
+const ENDED = 'Your session has ended. Sign in again.';
+
+/** Refreshes the given session (concurrent callers share one attempt). False when it could not. */
 function refresh(s: Session): Promise<boolean> {
   if (state.session !== s) return Promise.resolve(state.session !== null);
-  refreshing ??= (async () => {
-    try {
-      if (!s.refresh_token) throw new Error('no refresh token');
-      const next =
-        s.method === 'local'
-          ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
-          : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
-      if (state.session === s) update({ session: next });
-      return true;
-    } catch (err) {
-      // A network failure keeps the session for another try; a refused refresh ends it.
-      if (err instanceof ApiError && err.status === 0) return false;
-      if (state.session === s) signOut('Your session has ended. Sign in again.');
-      return false;
-    } finally {
-      refreshing = null;
-    }
-  })();
+  refreshing ??= renew(s).finally(() => {
+    refreshing = null;
+  });
   return refreshing;
 }
 
-/** An authorized request to Core; on a 401 it refreshes once and retries, then ends the session. */
+async function renew(s: Session): Promise<boolean> {
+  try {
+    if (!s.refresh_token) throw new Error('no refresh token');
+    const next =
+      s.method === 'local'
+        ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
+        : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
+    if (state.session === s) update({ session: next });
+    return true;
+  } catch (err) {
+    // Core unreachable: keep the session for a later try. Refused (or the provider failed): the session is over.
+    if (!(err instanceof ApiError && err.status === 0) && state.session === s) signOut(ENDED);
+    return false;
+  }
+}
+
+/** An authorized request to Core; on a 401 it refreshes once and retries; a second 401 ends the session. */
 export async function api<T>(method: string, path: string, opts: Omit<RequestOptions, 'token'> = {}): Promise<T> {
   const s = state.session;
   if (!s) throw new ApiError(401, 'unauthorized', 'You are not signed in.');
   try {
     return await request<T>(method, path, { ...opts, token: s.access_token });
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status !== 401) throw err;
-    if (await refresh(s)) {
-      const again = state.session;
-      if (again) return request<T>(method, path, { ...opts, token: again.access_token });
-    }
-    if (state.session === s) signOut('Your session has ended. Sign in again.');
+    if (!(err instanceof ApiError) || err.status !== 401 || !(await refresh(s)) || !state.session) throw err;
+  }
+  const renewed = state.session;
+  try {
+    return await request<T>(method, path, { ...opts, token: renewed.access_token });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && state.session === renewed) signOut(ENDED);
     throw err;
   }
 }
