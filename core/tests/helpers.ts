@@ -14,18 +14,18 @@ export const PG_SERVER = process.env.CORE_TEST_DATABASE_URL;
 export const DB_KIND = PG_SERVER ? 'postgres' : 'pglite';
 
 /** A fresh PostgreSQL database (or null for PGlite); drop() removes it. */
-export async function freshDatabase(): Promise<{ databaseUrl: string | null; drop(): Promise<void> }> {
-  if (!PG_SERVER) return { databaseUrl: null, drop: async () => {} };
+export async function freshDatabase(server = PG_SERVER): Promise<{ databaseUrl: string | null; drop(): Promise<void> }> {
+  if (!server) return { databaseUrl: null, drop: async () => {} };
   const name = `core_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(PG_SERVER, { max: 1, onnotice: () => {} });
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   await admin.end();
-  const url = new URL(PG_SERVER);
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return {
     databaseUrl: url.toString(),
     drop: async () => {
-      const a = postgres(PG_SERVER, { max: 1, onnotice: () => {} });
+      const a = postgres(server, { max: 1, onnotice: () => {} });
       await a.unsafe(`drop database if exists ${name} with (force)`);
       await a.end();
     },

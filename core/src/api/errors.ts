@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { CoreError, type ErrorCode } from '../domain/errors';
+import { CoreError, isDatabaseUnavailable, type ErrorCode } from '../domain/errors';
 import type { Logger } from '../log';
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -46,6 +46,9 @@ export function errorResponse(err: unknown, c: Context, log: Logger): Response {
   else if (err instanceof HTTPException && err.status < 500) {
     const code: ErrorCode = err.status === 401 ? 'unauthorized' : err.status === 404 ? 'not_found' : 'invalid_request';
     return c.json({ code, message: err.message || 'bad request' }, err.status as ContentfulStatusCode);
+  } else if (isDatabaseUnavailable(err)) {
+    log.error('database unavailable', { method: c.req.method, path: c.req.path, error: describeInternal(err) });
+    error = new CoreError('unavailable', 'the database is unavailable; try again shortly');
   } else {
     log.error('unhandled error', { method: c.req.method, path: c.req.path, error: describeInternal(err) });
     error = new CoreError('internal', 'internal error');
