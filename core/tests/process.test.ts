@@ -13,14 +13,15 @@ const CLI = path.join(import.meta.dirname, '..', 'src', 'cli.ts');
 const TEMP = { SVC_TEMP_ADMIN_USERNAME: 'first-admin', SVC_TEMP_ADMIN_PASSWORD: 'temporary admin password' };
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dataDir: string;
-let baseEnv: Record<string, string>;
+let baseEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   db = await freshDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-process-'));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CORE_') && !k.startsWith('SVC_TEMP_ADMIN'))) as Record<string, string>;
+  baseEnv = { ...process.env };
+  for (const k of Object.keys(baseEnv)) if (k.startsWith('CORE_') || k.startsWith('SVC_TEMP_ADMIN')) delete baseEnv[k];
   baseEnv = {
-    ...env,
+    ...baseEnv,
     CORE_URL: 'http://core.test',
     CORE_DATA_DIR: dataDir,
     CORE_SECRET: 'process-test-master-secret',
