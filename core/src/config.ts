@@ -33,6 +33,10 @@ export interface CoreConfig {
   webDist: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   version: string;
+  /** The Hub connection from CORE_HUB_URL + CORE_HUB_INSTANCE_KEY (wins over settings). */
+  hub: { url: string; instanceKey: string } | null;
+  hubDns: boolean;
+  hubSyncIntervalSeconds: number;
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -56,6 +60,10 @@ const envSchema = z.object({
   CORE_OIDC_DEFAULT_ROLE: z.enum(ROLES, { error: 'CORE_OIDC_DEFAULT_ROLE must be admin or readonly' }).default('readonly'),
   CORE_OIDC_ADMIN_GROUPS: z.string().default(''),
   CORE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  CORE_HUB_URL: z.url().optional(),
+  CORE_HUB_INSTANCE_KEY: z.string().optional(),
+  CORE_HUB_DNS: z.enum(['true', 'false'], { error: 'CORE_HUB_DNS must be true or false' }).default('false'),
+  CORE_HUB_SYNC_INTERVAL: z.coerce.number().int().min(1, 'CORE_HUB_SYNC_INTERVAL must be at least 1 second').max(86_400).default(60),
 });
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): CoreConfig {
@@ -66,6 +74,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
   }
   const e = parsed.data;
   if (e.CORE_OIDC_ISSUER && !e.CORE_OIDC_CLIENT_ID) throw new Error('CORE_OIDC_CLIENT_ID is required with CORE_OIDC_ISSUER');
+  if (!e.CORE_HUB_URL !== !e.CORE_HUB_INSTANCE_KEY) throw new Error('CORE_HUB_URL and CORE_HUB_INSTANCE_KEY go together: set both or neither');
   return {
     port: e.CORE_PORT,
     host: e.CORE_HOST,
@@ -87,5 +96,8 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     webDist: path.join(ROOT, 'web', 'dist'),
     logLevel: e.CORE_LOG_LEVEL,
     version: '0.1.0',
+    hub: e.CORE_HUB_URL && e.CORE_HUB_INSTANCE_KEY ? { url: e.CORE_HUB_URL.replace(/\/+$/, ''), instanceKey: e.CORE_HUB_INSTANCE_KEY } : null,
+    hubDns: e.CORE_HUB_DNS === 'true',
+    hubSyncIntervalSeconds: e.CORE_HUB_SYNC_INTERVAL,
   };
 }

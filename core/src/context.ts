@@ -9,6 +9,8 @@ import { AuditWriter } from './domain/audit';
 import { OidcSettings } from './domain/oidcSettings';
 import { OidcVerifier } from './auth/oidc';
 import type { Logger } from './log';
+import { HubConnection } from './hub/connection';
+import { CatalogSync } from './hub/sync';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -20,6 +22,8 @@ export interface CoreContext {
   oidcVerifier: OidcVerifier;
   audit: AuditWriter;
   log: Logger;
+  hub: HubConnection;
+  catalogSync: CatalogSync;
   /** Flushes the audit and closes the database. */
   close(): Promise<void>;
 }
@@ -31,6 +35,8 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
     const sealer = await loadSealer(db, config.secret);
     const signingKey = await loadSigningKey(db, sealer);
     const audit = new AuditWriter(db, log);
+    const hub = new HubConnection(db, sealer, config, log);
+    const catalogSync = new CatalogSync(db, hub, config.hubSyncIntervalSeconds * 1000, log);
     return {
       config,
       database,
@@ -41,7 +47,10 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
       oidcVerifier: new OidcVerifier(log),
       audit,
       log,
+      hub,
+      catalogSync,
       async close() {
+        await catalogSync.stop();
         await audit.close();
         await database.close();
       },

@@ -17,6 +17,10 @@ import { registerSecretRoutes } from './routes/secrets';
 import { registerSettingsRoutes } from './routes/settings';
 import { registerTokenRoutes } from './routes/tokens';
 import { registerUserRoutes } from './routes/users';
+import { registerCatalogRoutes } from './routes/catalog';
+import { registerDeploymentRoutes } from './routes/deployments';
+import { registerHubRoutes } from './routes/hub';
+import { registerMcpRoute } from './routes/mcp';
 
 const BODY_LIMIT = 256 * 1024;
 
@@ -83,6 +87,10 @@ export function buildApp(core: CoreContext) {
   registerTokenRoutes(app, core);
   registerSecretRoutes(app, core);
   registerSettingsRoutes(app, core);
+  registerHubRoutes(app, core);
+  registerCatalogRoutes(app, core);
+  registerDeploymentRoutes(app, core);
+  registerMcpRoute(app, core);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -18,6 +18,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   conflict: 409,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
   internal: 500,
 };
 

@@ -16,6 +16,8 @@ import { isCoreSessionToken, verifySessionToken } from '../domain/sessions';
 import { looksLikeMachineToken } from '../domain/tokenFormat';
 import { provisionOidcUser } from '../domain/users';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
+import { assertionIssuer, verifyHubAssertion } from '../hub/assertion';
+import type { HubConnection } from '../hub/connection';
 
 export interface ResolverDeps {
   config: Pick<CoreConfig, 'url' | 'temporaryAdmin'>;
@@ -23,10 +25,11 @@ export interface ResolverDeps {
   signingKey: SigningKey;
   oidcSettings: OidcSettings;
   oidcVerifier: OidcVerifier;
+  hub: HubConnection;
 }
 
-/** null: no credential at all. */
-export async function resolveCredential(deps: ResolverDeps, authorization: string | undefined): Promise<Principal | null> {
+/** null: no credential at all. `hubAssertion`: also accept the Hub's MCP assertion (only /mcp does). */
+export async function resolveCredential(deps: ResolverDeps, authorization: string | undefined, opts: { hubAssertion?: boolean } = {}): Promise<Principal | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('use Authorization: Bearer <token>');
@@ -35,6 +38,8 @@ export async function resolveCredential(deps: ResolverDeps, authorization: strin
   if (looksLikeMachineToken(token)) return verifyMachineToken(deps.db, token);
 
   if (looksLikeJwt(token) && isCoreSessionToken(deps.config, safeIssuer(token))) return verifySessionToken(deps, token);
+
+  if (opts.hubAssertion && looksLikeJwt(token) && safeIssuer(token) === (await assertionIssuer(deps.hub))) return verifyHubAssertion(deps.db, deps.hub, token);
 
   const oidc = await deps.oidcSettings.current();
   if (!isActive(oidc)) throw unauthorized('unknown credential');

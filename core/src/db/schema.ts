@@ -110,3 +110,5 @@ export const secrets = pgTable('secrets', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+
+export * from './hubSchema';

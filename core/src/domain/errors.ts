@@ -10,13 +10,14 @@ export type ErrorCode =
   | 'conflict'
   | 'rate_limited'
   | 'unavailable'
+  | 'bad_gateway'
   | 'internal';
 
 export class CoreError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { retryAfterSeconds?: number; machineTokenId?: string } = {},
+    readonly details: { retryAfterSeconds?: number; machineTokenId?: string; hubFault?: 'key_refused' | 'rejected' | 'unavailable' } = {},
   ) {
     super(message);
     this.name = 'CoreError';

@@ -2,7 +2,8 @@
 import type { Role } from './roles';
 
 export type Principal =
-  | { kind: 'local' | 'oidc'; role: Role; userId: string; email: string; name: string }
+  /** `hub`: the person came through the Hub's /mcp (its assertion names them; token_id is their Hub PAT). */
+  | { kind: 'local' | 'oidc'; role: Role; userId: string; email: string; name: string; hub?: { tokenId: string } }
   | { kind: 'temporary_admin'; role: 'admin'; username: string }
   | { kind: 'machine_token'; role: Role; tokenId: string; name: string };
 
