@@ -1,17 +1,14 @@
 /**
- * Refreshes Core's Hub client from the Hub's OpenAPI document (`npm run hub-client`):
- *   core/src/hub/hub-openapi.json  the document, with the deployment-specific `servers` removed
- *   core/src/hub/hub-api.d.ts      its types (openapi-typescript), used by openapi-fetch in core/src/hub/client.ts
- * Core never imports Hub code; this Hub-side script is the one bridge, and tests/hub-client-drift.test.ts
- * fails when the committed document no longer equals the Hub's.
+ * `npm run hub-client`: refreshes Core's Hub client from the Hub's OpenAPI document — the snapshot
+ * core/src/hub/hub-openapi.json and its types core/src/hub/hub-api.d.ts (used by openapi-fetch in
+ * core/src/hub/client.ts). Core never imports Hub code; this Hub-side script is the one bridge, and
+ * tests/hub-client-drift.test.ts fails when the committed files no longer match the Hub.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { hubDocumentForCore } from '../tests/fixtures/hub-document';
+import { HUB_CLIENT_DIR, hubDocumentForCore, hubTypesFor } from '../tests/fixtures/hub-document';
 
-const out = path.resolve(import.meta.dirname, '../core/src/hub');
-const docPath = path.join(out, 'hub-openapi.json');
-fs.writeFileSync(docPath, JSON.stringify(hubDocumentForCore(), null, 2) + '\n');
-const bin = path.resolve(import.meta.dirname, '../core/node_modules/.bin/openapi-typescript');
-execFileSync(bin, [docPath, '-o', path.join(out, 'hub-api.d.ts')], { stdio: 'inherit' });
+const doc = hubDocumentForCore();
+fs.writeFileSync(path.join(HUB_CLIENT_DIR, 'hub-openapi.json'), JSON.stringify(doc, null, 2) + '\n');
+fs.writeFileSync(path.join(HUB_CLIENT_DIR, 'hub-api.d.ts'), await hubTypesFor(doc));
+console.log(`wrote ${HUB_CLIENT_DIR}/hub-openapi.json and hub-api.d.ts`);
