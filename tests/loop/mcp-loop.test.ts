@@ -13,6 +13,7 @@ import { call, coreStore, hubStore, startCore, startHub, TEMP_ADMIN, type CorePr
 const ALICE = 'alice@loop.test'; // Core admin
 const RITA = 'rita@loop.test'; // Core readonly
 const NOBODY = 'nobody@loop.test'; // no Core account
+const ROOT = 'root@loop.test'; // Hub superadmin
 let hubDb: HubStore, coreDb: CoreStore, hub: HubProc, core: CoreProc;
 let key: { id: string; key: string; key_prefix: string };
 let coreAdmin: string;
@@ -37,7 +38,7 @@ async function rawInitialize(url: string, token: string) {
 
 beforeAll(async () => {
   [hubDb, coreDb] = await Promise.all([hubStore(), coreStore()]);
-  hub = await startHub(hubDb, { users: [`${ALICE}:user`, `${RITA}:user`, `${NOBODY}:user`], seed: true });
+  hub = await startHub(hubDb, { users: [`${ALICE}:user`, `${RITA}:user`, `${NOBODY}:user`, `${ROOT}:superadmin`], seed: true });
   const alice = hub.jwts.get(ALICE)!;
   ({ key } = await organizationWithKey(hub.url, alice, 'loop', [
     { email: RITA, role: 'member' },
@@ -156,6 +157,84 @@ describe('the MCP loop', () => {
     const calls = res.body.calls as Array<{ actor: string; tool: string; outcome: string; via: string }>;
     expect(calls).toContainEqual(expect.objectContaining({ actor: RITA, tool: 'read_secret', outcome: 'refused', via: 'hub' }));
     expect(calls).toContainEqual(expect.objectContaining({ actor: ALICE, tool: 'read_secret', outcome: 'ok', via: 'hub' }));
+  });
+});
+
+describe('deployments (desired state, validated against the synced template)', () => {
+  let templateId: string;
+  let readonlyToken: string;
+  const body = (over: Record<string, unknown> = {}) => ({ name: 'web-1', template_slug: 'loop-app', env: { MODE: 'prod' }, secret_refs: ['db-password'], ...over });
+
+  beforeAll(async () => {
+    const root = hub.jwts.get(ROOT)!;
+    const { categories } = await hubOk(hub.url, '/catalog/categories', key.key);
+    const { template } = await hubOk(hub.url, '/admin/templates', root, 'POST', {
+      name: 'Loop app',
+      slug: 'loop-app',
+      category_id: categories[0].id,
+      image_name: 'example/loop',
+      is_public: true,
+      env: [{ name: 'PORT', value: '8080' }],
+      env_schema: [
+        { name: 'MODE', required: true, default_value: '', description: 'run mode' },
+        { name: 'LOG_LEVEL', required: false, default_value: 'info', description: 'log level' },
+      ],
+    });
+    templateId = template.id;
+    expect((await call(core.url, '/api/v1/catalog/sync', { method: 'POST', token: coreAdmin })).status).toBe(200);
+    readonlyToken = (await call(core.url, '/api/v1/auth/login', { method: 'POST', body: { username: RITA, password: 'a long enough password' } })).body.access_token;
+  });
+
+  it.each([
+    ['an unknown template', { template_slug: 'no-such-template' }, /template_slug: no template "no-such-template"/],
+    ['a missing required variable', { env: {} }, /env: template loop-app requires MODE/],
+    ['an undeclared variable', { env: { MODE: 'x', DEBUG: '1' } }, /env: DEBUG is not declared by template loop-app \(declared: MODE, LOG_LEVEL, PORT\)/],
+    ['a value that is not a string', { env: { MODE: 3 } }, /env\.MODE/],
+    ['a secret that does not exist', { secret_refs: ['nope'] }, /secret_refs: no secret named nope/],
+    ['a bad name', { name: 'Web 1' }, /name: /],
+    ['an unknown field', { replicas: 3 }, /unknown field: replicas/],
+  ])('refuses %s with 400 naming the problem, and writes nothing', async (_what, over, message) => {
+    const res = await call(core.url, '/api/v1/deployments', { method: 'POST', token: coreAdmin, body: body(over) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+    expect(res.body.message).toMatch(message);
+    expect((await call(core.url, '/api/v1/deployments', { token: coreAdmin })).body.deployments.map((d: any) => d.name)).not.toContain('web-1');
+  });
+
+  it('creates, reads, updates and deletes for admins; readonly reads only; a template leaving the catalog shows as template_missing', async () => {
+    expect((await call(core.url, '/api/v1/deployments', { method: 'POST', token: readonlyToken, body: body() })).status).toBe(403);
+    const created = await call(core.url, '/api/v1/deployments', { method: 'POST', token: coreAdmin, body: body() });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'web-1', template_slug: 'loop-app', template_id: templateId, env: { MODE: 'prod' }, secret_refs: ['db-password'], status: 'ok' });
+    expect((await call(core.url, '/api/v1/deployments', { method: 'POST', token: coreAdmin, body: body() })).status).toBe(409);
+
+    const id = created.body.id;
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { token: readonlyToken })).body.name).toBe('web-1');
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { method: 'PUT', token: readonlyToken, body: { env: { MODE: 'dev' } } })).status).toBe(403);
+    const updated = await call(core.url, `/api/v1/deployments/${id}`, { method: 'PUT', token: coreAdmin, body: { env: { MODE: 'dev', LOG_LEVEL: 'debug' } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.env).toEqual({ MODE: 'dev', LOG_LEVEL: 'debug' });
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { method: 'PUT', token: coreAdmin, body: { env: {} } })).status).toBe(400);
+
+    await hubOk(hub.url, '/admin/templates', hub.jwts.get(ROOT)!, 'DELETE', { id: templateId });
+    expect((await call(core.url, '/api/v1/catalog/sync', { method: 'POST', token: coreAdmin })).body.removed).toBe(1);
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { token: coreAdmin })).body.status).toBe('template_missing');
+    expect((await call(core.url, '/api/v1/catalog/templates/loop-app', { token: coreAdmin })).status).toBe(404);
+
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { method: 'DELETE', token: readonlyToken })).status).toBe(403);
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { method: 'DELETE', token: coreAdmin })).status).toBe(204);
+    expect((await call(core.url, `/api/v1/deployments/${id}`, { token: coreAdmin })).status).toBe(404);
+  });
+
+  it('hub settings: readonly reads them but may not change them or sync', async () => {
+    const read = await call(core.url, '/api/v1/settings/hub', { token: readonlyToken });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ configured: true, key_prefix: key.key_prefix });
+    expect(JSON.stringify(read.body)).not.toContain(key.key);
+    expect((await call(core.url, '/api/v1/settings/hub', { method: 'PUT', token: readonlyToken, body: { hub_url: hub.url, instance_key: key.key } })).status).toBe(403);
+    expect((await call(core.url, '/api/v1/settings/hub', { method: 'DELETE', token: readonlyToken })).status).toBe(403);
+    expect((await call(core.url, '/api/v1/catalog/sync', { method: 'POST', token: readonlyToken })).status).toBe(403);
+    expect((await call(core.url, '/api/v1/catalog/templates?limit=101', { token: readonlyToken })).status).toBe(400);
   });
 });
 
