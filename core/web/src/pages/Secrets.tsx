@@ -98,7 +98,7 @@ function SecretForm() {
       </Field>
       <Field label="Description">{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
       <ErrorNotice error={save.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={save.isPending}>
           Save secret
         </button>

@@ -115,7 +115,7 @@ function TokenForm({ onIssued }: { onIssued: (t: Issued) => void }) {
         )}
       </Field>
       <ErrorNotice error={create.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={create.isPending}>
           Create token
         </button>

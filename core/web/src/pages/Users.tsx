@@ -98,7 +98,7 @@ function UserForm() {
         {(id) => <RoleSelect id={id} value={form.role} onChange={(role) => setForm({ ...form, role })} />}
       </Field>
       <ErrorNotice error={create.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={create.isPending}>
           Add user
         </button>
