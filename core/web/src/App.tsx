@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useSyncExternalStore, type ReactNode } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
 import { core } from './api';
-import { ErrorNotice, MeContext, useMe } from './components';
+import { ErrorNotice, MeContext, PageHeading, useMe } from './components';
 import { Callback } from './pages/Callback';
 import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
@@ -63,7 +63,7 @@ function Shell() {
           <Route path="/tokens" component={Tokens} />
           <Route path="/settings" component={SettingsPage} />
           <Route>
-            <h1>Page not found</h1>
+            <PageHeading>Page not found</PageHeading>
             <p>
               <Link href="/">Back to the overview</Link>
             </p>

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
 import { redirectUri } from '../oidc';
-import { ConfirmButton, ErrorNotice, Field, RoleSelect, useMe } from '../components';
+import { ConfirmButton, ErrorNotice, Field, PageHeading, RoleSelect, useMe } from '../components';
 import type { OidcSettings } from '../types';
 
 const SOURCE: Record<OidcSettings['source'], string> = {
@@ -17,7 +17,7 @@ export function SettingsPage() {
   const s = settings.data;
   return (
     <>
-      <h1>Settings</h1>
+      <PageHeading>Settings</PageHeading>
       <ErrorNotice error={settings.error} />
       {s && (
         <>
