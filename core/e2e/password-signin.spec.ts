@@ -85,3 +85,12 @@ test('a session whose refresh Core refuses ends on the sign-in page with a notic
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
   await expect(page).toHaveURL(/\/settings$/);
 });
+
+test('after sign-in the app follows only a path on its own origin', async ({ page }) => {
+  await page.goto('/login?next=' + encodeURIComponent('/\\evil.example/steal'));
+  await page.getByLabel('Email or username').fill(E2E.admin.username);
+  await page.getByLabel('Password').fill(E2E.admin.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  expect(page.url()).toBe(`${E2E.url}/`);
+});

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useSyncExternalStore, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
 import { core } from './api';
 import { ErrorNotice, MeContext, PageHeading, useMe } from './components';
@@ -10,11 +10,7 @@ import { Secrets } from './pages/Secrets';
 import { SettingsPage } from './pages/Settings';
 import { Tokens } from './pages/Tokens';
 import { Users } from './pages/Users';
-import { sessionStore, signOut } from './session';
-
-export function useSession() {
-  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
-}
+import { returnTo, signOut, useSession } from './session';
 
 export function App() {
   const { session } = useSession();
@@ -28,19 +24,22 @@ export function App() {
   );
 }
 
-/** Where to go after signing in: the page that sent us to /login, if it is one of ours. */
-export function returnTo(): string {
-  const next = new URLSearchParams(location.search).get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
-}
-
 function Shell() {
   const { warning } = useSession();
   const me = useQuery({ queryKey: ['me'], queryFn: core.me });
   if (!me.data) {
     return (
       <main id="main" className="page">
-        {me.error ? <ErrorNotice error={me.error} /> : <p role="status">Loading…</p>}
+        {me.error ? (
+          <>
+            <ErrorNotice error={me.error} />
+            <button type="button" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
       </main>
     );
   }

@@ -1,9 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { returnTo, useSession } from '../App';
 import { ErrorNotice, Field, PageHeading } from '../components';
 import { beginSignIn, describeOidcError } from '../oidc';
-import { getAuthConfig, signInLocal } from '../session';
+import { getAuthConfig, returnTo, signInLocal, useSession } from '../session';
 
 export function Login() {
   const { notice } = useSession();
