@@ -64,3 +64,33 @@ test('the temporary admin sees the banner, adds a local user in the UI, and that
   await expect(page.getByRole('banner')).toContainText('readonly');
   await expect(page.getByText(/SVC_TEMP_ADMIN/)).toHaveCount(0);
 });
+
+test('a session whose refresh Core refuses ends on the sign-in page with a notice, then returns to the page it was on', async ({ page, request }) => {
+  await signInWithPassword(page, E2E.admin);
+  await openPage(page, 'Settings');
+  await expect(page).toHaveTitle('Settings · Core');
+  const { refresh_token } = await storedSession(page);
+  // Ended elsewhere (as by a logout in another tab), and the access token is no longer accepted.
+  expect((await request.post('/api/v1/auth/logout', { data: { refresh_token } })).status()).toBe(204);
+  await page.evaluate(() => {
+    const s = JSON.parse(sessionStorage.getItem('core.session')!);
+    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: 'expired.or.garbage' }));
+  });
+  await page.reload();
+  await expect(page.getByRole('status')).toHaveText('Your session has ended. Sign in again.');
+  await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
+  await page.getByLabel('Email or username').fill(E2E.admin.username);
+  await page.getByLabel('Password').fill(E2E.admin.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
+  await expect(page).toHaveURL(/\/settings$/);
+});
+
+test('after sign-in the app follows only a path on its own origin', async ({ page }) => {
+  await page.goto('/login?next=' + encodeURIComponent('/\\evil.example/steal'));
+  await page.getByLabel('Email or username').fill(E2E.admin.username);
+  await page.getByLabel('Password').fill(E2E.admin.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  expect(page.url()).toBe(`${E2E.url}/`);
+});

@@ -137,6 +137,12 @@ describe('refresh and logout', () => {
     expect((await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refresh } })).status).toBe(401);
   });
 
+  it("a new password ends the user's sessions", async () => {
+    const u = await localUser(t, temp, 'readonly');
+    expect((await t.call('PUT', `/api/v1/users/${u.id}`, { token: temp, body: { password: 'a different password' } })).status).toBe(200);
+    expect((await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refresh } })).status).toBe(401);
+  });
+
   it('a demoted user is readonly on their next request', async () => {
     const a = await localUser(t, temp, 'admin');
     expect((await t.call('PUT', '/api/v1/secrets/demo', { token: a.token, body: { value: 'x' } })).status).toBe(200);

@@ -105,11 +105,13 @@ export async function login(deps: SessionDeps, input: { username: string; passwo
   const attempt = await admitAttempt(deps.db, input.username.toLowerCase(), input.address);
   const temporary = deps.config.temporaryAdmin;
   let subject: SessionSubject | null = null;
+  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   if (temporary && input.username === temporary.username) {
+    // The same hashing cost as a local user's check, so that timing does not reveal this username.
+    await verifyPassword(await dummyHash, input.password);
     if (sameSecret(input.password, temporary.password)) subject = { kind: 'temporary_admin', username: temporary.username };
   } else {
     const user = await findLocalUserByEmail(deps.db, input.username);
-    dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
     if (user && ok) subject = { kind: 'local', user };
   }

@@ -4,9 +4,9 @@
  * pass it. The temporary admin is not a row and never counts.
  */
 import { hash, verify } from '@node-rs/argon2';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '../db/client';
-import { users } from '../db/schema';
+import { refreshTokens, users } from '../db/schema';
 import { CoreError, isUniqueViolation, notFound } from './errors';
 import { pagination, type Page } from './principal';
 import type { Role } from './roles';
@@ -101,6 +101,8 @@ export async function updateUser(
         .set({ email: patch.email, name: patch.name, role: patch.role, passwordHash, updatedAt: new Date() })
         .where(eq(users.id, id))
         .returning();
+      // A new password ends the user's sessions (their refresh tokens); access tokens run out within minutes.
+      if (passwordHash) await tx.update(refreshTokens).set({ revokedAt: new Date() }).where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt)));
       return publicUser(row!);
     }),
   );

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useSyncExternalStore, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
 import { core } from './api';
-import { ErrorNotice, MeContext, useMe } from './components';
+import { ErrorNotice, MeContext, PageHeading, useMe } from './components';
 import { Callback } from './pages/Callback';
 import { Login } from './pages/Login';
 import { Overview } from './pages/Overview';
@@ -10,11 +10,7 @@ import { Secrets } from './pages/Secrets';
 import { SettingsPage } from './pages/Settings';
 import { Tokens } from './pages/Tokens';
 import { Users } from './pages/Users';
-import { sessionStore, signOut } from './session';
-
-export function useSession() {
-  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
-}
+import { returnTo, signOut, useSession } from './session';
 
 export function App() {
   const { session } = useSession();
@@ -28,19 +24,22 @@ export function App() {
   );
 }
 
-/** Where to go after signing in: the page that sent us to /login, if it is one of ours. */
-export function returnTo(): string {
-  const next = new URLSearchParams(location.search).get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
-}
-
 function Shell() {
   const { warning } = useSession();
   const me = useQuery({ queryKey: ['me'], queryFn: core.me });
   if (!me.data) {
     return (
       <main id="main" className="page">
-        {me.error ? <ErrorNotice error={me.error} /> : <p role="status">Loading…</p>}
+        {me.error ? (
+          <>
+            <ErrorNotice error={me.error} />
+            <button type="button" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
       </main>
     );
   }
@@ -63,7 +62,7 @@ function Shell() {
           <Route path="/tokens" component={Tokens} />
           <Route path="/settings" component={SettingsPage} />
           <Route>
-            <h1>Page not found</h1>
+            <PageHeading>Page not found</PageHeading>
             <p>
               <Link href="/">Back to the overview</Link>
             </p>

@@ -1,5 +1,5 @@
 /** The few shared pieces of the pages: error notice, pager, two-step confirm, dates. */
-import { createContext, useContext, useId, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './http';
 import { ROLES, type Me, type Pagination, type Role } from './types';
 
@@ -9,6 +9,25 @@ export function useMe(): Me & { isAdmin: boolean } {
   const me = useContext(MeContext);
   if (!me) throw new Error('useMe outside the signed-in shell');
   return { ...me, isAdmin: me.role === 'admin' };
+}
+
+let firstHeading = true;
+/**
+ * A page's h1; it names the document too, and after client-side navigation it takes the focus, so that screen
+ * readers announce the new page and keyboard users start at its top (the first page load leaves focus alone).
+ */
+export function PageHeading({ children }: { children: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} · Core`;
+    if (firstHeading) firstHeading = false;
+    else ref.current?.focus();
+  }, [children]);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
 }
 
 export function errorMessage(err: unknown): string {

@@ -2,6 +2,7 @@
  * Who is signed in, in this tab: the access and refresh tokens (Core's own for a local login, the provider's for
  * OIDC) in sessionStorage, refreshed before they expire, and `api()`, the authorized request every page uses.
  */
+import { useSyncExternalStore } from 'react';
 import { ApiError, onCoreWarning, request, type RequestOptions } from './http';
 import { finishSignIn, refreshTokens, type OidcClientConfig, type ProviderTokens } from './oidc';
 import type { AuthConfig, LoginResponse } from './types';
@@ -56,6 +57,19 @@ export const sessionStore = {
   },
   get: () => state,
 };
+
+export function useSession(): SessionState {
+  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
+}
+
+/** Where to go after signing in: the page that sent the browser to /login, if it is one of ours. */
+export function returnTo(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  if (!next) return '/';
+  // Resolved as the browser would ("/\host" is another origin): only a path on this origin is followed.
+  const url = new URL(next, location.origin);
+  return url.origin === location.origin && url.pathname !== '/login' ? url.pathname + url.search + url.hash : '/';
+}
 
 onCoreWarning((warning) => {
   if (warning !== state.warning) update({ warning });

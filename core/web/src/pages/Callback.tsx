@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { describeOidcError } from '../oidc';
 import { completeOidcSignIn } from '../session';
+import { PageHeading } from '../components';
 
 // The code can be exchanged once: one attempt per callback URL, even if React runs the effect twice.
 let attempt: { url: string; result: Promise<string> } | null = null;
@@ -26,7 +27,7 @@ export function Callback() {
 
   return (
     <main id="main" className="login">
-      <h1>Signing in</h1>
+      <PageHeading>Signing in</PageHeading>
       {error ? (
         <>
           <p role="alert" className="notice error">

@@ -1,9 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { returnTo, useSession } from '../App';
-import { ErrorNotice, Field } from '../components';
+import { ErrorNotice, Field, PageHeading } from '../components';
 import { beginSignIn, describeOidcError } from '../oidc';
-import { getAuthConfig, signInLocal } from '../session';
+import { getAuthConfig, returnTo, signInLocal, useSession } from '../session';
 
 export function Login() {
   const { notice } = useSession();
@@ -21,7 +20,7 @@ export function Login() {
   const oidc = config.data?.oidc;
   return (
     <main id="main" className="login">
-      <h1>Sign in to Core</h1>
+      <PageHeading>Sign in to Core</PageHeading>
       {notice && (
         <p role="status" className="notice">
           {notice}

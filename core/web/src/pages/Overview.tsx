@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { core } from '../api';
-import { ErrorNotice, useMe } from '../components';
+import { ErrorNotice, PageHeading, useMe } from '../components';
 
 const KIND: Record<string, string> = {
   local: 'Core account',
@@ -24,7 +24,7 @@ export function Overview() {
   ];
   return (
     <>
-      <h1>Overview</h1>
+      <PageHeading>Overview</PageHeading>
       <p>
         Signed in as <strong>{me.user?.email ?? me.token_id}</strong> through {KIND[me.kind] ?? me.kind}, role <strong>{me.role}</strong>
         {me.role === 'readonly' && ': you can read everything except secret values, and change nothing'}.

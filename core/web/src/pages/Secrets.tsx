@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, useMe } from '../components';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, useMe } from '../components';
 import type { Secret } from '../types';
 
 export function Secrets() {
@@ -9,7 +9,7 @@ export function Secrets() {
   const list = useQuery({ queryKey: ['secrets'], queryFn: core.secrets });
   return (
     <>
-      <h1>Secrets</h1>
+      <PageHeading>Secrets</PageHeading>
       {!isAdmin && <p className="muted">Secret values are shown to admins only.</p>}
       {isAdmin && <SecretForm />}
       <ErrorNotice error={list.error} />
@@ -98,7 +98,7 @@ function SecretForm() {
       </Field>
       <Field label="Description">{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
       <ErrorNotice error={save.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={save.isPending}>
           Save secret
         </button>

@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, RoleSelect, useMe } from '../components';
+import { redirectUri } from '../oidc';
+import { ConfirmButton, ErrorNotice, Field, PageHeading, RoleSelect, useMe } from '../components';
 import type { OidcSettings } from '../types';
 
 const SOURCE: Record<OidcSettings['source'], string> = {
-  environment: 'the environment (CORE_OIDC_* variables)',
-  settings: 'these settings',
-  none: 'nothing: single sign-on is off',
+  environment: 'Configured by the environment (CORE_OIDC_* variables).',
+  settings: 'Configured in these settings.',
+  none: 'Single sign-on is off.',
 };
 
 export function SettingsPage() {
@@ -16,13 +17,13 @@ export function SettingsPage() {
   const s = settings.data;
   return (
     <>
-      <h1>Settings</h1>
+      <PageHeading>Settings</PageHeading>
       <ErrorNotice error={settings.error} />
       {s && (
         <>
           <section className="panel" aria-labelledby="oidc-heading">
             <h2 id="oidc-heading">Single sign-on (OpenID Connect)</h2>
-            <p>Configured by {SOURCE[s.oidc.source]}.</p>
+            <p>{SOURCE[s.oidc.source]}</p>
             {s.oidc.source !== 'none' && (
               <dl className="facts">
                 <dt>Issuer</dt>
@@ -85,12 +86,14 @@ function OidcForm({ current }: { current: OidcSettings }) {
   }
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   return (
-    <form onSubmit={submit} className="grid" aria-label="Single sign-on settings">
+    <form onSubmit={submit} className="stack narrow" aria-label="Single sign-on settings">
+      <p className="muted">
+        Register Core with the provider as a public client (authorization code with PKCE, no secret) with the redirect URI{' '}
+        <code>{redirectUri()}</code>.
+      </p>
       <Field label="Issuer URL">{(id) => <input id={id} type="url" required value={form.issuer} onChange={set('issuer')} />}</Field>
-      <Field label="Client ID" hint="A public client: authorization code with PKCE, no secret.">
-        {(id, hint) => <input id={id} required aria-describedby={hint} value={form.client_id} onChange={set('client_id')} />}
-      </Field>
-      <Field label="Audience" hint={`Optional. Sent as resource=; access tokens must carry it. Redirect URI: ${location.origin}/auth/callback`}>
+      <Field label="Client ID">{(id) => <input id={id} required value={form.client_id} onChange={set('client_id')} />}</Field>
+      <Field label="Audience" hint="Optional: the API identifier access tokens must carry (sent to the provider as resource). Empty: the client ID.">
         {(id, hint) => <input id={id} aria-describedby={hint} value={form.audience} onChange={set('audience')} />}
       </Field>
       <Field label="Scopes">{(id) => <input id={id} value={form.scopes} onChange={set('scopes')} />}</Field>

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, Pager, RoleSelect, useMe } from '../components';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, RoleSelect, useMe } from '../components';
 import type { MachineToken, Role } from '../types';
 
 type Issued = MachineToken & { token: string };
@@ -20,7 +20,7 @@ export function Tokens() {
   };
   return (
     <>
-      <h1>Machine tokens</h1>
+      <PageHeading>Machine tokens</PageHeading>
       <p className="muted">
         Automation authenticates with <code>Authorization: Bearer svm_…</code>. Every request made with a token is recorded in its audit log.
       </p>
@@ -115,7 +115,7 @@ function TokenForm({ onIssued }: { onIssued: (t: Issued) => void }) {
         )}
       </Field>
       <ErrorNotice error={create.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={create.isPending}>
           Create token
         </button>

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, Pager, RoleSelect, useMe } from '../components';
+import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, RoleSelect, useMe } from '../components';
 import type { Role, User } from '../types';
 
 export function Users() {
@@ -10,7 +10,7 @@ export function Users() {
   const list = useQuery({ queryKey: ['users', page], queryFn: () => core.users({ page }), placeholderData: keepPreviousData });
   return (
     <>
-      <h1>Users</h1>
+      <PageHeading>Users</PageHeading>
       {isAdmin && <UserForm />}
       <ErrorNotice error={list.error} />
       {list.data && (
@@ -98,7 +98,7 @@ function UserForm() {
         {(id) => <RoleSelect id={id} value={form.role} onChange={(role) => setForm({ ...form, role })} />}
       </Field>
       <ErrorNotice error={create.error} />
-      <div>
+      <div className="submit">
         <button type="submit" className="primary" disabled={create.isPending}>
           Add user
         </button>

@@ -1,14 +1,13 @@
 /**
  * A database outage: Core answers 503 (readiness and API alike) instead of failing obscurely, keeps
- * running, and recovers by itself when the database comes back. Needs a PostgreSQL server (the
- * embedded database lives in the process and cannot go away): CORE_TEST_DATABASE_URL, or the
- * local server every development machine and CI run has.
+ * running, and recovers by itself when the database comes back. Runs with CORE_TEST_DATABASE_URL only
+ * (see vitest.config.ts): the embedded database lives in the process and cannot go away.
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshDatabase, PG_SERVER, startCore, type TestCore } from './helpers';
+import { freshDatabase, PG_SERVER, startCore, type TestCore } from '../helpers';
 
-const SERVER = PG_SERVER ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SERVER = PG_SERVER!;
 const TEMP = { username: 'root', password: 'temporary admin password' };
 let t: TestCore;
 let db: Awaited<ReturnType<typeof freshDatabase>>;
