@@ -10,6 +10,9 @@ import { Secrets } from './pages/Secrets';
 import { SettingsPage } from './pages/Settings';
 import { Tokens } from './pages/Tokens';
 import { Users } from './pages/Users';
+import { Catalog } from './pages/Catalog';
+import { Deployments } from './pages/Deployments';
+import { HubPage } from './pages/Hub';
 import { returnTo, signOut, useSession } from './session';
 
 export function App() {
@@ -61,6 +64,9 @@ function Shell() {
           <Route path="/users" component={Users} />
           <Route path="/tokens" component={Tokens} />
           <Route path="/settings" component={SettingsPage} />
+          <Route path="/catalog" component={Catalog} />
+          <Route path="/deployments" component={Deployments} />
+          <Route path="/hub" component={HubPage} />
           <Route>
             <PageHeading>Page not found</PageHeading>
             <p>
@@ -95,7 +101,10 @@ function Header() {
         <NavLink href="/secrets">Secrets</NavLink>
         <NavLink href="/users">Users</NavLink>
         <NavLink href="/tokens">Machine tokens</NavLink>
+        <NavLink href="/catalog">Catalog</NavLink>
+        <NavLink href="/deployments">Deployments</NavLink>
         <NavLink href="/settings">Settings</NavLink>
+        <NavLink href="/hub">Hub</NavLink>
       </nav>
       <div className="who">
         <span>
