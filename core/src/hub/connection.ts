@@ -127,6 +127,11 @@ export class HubConnection {
       .where(eq(hubConnection.id, 'hub'));
   }
 
+  /** At start: a connection from the environment gets a fresh chance (the operator may have put a new key there). */
+  async forgetEnvironmentRefusal() {
+    if (this.config.hub) await this.db.update(hubConnection).set({ keyRefused: false }).where(eq(hubConnection.id, 'hub'));
+  }
+
   async recordError(message: string, keyRefused = false) {
     await this.db.update(hubConnection).set({ lastError: message, lastErrorAt: new Date(), ...(keyRefused ? { keyRefused: true } : {}) }).where(eq(hubConnection.id, 'hub'));
   }

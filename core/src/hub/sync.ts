@@ -35,6 +35,7 @@ export class CatalogSync {
   /** Starts the loop: registration and a sync now, then every interval. */
   start() {
     this.stopped = false;
+    this.running = this.connection.forgetEnvironmentRefusal().catch((err: unknown) => this.log.warn('hub state not reset', { error: String(err) }));
     this.schedule(0);
   }
 
