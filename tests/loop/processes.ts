@@ -7,26 +7,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { freePort } from '../../bench/processes';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 /** tests/setup.ts has already pointed DATABASE_URL at a fresh database for this file (PostgreSQL runs). */
 const PG = process.env.DATABASE_URL;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface Proc {
   url: string;
@@ -102,20 +93,25 @@ export interface HubProc extends Proc {
   jwts: Map<string, string>;
 }
 
-export interface HubStore {
+/** A database for one service (kept across restarts of its process): PostgreSQL or an embedded data directory. */
+export interface Store {
   env: Record<string, string>;
   drop(): Promise<void>;
 }
 
-/** A Hub database (kept across restarts of the Hub process). */
-export async function hubStore(): Promise<HubStore> {
+async function store(prefix: string, pgVariable: string, dirVariable: string, extra: Record<string, string> = {}): Promise<Store> {
   if (PG) {
-    const db = await createPgDatabase('hub_loop');
-    return { env: { DATABASE_URL: db.url, HUB_SECRET: 'loop-test-hub-secret' }, drop: db.drop };
+    const db = await createPgDatabase(prefix);
+    return { env: { [pgVariable]: db.url, ...extra }, drop: db.drop };
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-loop-'));
-  return { env: { HUB_DATA_DIR: dir, HUB_SECRET: 'loop-test-hub-secret' }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  return { env: { [dirVariable]: dir, ...extra }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+export type HubStore = Store;
+export type CoreStore = Store;
+export const hubStore = () => store('hub_loop', 'DATABASE_URL', 'HUB_DATA_DIR', { HUB_SECRET: 'loop-test-hub-secret' });
+export const coreStore = () => store('core_loop', 'CORE_DATABASE_URL', 'CORE_DATA_DIR');
 
 export async function startHub(store: HubStore, opts: { port?: number; users?: string[]; seed?: boolean } = {}): Promise<HubProc> {
   const port = opts.port ?? (await freePort());
@@ -142,20 +138,6 @@ export async function startHub(store: HubStore, opts: { port?: number; users?: s
 
 export interface CoreProc extends Proc {
   port: number;
-}
-
-export interface CoreStore {
-  env: Record<string, string>;
-  drop(): Promise<void>;
-}
-
-export async function coreStore(): Promise<CoreStore> {
-  if (PG) {
-    const db = await createPgDatabase('core_loop');
-    return { env: { CORE_DATABASE_URL: db.url }, drop: db.drop };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-loop-'));
-  return { env: { CORE_DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
 export const TEMP_ADMIN = { username: 'setup-admin', password: 'temporary-admin-password' };

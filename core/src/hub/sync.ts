@@ -24,6 +24,8 @@ export class CatalogSync {
   private stopped = true;
   private failures = 0;
   private registeredFor: Date | null = null;
+  /** A kick during a tick: the next tick runs at once instead of after the interval. */
+  private kicked = false;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +51,7 @@ export class CatalogSync {
   kick() {
     this.registeredFor = null;
     this.failures = 0;
+    this.kicked = true;
     if (!this.stopped) this.schedule(0);
   }
 
@@ -60,6 +63,7 @@ export class CatalogSync {
   }
 
   private async tick() {
+    this.kicked = false;
     let next = this.intervalMs;
     try {
       await this.syncNow();
@@ -72,12 +76,12 @@ export class CatalogSync {
         this.log.warn('hub sync failed; backing off', { error: err.message, retry_in_s: Math.round(next / 1000) });
       } else if (err instanceof CoreError && err.details.hubFault === 'key_refused') {
         this.log.error('the hub refused the instance key; catalog sync stopped until the key is replaced', { error: err.message });
-        return; // no reschedule: kick() restarts after a new connection
+        if (!this.kicked) return; // no reschedule: kick() restarts after a new connection
       } else if (!(err instanceof CoreError && err.code === 'not_found')) {
         this.log.warn('hub sync failed', { error: err instanceof Error ? err.message : String(err) });
       }
     }
-    this.schedule(next);
+    this.schedule(this.kicked ? 0 : next);
   }
 
   /** One sync (serialized with any other). Throws CoreError: not_found (no Hub configured), bad_gateway (the Hub's problem). */
@@ -91,13 +95,19 @@ export class CatalogSync {
     let creds = await this.connection.credentials();
     if (!creds) throw new CoreError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
     if (creds.row.keyRefused) {
-      throw new CoreError('bad_gateway', `the Hub refused the instance key${creds.row.lastError ? ` (${creds.row.lastError})` : ''}; connect again with a valid key`, { hubFault: 'key_refused' });
+      throw new CoreError('bad_gateway', `${creds.row.lastError ?? 'the Hub refused the instance key'}; sync stopped until a valid key is set`, { hubFault: 'key_refused' });
     }
     try {
       if (this.registeredFor?.getTime() !== creds.row.connectedAt.getTime()) {
-        await this.connection.register(creds);
-        this.registeredFor = creds.row.connectedAt;
-        creds = (await this.connection.credentials()) ?? creds;
+        try {
+          await this.connection.register(creds);
+          this.registeredFor = creds.row.connectedAt;
+          creds = (await this.connection.credentials()) ?? creds;
+        } catch (err) {
+          // The Hub refusing the report itself (a 4xx other than 401) must not stop the catalog: tried again next time.
+          if (!(err instanceof HubError && err.fault === 'rejected')) throw err;
+          this.log.warn('the hub refused the instance report; the catalog still syncs', { error: err.message });
+        }
       } else {
         await this.connection.updateDns(creds);
       }
