@@ -85,6 +85,9 @@ it('converges with the Hub after a seeded random sequence of catalog changes', a
   });
   expect(settings).toMatchObject({ configured: true, source: 'environment', connected: true, instance_id: key.id, organization: { slug: 'sync-mine' } });
   expect(await coreView()).toEqual(await hubView());
+  // The environment wins: the settings page cannot replace or remove that connection.
+  expect((await call(core.url, '/api/v1/settings/hub', { method: 'PUT', token: coreAdmin, body: { hub_url: hub.url, instance_key: key.key } })).status).toBe(409);
+  expect((await call(core.url, '/api/v1/settings/hub', { method: 'DELETE', token: coreAdmin })).status).toBe(409);
 
   const random = rng(SEED);
   const pick = <T,>(list: T[]) => list[Math.floor(random() * list.length)]!;
