@@ -94,3 +94,22 @@ test('after sign-in the app follows only a path on its own origin', async ({ pag
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
   expect(page.url()).toBe(`${E2E.url}/`);
 });
+
+test('two tabs holding one session (a duplicated tab) refresh it together without Core taking it for a stolen token', async ({ page, context, request }) => {
+  await signInWithPassword(page, E2E.admin);
+  const original = await storedSession(page);
+  // "Duplicate tab" copies sessionStorage: the second tab starts with the same tokens.
+  const copy = await context.newPage();
+  await copy.goto('/login');
+  const expired = JSON.stringify({ ...original, access_token: 'expired.or.garbage' });
+  for (const tab of [page, copy]) await tab.evaluate((s) => sessionStorage.setItem('core.session', s), expired);
+
+  // Both find their access token refused at the same moment and refresh.
+  await Promise.all([page.reload(), copy.reload()]);
+  for (const tab of [page, copy]) await expect(tab.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  const [a, b] = [await storedSession(page), await storedSession(copy)];
+  expect(a.refresh_token).not.toBe(original.refresh_token);
+  expect(b.refresh_token).toBe(a.refresh_token);
+  // Core saw one rotation, not a re-use: the session is alive.
+  expect((await request.post('/api/v1/auth/refresh', { data: { refresh_token: a.refresh_token } })).status()).toBe(200);
+});
