@@ -14,6 +14,16 @@ import { machineTokenAudit } from '../src/db/schema';
 import { startOidcProvider } from '../tests/fixtures/oidc';
 import { freshDatabase, localUser, startCore } from '../tests/helpers';
 
+interface LoadResult {
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  requests: { average: number; sent: number };
+  latency: { p50: number; p99: number };
+}
+const load = (opts: Record<string, unknown>) =>
+  new Promise<LoadResult>((resolve, reject) => autocannon(opts, (err, result) => (err ? reject(err) : resolve(result as LoadResult))));
+
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' }, database: { type: 'string' } } });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -39,9 +49,9 @@ try {
   let machine2xx = 0;
   let machineSent = 0;
   // Warm-up (JIT, caches), not measured.
-  await autocannon({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${credentials['Core session JWT (local user)']}` }, duration: 1, connections });
+  await load({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${credentials['Core session JWT (local user)']}` }, duration: 1, connections });
   for (const [name, token] of Object.entries(credentials)) {
-    const r = await autocannon({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${token}` }, duration, connections });
+    const r = await load({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${token}` }, duration, connections });
     const ok = r['2xx'];
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     if (name.startsWith('svm_')) {
