@@ -5,8 +5,15 @@ export const E2E = {
   readonly: { username: 'rita@example.test', password: 'rita-readonly-password', role: 'readonly', name: 'Rita Reader' },
   secret: { name: 'registry-password', value: 'hunter2-e2e-secret-value' },
   get url() {
-    const url = process.env.CORE_E2E_URL;
-    if (!url) throw new Error('CORE_E2E_URL is unset: run through core/playwright.config.ts (its global setup starts Core)');
-    return url;
+    return fromSetup('CORE_E2E_URL');
+  },
+  get oidcIssuer() {
+    return fromSetup('CORE_E2E_OIDC_ISSUER');
   },
 };
+
+function fromSetup(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is unset: run through core/playwright.config.ts (its global setup starts Core)`);
+  return value;
+}

@@ -10,13 +10,30 @@ export const test = base.extend({
 });
 export { expect };
 
-export async function signInWithPassword(page: Page, user: { username: string; password: string }) {
-  await page.goto('/');
-  await expect(page).toHaveURL(/\/login/);
+type Credentials = { username: string; password: string };
+
+/** Fills and sends the sign-in form of the page the browser is on. */
+export async function submitPassword(page: Page, user: Credentials) {
   await page.getByLabel('Email or username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+export async function signInWithPassword(page: Page, user: Credentials) {
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/login/);
+  await submitPassword(page, user);
   await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+}
+
+export const REFUSED_TOKEN = 'expired.or.garbage';
+
+/** Replaces the stored access token with one Core refuses, as it refuses an expired one. */
+export async function spoilAccessToken(page: Page) {
+  await page.evaluate((token) => {
+    const s = JSON.parse(sessionStorage.getItem('core.session')!);
+    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: token }));
+  }, REFUSED_TOKEN);
 }
 
 /** The session the app keeps in sessionStorage (for calling the API as the signed-in person). */
@@ -54,7 +71,7 @@ export async function openPage(page: Page, link: string, heading = link) {
 
 /** The provider's own sign-in (oidc-provider's development interactions: login form, then consent when asked). */
 export async function providerSignIn(page: Page, login: string) {
-  await page.waitForURL((url) => url.href.startsWith(process.env.CORE_E2E_OIDC_ISSUER!));
+  await page.waitForURL((url) => url.href.startsWith(E2E.oidcIssuer));
   await page.locator('input[name="login"]').fill(login);
   await page.locator('input[name="password"]').fill('any-password');
   await page.getByRole('button', { name: /sign-?in/i }).click();

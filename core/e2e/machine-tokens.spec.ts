@@ -1,6 +1,6 @@
 /** Machine tokens: created in the UI and shown once, used by automation, audited, re-issued and revoked. */
 import { E2E } from './env';
-import { expect, openPage, signInWithPassword, test } from './helpers';
+import { expect, openPage, signInWithPassword, storedSession, test } from './helpers';
 
 test('a token is shown once with a copy button, listed without its secret, audited per request, re-issued and revoked', async ({ page, context, request }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -75,4 +75,36 @@ test('a token is shown once with a copy button, listed without its secret, audit
   await expect(row).toContainText('revoked');
   await expect(row.getByRole('button', { name: /Revoke|Re-issue/ })).toHaveCount(0);
   expect((await request.get('/api/v1/secrets', { headers: newAuth })).status()).toBe(401);
+});
+
+test("a token's audit log pages through its requests, newest first", async ({ page, request }) => {
+  await signInWithPassword(page, E2E.admin);
+  const { access_token } = await storedSession(page);
+  const created = await request.post('/api/v1/tokens', {
+    headers: { authorization: `Bearer ${access_token}` },
+    data: { name: 'busy-bot', role: 'readonly', expires_in_days: 1 },
+  });
+  expect(created.status()).toBe(201);
+  const auth = { authorization: `Bearer ${(await created.json()).token}` };
+  // 51 requests: one more than a page holds. The last one is refused.
+  for (let i = 0; i < 50; i++) expect((await request.get('/api/v1/auth/me', { headers: auth })).status()).toBe(200);
+  expect((await request.delete(`/api/v1/secrets/${E2E.secret.name}`, { headers: auth })).status()).toBe(403);
+
+  await openPage(page, 'Machine tokens');
+  await page.getByRole('button', { name: 'Audit log of busy-bot' }).click();
+  const audit = page.getByRole('region', { name: /Audit log of “busy-bot”/ });
+  const pager = audit.getByRole('navigation', { name: 'Audit log pages' });
+  await expect(async () => {
+    await audit.getByRole('button', { name: 'Refresh' }).click();
+    await expect(pager).toContainText('Page 1 of 2 (51)', { timeout: 1000 });
+  }).toPass({ timeout: 15_000 });
+  const rows = audit.getByRole('row');
+  await expect(rows).toHaveCount(51); // the header and 50 records
+  await expect(rows.nth(1)).toContainText('DELETE');
+  await expect(rows.nth(1)).toContainText('403');
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await expect(pager).toContainText('Page 2 of 2');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(1)).toContainText('/api/v1/auth/me');
+  await expect(rows.nth(1)).toContainText('200');
 });

@@ -1,9 +1,9 @@
 /** Single sign-on: the browser runs the authorization-code flow with PKCE against a real OpenID provider. */
 import { E2E } from './env';
-import { expect, providerSignIn, storedSession, test } from './helpers';
+import { expect, providerSignIn, REFUSED_TOKEN, spoilAccessToken, storedSession, test } from './helpers';
 
 test('OIDC sign-in with PKCE (S256), state, nonce and resource; refresh with the provider', async ({ page }) => {
-  const issuer = process.env.CORE_E2E_OIDC_ISSUER!;
+  const issuer = E2E.oidcIssuer;
   const authorize: URL[] = [];
   const tokenRequests: URLSearchParams[] = [];
   page.on('request', (req) => {
@@ -40,14 +40,11 @@ test('OIDC sign-in with PKCE (S256), state, nonce and resource; refresh with the
   expect(session.refresh_token).toBeTruthy();
 
   // Core refuses the access token (as after expiry): the app refreshes with the provider and carries on.
-  await page.evaluate(() => {
-    const s = JSON.parse(sessionStorage.getItem('core.session')!);
-    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: 'expired.or.garbage' }));
-  });
+  await spoilAccessToken(page);
   await page.reload();
   await expect(page.getByRole('heading', { level: 1, name: 'Secrets' })).toBeVisible();
   expect(tokenRequests.some((p) => p.get('grant_type') === 'refresh_token')).toBe(true);
   const refreshed = await storedSession(page);
-  expect(refreshed.access_token).not.toBe('expired.or.garbage');
+  expect(refreshed.access_token).not.toBe(REFUSED_TOKEN);
   expect(refreshed.method).toBe('oidc');
 });

@@ -1,12 +1,10 @@
 /** People with a Core password: local users and the temporary admin. */
 import { E2E } from './env';
-import { expect, openPage, signInWithPassword, storedSession, test } from './helpers';
+import { expect, openPage, REFUSED_TOKEN, signInWithPassword, spoilAccessToken, storedSession, submitPassword, test } from './helpers';
 
 test('a wrong password is refused with a message and no session', async ({ page }) => {
   await page.goto('/login');
-  await page.getByLabel('Email or username').fill(E2E.admin.username);
-  await page.getByLabel('Password').fill('not-the-password-at-all');
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await submitPassword(page, { username: E2E.admin.username, password: 'not-the-password-at-all' });
   await expect(page.getByRole('alert')).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
   expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
@@ -22,14 +20,11 @@ test('a local admin signs in, the session survives a refused access token by ref
   const first = await storedSession(page);
   expect(first.method).toBe('local');
   // An access token Core refuses (as an expired one would be): the app refreshes with Core and carries on.
-  await page.evaluate(() => {
-    const s = JSON.parse(sessionStorage.getItem('core.session')!);
-    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: 'expired.or.garbage' }));
-  });
+  await spoilAccessToken(page);
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
   const second = await storedSession(page);
-  expect(second.access_token).not.toBe('expired.or.garbage');
+  expect(second.access_token).not.toBe(REFUSED_TOKEN);
   expect(second.refresh_token).not.toBe(first.refresh_token);
 
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -72,25 +67,37 @@ test('a session whose refresh Core refuses ends on the sign-in page with a notic
   const { refresh_token } = await storedSession(page);
   // Ended elsewhere (as by a logout in another tab), and the access token is no longer accepted.
   expect((await request.post('/api/v1/auth/logout', { data: { refresh_token } })).status()).toBe(204);
-  await page.evaluate(() => {
-    const s = JSON.parse(sessionStorage.getItem('core.session')!);
-    sessionStorage.setItem('core.session', JSON.stringify({ ...s, access_token: 'expired.or.garbage' }));
-  });
+  await spoilAccessToken(page);
   await page.reload();
   await expect(page.getByRole('status')).toHaveText('Your session has ended. Sign in again.');
   await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
-  await page.getByLabel('Email or username').fill(E2E.admin.username);
-  await page.getByLabel('Password').fill(E2E.admin.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await submitPassword(page, E2E.admin);
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
   await expect(page).toHaveURL(/\/settings$/);
 });
 
 test('after sign-in the app follows only a path on its own origin', async ({ page }) => {
   await page.goto('/login?next=' + encodeURIComponent('/\\evil.example/steal'));
-  await page.getByLabel('Email or username').fill(E2E.admin.username);
-  await page.getByLabel('Password').fill(E2E.admin.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await submitPassword(page, E2E.admin);
   await expect(page.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
   expect(page.url()).toBe(`${E2E.url}/`);
+});
+
+test('two tabs holding one session (a duplicated tab) refresh it together without Core taking it for a stolen token', async ({ page, context, request }) => {
+  await signInWithPassword(page, E2E.admin);
+  const original = await storedSession(page);
+  // "Duplicate tab" copies sessionStorage: the second tab starts with the same tokens.
+  const copy = await context.newPage();
+  await copy.goto('/login');
+  const expired = JSON.stringify({ ...original, access_token: REFUSED_TOKEN });
+  for (const tab of [page, copy]) await tab.evaluate((s) => sessionStorage.setItem('core.session', s), expired);
+
+  // Both find their access token refused at the same moment and refresh.
+  await Promise.all([page.reload(), copy.reload()]);
+  for (const tab of [page, copy]) await expect(tab.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
+  const [a, b] = [await storedSession(page), await storedSession(copy)];
+  expect(a.refresh_token).not.toBe(original.refresh_token);
+  expect(b.refresh_token).toBe(a.refresh_token);
+  // Core saw one rotation, not a re-use: the session is alive.
+  expect((await request.post('/api/v1/auth/refresh', { data: { refresh_token: a.refresh_token } })).status()).toBe(200);
 });

@@ -37,12 +37,25 @@ test('a readonly user lists secrets but cannot read one, and sees no write contr
   expect(JSON.stringify(body)).not.toContain(E2E.secret.value);
 });
 
-test('an admin reveals a secret value', async ({ page }) => {
+test('an admin sets, reveals and deletes a secret', async ({ page }) => {
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Secrets');
-  const row = page.getByRole('row', { name: new RegExp(E2E.secret.name) });
-  await row.getByRole('button', { name: `Reveal ${E2E.secret.name}` }).click();
-  await expect(row).toContainText(E2E.secret.value);
-  await row.getByRole('button', { name: `Hide ${E2E.secret.name}` }).click();
-  await expect(row).not.toContainText(E2E.secret.value);
+  const form = page.getByRole('form', { name: 'Set a secret' });
+  await form.getByLabel('Secret name').fill('smtp.password');
+  await form.getByLabel('Value').fill('mail-secret-e2e');
+  await form.getByLabel('Description').fill('Outgoing mail');
+  await form.getByRole('button', { name: 'Save secret' }).click();
+
+  const row = page.getByRole('row', { name: /smtp\.password/ });
+  await expect(row).toContainText('Outgoing mail');
+  await expect(row).not.toContainText('mail-secret-e2e');
+  await row.getByRole('button', { name: 'Reveal smtp.password' }).click();
+  await expect(row).toContainText('mail-secret-e2e');
+  await row.getByRole('button', { name: 'Hide smtp.password' }).click();
+  await expect(row).not.toContainText('mail-secret-e2e');
+
+  await row.getByRole('button', { name: 'Delete smtp.password' }).click();
+  await row.getByRole('button', { name: 'Confirm delete smtp.password' }).click();
+  await expect(row).toHaveCount(0);
+  await expect(page.getByRole('row', { name: new RegExp(E2E.secret.name) })).toBeVisible();
 });

@@ -40,6 +40,9 @@ describe('audience', () => {
     expect((await me(t, await oidc.forge(person, { audience: 'account', azp: oidc.clientId }))).status).toBe(200);
     expect((await me(t, await oidc.forge(person, { audience: 'account' }))).status).toBe(401);
     expect((await me(t, await oidc.forge(person, { audience: 'account', azp: 'another-client' }))).status).toBe(401);
+    // An ID token (its audience is the client too) is not an access token.
+    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { at_hash: 'x' } }))).status).toBe(401);
+    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { typ: 'ID' } }))).status).toBe(401);
     // A real token the provider issued for some other API.
     expect((await me(t, await oidc.mint(person, { resource: 'https://another-api.test' }))).status).toBe(401);
   });

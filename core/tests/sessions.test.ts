@@ -99,6 +99,24 @@ describe('brute-force limit', () => {
   });
 });
 
+describe('password spraying', () => {
+  it('one address failing for 50 different usernames within the window is refused further attempts', async () => {
+    const own = await freshDatabase();
+    const other = await startCore({ temporaryAdmin: TEMP }, own);
+    try {
+      const attempt = (username: string) => other.call('POST', '/api/v1/auth/login', { body: { username, password: 'spray password 1' } });
+      for (let i = 0; i < 50; i++) expect((await attempt(`user${i}@example.test`)).status).toBe(401);
+      const next = await attempt('fresh-name@example.test');
+      expect(next.status).toBe(429);
+      expect(next.body.message).toMatch(/from this address/);
+      expect(Number(next.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await other.stop();
+      await own.drop();
+    }
+  });
+});
+
 describe('refresh and logout', () => {
   it('rotates the refresh token; re-using a rotated one revokes the whole chain', async () => {
     const u = await localUser(t, temp, 'readonly');

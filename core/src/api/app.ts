@@ -12,20 +12,15 @@ import { resolveCredential } from '../auth/resolve';
 import { CoreError, unauthorized } from '../domain/errors';
 import { errorResponse, TEMPORARY_ADMIN_WARNING } from './errors';
 import { newRouter } from './hono';
-import { PUBLIC_PATHS, registerAuthRoutes } from './routes/auth';
-import { registerSecretRoutes } from './routes/secrets';
-import { registerSettingsRoutes } from './routes/settings';
-import { registerTokenRoutes } from './routes/tokens';
-import { registerUserRoutes } from './routes/users';
-import { registerCatalogRoutes } from './routes/catalog';
-import { registerDeploymentRoutes } from './routes/deployments';
-import { registerHubRoutes } from './routes/hub';
-import { registerMcpRoute } from './routes/mcp';
+import { registerRoutes } from './routes';
 
 const BODY_LIMIT = 256 * 1024;
+const OPENAPI_PATH = '/api/v1/openapi.json';
 
 export function buildApp(core: CoreContext) {
   const app = newRouter();
+  /** Routes declared without `security` (sign-in, the OpenAPI document): they ignore credentials. */
+  const publicPaths = new Set<string>([OPENAPI_PATH]);
   app.onError((err, c) => errorResponse(err, c, core.log));
   app.notFound((c) => c.json({ code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
 
@@ -66,7 +61,7 @@ export function buildApp(core: CoreContext) {
   );
 
   app.use('/api/v1/*', async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    if (publicPaths.has(c.req.path)) return next();
     let principal;
     try {
       principal = await resolveCredential(core, c.req.header('authorization'));
@@ -82,22 +77,17 @@ export function buildApp(core: CoreContext) {
     await next();
   });
 
-  registerAuthRoutes(app, core);
-  registerUserRoutes(app, core);
-  registerTokenRoutes(app, core);
-  registerSecretRoutes(app, core);
-  registerSettingsRoutes(app, core);
-  registerHubRoutes(app, core);
-  registerCatalogRoutes(app, core);
-  registerDeploymentRoutes(app, core);
-  registerMcpRoute(app, core);
+  registerRoutes(app, core);
+  for (const d of app.openAPIRegistry.definitions) {
+    if (d.type === 'route' && !d.route.security) publicPaths.add(d.route.path);
+  }
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
     description: 'A Core session token, an OIDC access token of the configured provider, or an svm_ machine token',
   });
-  app.doc31('/api/v1/openapi.json', {
+  app.doc31(OPENAPI_PATH, {
     openapi: '3.1.0',
     info: { title: 'Core API', version: core.config.version, description: 'The fleet service. Errors are {code, message}.' },
     servers: [{ url: core.config.url }],

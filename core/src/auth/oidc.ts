@@ -105,6 +105,8 @@ export class OidcVerifier {
     const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     const accepted = oidc.audience ? aud.includes(oidc.audience) : aud.includes(oidc.clientId) || payload.azp === oidc.clientId;
     if (!accepted) throw unauthorized('access token is not meant for this service (audience)');
+    // An ID token names the client as its audience too, but it is not an access token.
+    if (payload.typ === 'ID' || payload.at_hash !== undefined) throw unauthorized('an ID token is not an access token');
     return identityFrom(oidc.issuer, payload);
   }
 

@@ -64,7 +64,11 @@ export const loginFailures = pgTable(
     address: text('address').notNull(),
     at: ts('at').notNull().defaultNow(),
   },
-  (t) => [index('login_failures_key_idx').on(t.username, t.address, t.at)],
+  (t) => [
+    index('login_failures_key_idx').on(t.username, t.address, t.at),
+    index('login_failures_address_idx').on(t.address, t.at),
+    index('login_failures_at_idx').on(t.at),
+  ],
 );
 
 export const machineTokens = pgTable(

@@ -17,6 +17,7 @@ export const ACCESS_TOKEN_SECONDS = 15 * 60;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 5;
+export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
 const AUDIENCE = 'core-api';
 
 export interface SessionDeps {
@@ -75,23 +76,31 @@ function sameSecret(a: string, b: string) {
 // Verifying against a throw-away hash makes an unknown user cost what a wrong password costs.
 let dummyHash: Promise<string> | undefined;
 
+function rateLimited(message: string, oldest: Date | string | null | undefined) {
+  const since = oldest ? new Date(oldest).getTime() : Date.now();
+  const retryAfter = Math.ceil((since + LOGIN_WINDOW_SECONDS * 1000 - Date.now()) / 1000);
+  return new CoreError('rate_limited', message, { retryAfterSeconds: Math.max(1, retryAfter) });
+}
+
 /**
  * Counts this attempt against (username, address) and refuses the 6th within the window, even a
  * right one. Counted before the password is checked, under a lock per key, so that parallel
- * attempts cannot slip past the limit.
+ * attempts cannot slip past the limit. One address trying many usernames (password spraying) meets
+ * a wider limit too.
  */
 async function admitAttempt(db: Db, username: string, address: string) {
   const key = and(eq(loginFailures.username, username), eq(loginFailures.address, address));
+  const windowStart = new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000);
   await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(["login", username, address])}))`);
-    await tx.delete(loginFailures).where(and(key, lt(loginFailures.at, new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000))));
-    const [counted] = await tx.select({ n: count(), oldest: min(loginFailures.at) }).from(loginFailures).where(key);
-    if ((counted?.n ?? 0) >= LOGIN_MAX_FAILURES) {
-      const oldest = counted?.oldest ? new Date(counted.oldest).getTime() : Date.now();
-      const retryAfter = Math.ceil((oldest + LOGIN_WINDOW_SECONDS * 1000 - Date.now()) / 1000);
-      throw new CoreError('rate_limited', 'too many failed sign-ins for this username from this address; try again later', {
-        retryAfterSeconds: Math.max(1, retryAfter),
-      });
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(['login', username, address])}))`);
+    await tx.delete(loginFailures).where(lt(loginFailures.at, windowStart)); // keeps the table to one window
+    const [forKey] = await tx.select({ n: count(), oldest: min(loginFailures.at) }).from(loginFailures).where(key);
+    if ((forKey?.n ?? 0) >= LOGIN_MAX_FAILURES) {
+      throw rateLimited('too many failed sign-ins for this username from this address; try again later', forKey?.oldest);
+    }
+    const [forAddress] = await tx.select({ n: count(), oldest: min(loginFailures.at) }).from(loginFailures).where(eq(loginFailures.address, address));
+    if ((forAddress?.n ?? 0) >= LOGIN_MAX_FAILURES_PER_ADDRESS) {
+      throw rateLimited('too many failed sign-ins from this address; try again later', forAddress?.oldest);
     }
     await tx.insert(loginFailures).values({ username, address });
   });

@@ -124,20 +124,43 @@ function refresh(s: Session): Promise<boolean> {
   return refreshing;
 }
 
-async function renew(s: Session): Promise<boolean> {
-  try {
-    if (!s.refresh_token) throw new Error('no refresh token');
-    const next =
-      s.method === 'local'
-        ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
-        : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
-    if (state.session === s) update({ session: next });
-    return true;
-  } catch (err) {
-    // Core unreachable: keep the session for a later try. Refused (or the provider failed): the session is over.
-    if (!(err instanceof ApiError && err.status === 0) && state.session === s) signOut(ENDED);
-    return false;
-  }
+/**
+ * A duplicated browser tab starts with a copy of this tab's sessionStorage: two tabs may hold one refresh token.
+ * Core (like most providers) rotates refresh tokens and takes the re-use of a rotated one for theft, ending the
+ * whole session. So tabs refresh one at a time (Web Locks), and a tab that refreshed hands the new tokens to the
+ * tabs that held the old refresh token (BroadcastChannel) before it lets the next one try.
+ */
+const otherTabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('core.session') : null;
+otherTabs?.addEventListener('message', (e: MessageEvent<{ from: string; to: Session }>) => {
+  if (state.session?.refresh_token && state.session.refresh_token === e.data.from) update({ session: e.data.to });
+});
+
+function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
+  return navigator.locks ? (navigator.locks.request('core.session.refresh', work) as Promise<T>) : work();
+}
+
+function renew(s: Session): Promise<boolean> {
+  return oneTabAtATime(async () => {
+    // While this tab waited, another one may have rotated this very refresh token and sent the result.
+    if (state.session !== s) return state.session !== null;
+    try {
+      if (!s.refresh_token) throw new Error('no refresh token');
+      const next =
+        s.method === 'local'
+          ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
+          : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
+      if (state.session !== s) return true;
+      update({ session: next });
+      otherTabs?.postMessage({ from: s.refresh_token, to: next });
+      // Messages and locks travel separately: give the message a head start on the next tab's turn.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return true;
+    } catch (err) {
+      // Core unreachable: keep the session for a later try. Refused (or the provider failed): the session is over.
+      if (!(err instanceof ApiError && err.status === 0) && state.session === s) signOut(ENDED);
+      return false;
+    }
+  });
 }
 
 /** An authorized request to Core; on a 401 it refreshes once and retries; a second 401 ends the session. */

@@ -5,40 +5,14 @@
  * valid (the Hub shows its client a 502), 403 for a person Core does not know (passed through by the Hub
  * with its message).
  */
-import { createRoute, z } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { resolveCredential } from '../../auth/resolve';
-import type { CoreContext } from '../../context';
-import { CoreError } from '../../domain/errors';
-import { listToolCalls } from '../../mcp/calls';
-import { buildMcpServer } from '../../mcp/tools';
-import type { AppEnv, Router } from '../hono';
-import { BEARER, errors, json, PageQuerySchema, PaginationSchema } from '../schemas';
-
-const ToolCallSchema = z
-  .object({
-    id: z.number().int(),
-    at: z.string(),
-    via: z.string().openapi({ description: 'hub (a person through the Hub’s /mcp), machine_token, local, oidc or temporary_admin' }),
-    actor: z.string(),
-    user_id: z.string().nullable(),
-    token_id: z.string().nullable().openapi({ description: 'The Hub personal access token id, or the Core machine token id' }),
-    tool: z.string(),
-    outcome: z.enum(['ok', 'refused', 'error']),
-    message: z.string().nullable(),
-  })
-  .openapi('McpToolCall');
-
-const listCalls = createRoute({
-  method: 'get',
-  path: '/api/v1/mcp/calls',
-  tags: ['mcp'],
-  security: BEARER,
-  request: { query: PageQuerySchema },
-  responses: { 200: json(z.object({ calls: z.array(ToolCallSchema), pagination: PaginationSchema }), 'MCP tool calls, newest first'), ...errors(400, 401) },
-});
+import { resolveCredential } from '../../../auth/resolve';
+import type { CoreContext } from '../../../context';
+import { CoreError } from '../../../domain/errors';
+import { buildMcpServer } from '../../../mcp/tools';
+import type { AppEnv, Router } from '../../hono';
 
 const RPC_UNAUTHORIZED = -32001;
 const RPC_FORBIDDEN = -32003;
@@ -48,9 +22,7 @@ function rpcError(c: Context<AppEnv>, status: 400 | 401 | 403 | 405 | 413 | 429 
   return c.json({ jsonrpc: '2.0', id: null, error: { code, message } }, status);
 }
 
-export function registerMcpRoute(app: Router, core: CoreContext) {
-  app.openapi(listCalls, async (c) => c.json(await listToolCalls(core.db, c.req.valid('query')), 200));
-
+export default function mcpEndpoint(app: Router, core: CoreContext) {
   app.use('/mcp', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => rpcError(c as Context<AppEnv>, 413, -32600, 'request body too large (limit 1 MiB)') }));
   app.on(['GET', 'POST', 'DELETE'], '/mcp', async (c) => {
     let principal;
