@@ -10,6 +10,19 @@ test('a wrong password is refused with a message and no session', async ({ page 
   expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
 });
 
+test('repeated failures for one username are stopped, and the page says when to try again', async ({ page }) => {
+  await page.goto('/login');
+  const alert = page.getByRole('alert');
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await submitPassword(page, { username: 'mallory@example.test', password: `guess-number-${attempt}` });
+    await expect(alert).toBeVisible();
+    await expect(alert).not.toContainText('Try again in');
+  }
+  await submitPassword(page, { username: 'mallory@example.test', password: 'guess-number-6' });
+  await expect(alert).toContainText(/Try again in (a minute|\d+ minutes)\./);
+  await expect(page).toHaveURL(/\/login/);
+});
+
 test('a local admin signs in, the session survives a refused access token by refreshing, and signing out ends it', async ({ page, request }) => {
   await signInWithPassword(page, E2E.admin);
   const header = page.getByRole('banner');

@@ -15,7 +15,7 @@ import { createCoreContext } from './context';
 import { createMachineToken } from './domain/machineTokens';
 import { CoreError } from './domain/errors';
 import { parseRole } from './domain/roles';
-import { createLocalUser } from './domain/users';
+import { checkPassword, createLocalUser } from './domain/users';
 import { startServer } from './http/server';
 import { createLogger, type Logger } from './log';
 
@@ -104,6 +104,7 @@ async function main(argv: string[]) {
       const password = await readStdin();
       const name = typeof values.name === 'string' ? values.name : undefined;
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+      checkPassword(password); // before opening the database
       const user = await withCore(config, log, (core) => createLocalUser(core.db, { email, password, role, name }));
       print({ id: user.id, email: user.email, role: user.role });
       return;

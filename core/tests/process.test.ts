@@ -122,7 +122,7 @@ describe('CLI', () => {
       expect(res.stdout, args.join(' ')).toBe('');
       expect(res.stderr, args.join(' ')).toMatch(pattern);
     }
-  });
+  }, 240_000); // each command is a process that opens the database
 });
 
 describe('the running service', () => {
@@ -157,7 +157,7 @@ describe('the running service', () => {
     } finally {
       await core.stop();
     }
-  });
+  }, 180_000);
 
   it('SIGTERM ends the process cleanly and every audit record of the last requests is kept', async () => {
     const created = JSON.parse(cli(['token', 'create', '--name', 'burst', '--role', 'readonly']).stdout);
@@ -179,5 +179,5 @@ describe('the running service', () => {
     } finally {
       await core.stop();
     }
-  });
+  }, 180_000);
 });

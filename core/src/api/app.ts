@@ -93,7 +93,6 @@ export function buildApp(core: CoreContext) {
     servers: [{ url: core.config.url }],
   });
 
-  app.all('/api/*', (c) => c.json({ code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` }, 404));
   serveWeb(app, core.config.webDist);
   return app;
 }
@@ -103,6 +102,7 @@ function serveWeb(app: ReturnType<typeof newRouter>, dist: string) {
   const index = path.join(dist, 'index.html');
   if (fs.existsSync(dist)) app.use('*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
   app.get('*', (c) => {
+    if (c.req.path.startsWith('/api/')) return c.notFound();
     if (!fs.existsSync(index)) return c.json({ code: 'not_found', message: 'the web frontend is not built (npm run build -w core/web)' }, 404);
     return c.html(fs.readFileSync(index, 'utf8'));
   });

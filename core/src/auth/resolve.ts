@@ -7,7 +7,7 @@
 import { decodeJwt } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
-import type { SigningKey } from '../domain/crypto';
+import type { Sealer, SigningKey } from '../domain/crypto';
 import { unauthorized } from '../domain/errors';
 import { verifyMachineToken } from '../domain/machineTokens';
 import { isActive, type OidcSettings } from '../domain/oidcSettings';
@@ -23,6 +23,7 @@ export interface ResolverDeps {
   config: Pick<CoreConfig, 'url' | 'temporaryAdmin'>;
   db: Db;
   signingKey: SigningKey;
+  sealer: Sealer;
   oidcSettings: OidcSettings;
   oidcVerifier: OidcVerifier;
   hub: HubConnection;

@@ -3,7 +3,7 @@
  * that signs Core's session tokens. The master secret is CORE_SECRET, or one generated on first use
  * and kept in core_settings (then the database alone protects it: set CORE_SECRET in production).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../db/client';
@@ -23,6 +23,8 @@ async function getOrCreateSetting(db: Db, key: string, create: () => Promise<str
 export interface Sealer {
   seal(purpose: string, plaintext: string): string;
   open(purpose: string, sealed: string): string;
+  /** A keyed digest under a key derived from the master secret (not reversible, not guessable offline). */
+  mac(purpose: string, data: string): string;
 }
 
 export function createSealer(masterSecret: string): Sealer {
@@ -41,6 +43,9 @@ export function createSealer(masterSecret: string): Sealer {
       const decipher = createDecipheriv('aes-256-gcm', keyFor(purpose), Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    mac(purpose, data) {
+      return createHmac('sha256', keyFor(purpose)).update(data).digest('base64url');
     },
   };
 }

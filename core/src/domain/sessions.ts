@@ -8,7 +8,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import { loginFailures, refreshTokens, users } from '../db/schema';
-import { sha256, type SigningKey } from './crypto';
+import { sha256, type Sealer, type SigningKey } from './crypto';
 import { CoreError, unauthorized } from './errors';
 import type { Principal } from './principal';
 import { findLocalUserByEmail, hashPassword, verifyPassword, type UserRow } from './users';
@@ -24,12 +24,17 @@ export interface SessionDeps {
   config: Pick<CoreConfig, 'url' | 'temporaryAdmin'>;
   db: Db;
   signingKey: SigningKey;
+  sealer: Sealer;
 }
 
 type SessionSubject = { kind: 'local'; user: UserRow } | { kind: 'temporary_admin'; username: string };
 
-/** Ties the temporary admin's tokens to the current variables: changing or removing them ends its sessions. */
-const temporaryAdminFingerprint = (t: { username: string; password: string }) => sha256(`${t.username}\0${t.password}`).slice(0, 32);
+/**
+ * Ties the temporary admin's tokens to the current variables: changing or removing them ends its
+ * sessions. Keyed, so that the claim in a (readable) token does not allow guessing the password.
+ */
+const temporaryAdminFingerprint = (sealer: Sealer, t: { username: string; password: string }) =>
+  sealer.mac('temporary_admin', `${t.username}\0${t.password}`);
 
 function sessionUser(subject: SessionSubject) {
   return subject.kind === 'local'
@@ -40,7 +45,7 @@ function sessionUser(subject: SessionSubject) {
 async function issueSession(deps: SessionDeps, subject: SessionSubject, familyId: string = crypto.randomUUID()) {
   const { config, db, signingKey } = deps;
   const claims =
-    subject.kind === 'local' ? { kind: 'local' } : { kind: 'temporary_admin', tav: temporaryAdminFingerprint(config.temporaryAdmin!) };
+    subject.kind === 'local' ? { kind: 'local' } : { kind: 'temporary_admin', tav: temporaryAdminFingerprint(deps.sealer, config.temporaryAdmin!) };
   const accessToken = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', kid: signingKey.kid, typ: 'at+jwt' })
     .setIssuer(config.url)
@@ -187,7 +192,7 @@ export async function verifySessionToken(deps: SessionDeps, token: string): Prom
   }
   if (payload.kind === 'temporary_admin') {
     const temporary = config.temporaryAdmin;
-    if (!temporary || payload.sub !== temporary.username || payload.tav !== temporaryAdminFingerprint(temporary)) {
+    if (!temporary || payload.sub !== temporary.username || payload.tav !== temporaryAdminFingerprint(deps.sealer, temporary)) {
       throw unauthorized('the temporary admin is no longer configured');
     }
     return { kind: 'temporary_admin', role: 'admin', username: temporary.username };

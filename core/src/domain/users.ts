@@ -21,7 +21,7 @@ export function publicUser(u: UserRow) {
   return { id: u.id, email: u.email, name: u.name, role: u.role, kind: u.kind, created_at: u.createdAt.toISOString() };
 }
 
-function checkPassword(password: string) {
+export function checkPassword(password: string) {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     throw new CoreError('invalid_request', `password: must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   }

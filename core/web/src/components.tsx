@@ -31,6 +31,10 @@ export function PageHeading({ children }: { children: string }) {
 }
 
 export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError && err.retryAfterSeconds) {
+    const minutes = Math.ceil(err.retryAfterSeconds / 60);
+    return `${err.message} Try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}.`;
+  }
   if (err instanceof ApiError) return err.message;
   return err instanceof Error ? err.message : 'Something went wrong.';
 }

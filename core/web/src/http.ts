@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** From Retry-After on a 429. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -47,6 +49,7 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
       res.status,
       typeof err.code === 'string' ? err.code : 'http_' + res.status,
       typeof err.message === 'string' ? err.message : `Core answered ${res.status}.`,
+      Number(res.headers.get('retry-after')) || null,
     );
   }
   return data as T;
