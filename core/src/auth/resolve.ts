@@ -16,7 +16,7 @@ import { isCoreSessionToken, verifySessionToken } from '../domain/sessions';
 import { looksLikeMachineToken } from '../domain/tokenFormat';
 import { provisionOidcUser } from '../domain/users';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
-import { assertionIssuer, verifyHubAssertion } from '../hub/assertion';
+import { verifyHubAssertion } from '../hub/assertion';
 import type { HubConnection } from '../hub/connection';
 
 export interface ResolverDeps {
@@ -40,7 +40,10 @@ export async function resolveCredential(deps: ResolverDeps, authorization: strin
 
   if (looksLikeJwt(token) && isCoreSessionToken(deps.config, safeIssuer(token))) return verifySessionToken(deps, token);
 
-  if (opts.hubAssertion && looksLikeJwt(token) && safeIssuer(token) === (await assertionIssuer(deps.hub))) return verifyHubAssertion(deps.db, deps.hub, token);
+  if (opts.hubAssertion && looksLikeJwt(token)) {
+    const person = await verifyHubAssertion(deps.db, deps.hub, safeIssuer(token), token);
+    if (person) return person;
+  }
 
   const oidc = await deps.oidcSettings.current();
   if (!isActive(oidc)) throw unauthorized('unknown credential');

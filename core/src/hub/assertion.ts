@@ -12,15 +12,11 @@ import { CoreError, unauthorized } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import type { HubConnection } from './connection';
 
-/** The Hub URL whose assertions this Core accepts, or null when it is not connected. */
-export async function assertionIssuer(hub: HubConnection): Promise<string | null> {
-  const creds = await hub.credentials().catch(() => null);
-  return creds?.url ?? null;
-}
-
-export async function verifyHubAssertion(db: Db, hub: HubConnection, token: string): Promise<Principal> {
+/** null: the token does not claim to come from the connected Hub (another resolver path may know it). */
+export async function verifyHubAssertion(db: Db, hub: HubConnection, issuer: unknown, token: string): Promise<Principal | null> {
   const creds = await hub.credentials();
-  if (!creds || creds.row.instanceId === null) throw unauthorized('this Core instance is not connected to a Hub: it cannot check Hub assertions');
+  if (!creds || issuer !== creds.url) return null;
+  if (creds.row.instanceId === null) throw unauthorized('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
   let claims;
   try {
     ({ payload: claims } = await jwtVerify(token, hub.jwksFor(creds.url), {
