@@ -12,7 +12,7 @@ export default tseslint.config(
   },
   {
     // Tests read JSON responses of many shapes.
-    files: ['tests/**', 'e2e/**', 'bench/**', '**/*.test.ts'],
+    files: ['tests/**', 'e2e/**', 'bench/**', '**/*.test.ts', 'core/tests/**', 'core/e2e/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

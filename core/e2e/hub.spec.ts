@@ -1,0 +1,85 @@
+/**
+ * Core ↔ Hub in the browser: a real Hub process (tests/fixtures/hub-process.ts, demo catalog, embedded
+ * database) beside the Core of the global setup. An admin pastes the instance key into Core's Hub page; the
+ * catalog appears; a deployment is created from a template. The pages pass axe at desktop and phone width.
+ */
+import { hubStore, startHub, type HubProc, type HubStore } from '../../tests/loop/processes';
+import { E2E } from './env';
+import { checkPage, expect, openPage, signInWithPassword, test } from './helpers';
+
+let store: HubStore;
+let hub: HubProc;
+let key: { id: string; key: string; key_prefix: string };
+
+async function hubCall(p: string, token: string, body?: unknown) {
+  const res = await fetch(`${hub.url}/api/v1${p}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${p} → ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  store = await hubStore();
+  hub = await startHub(store, { users: ['owner@hub.test:user'], seed: true });
+  const owner = hub.jwts.get('owner@hub.test')!;
+  await hubCall('/account/organizations', owner, { name: 'E2E org', slug: 'e2e-org' });
+  key = (await hubCall('/account/api-keys', owner, { name: 'e2e core' })).apiKey;
+});
+
+test.afterAll(async () => {
+  await hub?.stop();
+  await store?.drop();
+});
+
+test('an admin connects Core to the Hub with an instance key, the catalog appears, a deployment is created', async ({ page }) => {
+  await signInWithPassword(page, E2E.admin);
+  await openPage(page, 'Hub');
+  await page.getByLabel('Hub URL').fill(hub.url);
+  await page.getByLabel('Instance key').fill(key.key);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  const connection = page.getByRole('region', { name: 'Hub connection' });
+  await expect(connection.getByText('Connected', { exact: true })).toBeVisible();
+  await expect(connection.getByText(`${key.key_prefix}…`)).toBeVisible();
+  await expect(page.getByText(key.key)).toHaveCount(0);
+  // The first sync runs in the background; the page follows it.
+  await expect(connection.getByText('E2E org')).toBeVisible();
+  await expect(connection.locator('dd').filter({ hasText: /^\d+$/ })).not.toHaveText('0', { timeout: 20_000 });
+  await checkPage(page, 'Hub page');
+
+  await openPage(page, 'Catalog');
+  await expect(page.getByRole('row', { name: /Grafana/ })).toBeVisible();
+  await page.getByRole('searchbox', { name: 'Search' }).fill('postgre');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await expect(page.getByRole('row', { name: /PostgreSQL/ })).toBeVisible();
+  await expect(page.getByRole('row', { name: /Grafana/ })).toHaveCount(0);
+  await checkPage(page, 'Catalog page');
+
+  await page.getByRole('link', { name: 'Deploy PostgreSQL' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Deployments' })).toBeVisible();
+  await expect(page.getByLabel('Template')).toHaveValue('postgresql');
+  await page.getByLabel('Deployment name').fill('orders-db');
+  await page.getByLabel('ADMIN_PASSWORD (required)').fill('a-strong-initial-password');
+  await page.getByRole('checkbox', { name: E2E.secret.name }).check();
+  await page.getByRole('button', { name: 'Create deployment' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Deployment orders-db recorded.' })).toBeVisible();
+  const row = page.getByRole('row', { name: /orders-db/ });
+  await expect(row).toContainText('postgresql');
+  await expect(row).toContainText('ok');
+  await checkPage(page, 'Deployments page');
+});
+
+test('a readonly user sees the catalog and deployments but no write controls', async ({ page }) => {
+  await signInWithPassword(page, E2E.readonly);
+  await openPage(page, 'Deployments');
+  await expect(page.getByRole('row', { name: /orders-db/ })).toBeVisible();
+  await expect(page.getByRole('form', { name: 'New deployment' })).toHaveCount(0);
+  await openPage(page, 'Hub');
+  await expect(page.getByRole('form', { name: 'Connect to a Hub' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Sync now' })).toHaveCount(0);
+  await openPage(page, 'Catalog');
+  await expect(page.getByRole('link', { name: /^Deploy / })).toHaveCount(0);
+});

@@ -1,0 +1,38 @@
+/** The Hono environment of Core's API and the builders that narrow the caller. */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { CoreError } from '../domain/errors';
+import type { Principal } from '../domain/principal';
+import { validationError } from './errors';
+
+export type AppEnv = {
+  Variables: {
+    /** Set by the authentication middleware on every non-public route. */
+    principal: Principal;
+    /** The machine token a request was made with (valid or refused), for the audit. */
+    auditTokenId: string | undefined;
+  };
+};
+
+export const newRouter = () =>
+  new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
+    },
+  });
+
+export type Router = ReturnType<typeof newRouter>;
+
+export function caller(c: Context<AppEnv>): Principal {
+  const principal = c.get('principal');
+  if (!principal) throw new CoreError('unauthorized', 'missing credentials');
+  return principal;
+}
+
+/** Route middleware: only admins pass. Readonly callers get 403 with `message`. */
+export const requireAdmin =
+  (message = 'this needs the admin role; readonly callers may only read'): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (caller(c).role !== 'admin') throw new CoreError('forbidden', message);
+    await next();
+  };

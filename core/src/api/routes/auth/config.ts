@@ -1,0 +1,45 @@
+/** GET /api/v1/auth/config (public): how to sign in. */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { CoreContext } from '../../../context';
+import { isActive } from '../../../domain/oidcSettings';
+import type { Router } from '../../hono';
+import { json } from '../../schemas';
+
+const AuthConfigSchema = z
+  .object({
+    oidc: z
+      .object({ issuer: z.string(), client_id: z.string(), audience: z.string().nullable(), scopes: z.string(), provider_name: z.string() })
+      .nullable(),
+    local_login: z.literal(true),
+  })
+  .openapi('AuthConfig');
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/v1/auth/config',
+  tags: ['auth'],
+  summary: 'How to sign in (public)',
+  responses: { 200: json(AuthConfigSchema, 'Sign-in options') },
+});
+
+function providerName(issuer: string) {
+  try {
+    return new URL(issuer).hostname;
+  } catch {
+    return issuer;
+  }
+}
+
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => {
+    const oidc = await core.oidcSettings.current();
+    return c.json(
+      {
+        oidc: isActive(oidc)
+          ? { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience, scopes: oidc.scopes, provider_name: providerName(oidc.issuer) }
+          : null,
+        local_login: true as const,
+      },
+      200,
+    );
+  });

@@ -1,0 +1,21 @@
+/** Shapes shared by the sign-in routes. */
+import { z } from '@hono/zod-openapi';
+import { RoleSchema } from '../../schemas';
+
+export const SessionSchema = z
+  .object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    user: z.object({
+      id: z.string().nullable(),
+      email: z.string(),
+      name: z.string(),
+      role: RoleSchema,
+      kind: z.enum(['local', 'temporary_admin']),
+    }),
+  })
+  .openapi('Session');
+
+export const RefreshSchema = z.strictObject({ refresh_token: z.string().min(1).max(512) }).openapi('RefreshRequest');

@@ -1,0 +1,22 @@
+/** DELETE /api/v1/settings/hub (admin): disconnect; the local catalog copy is dropped. */
+import { createRoute } from '@hono/zod-openapi';
+import type { CoreContext } from '../../../context';
+import { actorLabel } from '../../../domain/principal';
+import { caller, requireAdmin, type Router } from '../../hono';
+import { BEARER, errors } from '../../schemas';
+
+const route = createRoute({
+  method: 'delete',
+  path: '/api/v1/settings/hub',
+  tags: ['hub'],
+  security: BEARER,
+  middleware: [requireAdmin()] as const,
+  responses: { 204: { description: 'Disconnected; the local catalog copy is dropped' }, ...errors(401, 403, 409) },
+});
+
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => {
+    await core.hub.disconnect();
+    core.log.info('hub disconnected', { actor: actorLabel(caller(c)) });
+    return c.body(null, 204);
+  });

@@ -1,0 +1,21 @@
+/** POST /api/v1/catalog/sync (admin): sync now and answer when done. */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { CoreContext } from '../../../context';
+import { requireAdmin, type Router } from '../../hono';
+import { BEARER, errors, json } from '../../schemas';
+import { badGateway } from './schemas';
+
+const SyncResultSchema = z
+  .object({ added: z.number().int(), updated: z.number().int(), removed: z.number().int(), checked_at: z.string() })
+  .openapi('SyncResult');
+
+const route = createRoute({
+  method: 'post',
+  path: '/api/v1/catalog/sync',
+  tags: ['hub'],
+  security: BEARER,
+  middleware: [requireAdmin()] as const,
+  responses: { 200: json(SyncResultSchema, 'Synced: what changed in the local copy'), ...errors(401, 403, 404, 409), ...badGateway('The Hub’s problem, in the message') },
+});
+
+export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await core.catalogSync.syncNow(), 200));

@@ -1,0 +1,26 @@
+/** DELETE /api/v1/secrets/{name} (admin). */
+import { createRoute } from '@hono/zod-openapi';
+import type { CoreContext } from '../../../context';
+import { actorLabel } from '../../../domain/principal';
+import { deleteSecret } from '../../../domain/secrets';
+import { caller, requireAdmin, type Router } from '../../hono';
+import { BEARER, errors } from '../../schemas';
+import { NameParamSchema } from './schemas';
+
+const route = createRoute({
+  method: 'delete',
+  path: '/api/v1/secrets/{name}',
+  tags: ['secrets'],
+  security: BEARER,
+  middleware: [requireAdmin()] as const,
+  request: { params: NameParamSchema },
+  responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+});
+
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => {
+    const { name } = c.req.valid('param');
+    await deleteSecret(core.db, name);
+    core.log.info('secret deleted', { actor: actorLabel(caller(c)), secret_name: name });
+    return c.body(null, 204);
+  });

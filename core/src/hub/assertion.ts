@@ -1,0 +1,49 @@
+/**
+ * The Hub's identity assertion on /mcp: an ES256 JWT signed with a key from {hub}/.well-known/jwks.json,
+ * iss = the Hub URL, aud = this instance's key id (as the Hub stated it in instance-info), 60 s. It names
+ * a person by email; the person is the Core user with that email and their Core role applies. A valid
+ * assertion for someone Core does not know is refused with 403 (no default role).
+ */
+import { desc, sql } from 'drizzle-orm';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import type { Db } from '../db/client';
+import { users } from '../db/schema';
+import { CoreError, unauthorized } from '../domain/errors';
+import type { Principal } from '../domain/principal';
+import type { HubConnection } from './connection';
+
+/** null: the token does not claim to come from the connected Hub (another resolver path may know it). */
+export async function verifyHubAssertion(db: Db, hub: HubConnection, issuer: unknown, token: string): Promise<Principal | null> {
+  const creds = await hub.credentials();
+  if (!creds || issuer !== creds.url) return null;
+  if (creds.row.instanceId === null) throw unauthorized('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
+  let claims;
+  try {
+    ({ payload: claims } = await jwtVerify(token, hub.jwksFor(creds.url), {
+      issuer: creds.url,
+      audience: creds.row.instanceId,
+      algorithms: ['ES256'],
+      requiredClaims: ['exp', 'email'],
+      maxTokenAge: '10m',
+    }));
+  } catch (err) {
+    const reason = err instanceof joseErrors.JWTExpired ? 'it has expired' : err instanceof joseErrors.JOSEError ? err.code : 'it could not be checked';
+    throw unauthorized(`the Hub assertion was refused: ${reason}`);
+  }
+  const email = String(claims.email);
+  // Local account first, then the most recent OIDC account with that email.
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(sql`lower(${users.email}) = ${email.toLowerCase()}`)
+    .orderBy(sql`${users.kind} = 'local' desc`, desc(users.createdAt))
+    .limit(1);
+  if (!user) {
+    throw new CoreError(
+      'forbidden',
+      `${email} has no account on this Core instance, so the Hub cannot act for them here. Ask a Core admin to create a user with this email (Users in Core's web app, or "core user create"), or sign in to Core once with its identity provider; then try again.`,
+    );
+  }
+  const tokenId = typeof claims.token_id === 'string' ? claims.token_id : '';
+  return { kind: user.kind, role: user.role, userId: user.id, email: user.email, name: user.name, hub: { tokenId } };
+}

@@ -1,0 +1,42 @@
+/** The record of MCP tool calls: who (and through what), which tool, the outcome. */
+import { count, desc } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { mcpToolCalls } from '../db/schema';
+import { pagination, type Page, type Principal } from '../domain/principal';
+import { actorLabel } from '../domain/principal';
+
+export type Outcome = 'ok' | 'refused' | 'error';
+
+export async function recordToolCall(db: Db, caller: Principal, tool: string, outcome: Outcome, message: string | null) {
+  const person = caller.kind === 'local' || caller.kind === 'oidc' ? caller : null;
+  await db.insert(mcpToolCalls).values({
+    via: person?.hub ? 'hub' : caller.kind,
+    actor: actorLabel(caller),
+    userId: person?.userId ?? null,
+    tokenId: caller.kind === 'machine_token' ? caller.tokenId : (person?.hub?.tokenId ?? null),
+    tool,
+    outcome,
+    message: message?.slice(0, 500) ?? null,
+  });
+}
+
+export async function listToolCalls(db: Db, page: Page) {
+  const [rows, [total]] = await Promise.all([
+    db.select().from(mcpToolCalls).orderBy(desc(mcpToolCalls.at), desc(mcpToolCalls.id)).limit(page.limit).offset((page.page - 1) * page.limit),
+    db.select({ n: count() }).from(mcpToolCalls),
+  ]);
+  return {
+    calls: rows.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      via: r.via,
+      actor: r.actor,
+      user_id: r.userId,
+      token_id: r.tokenId,
+      tool: r.tool,
+      outcome: r.outcome,
+      message: r.message,
+    })),
+    pagination: pagination(total?.n ?? 0, page),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Core's MCP tools. Each runs as the caller (a person through the Hub, or a machine token) under that
+ * caller's Core role: a tool that needs admin answers a readonly caller with an isError result naming
+ * the role. Every call is recorded (who, tool, outcome) — never its arguments or result.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CoreContext } from '../context';
+import { getTemplate, listCatalog } from '../domain/catalog';
+import { createDeployment, listDeployments } from '../domain/deployments';
+import { CoreError } from '../domain/errors';
+import { actorLabel, type Principal } from '../domain/principal';
+import type { Role } from '../domain/roles';
+import { listSecrets, readSecret } from '../domain/secrets';
+import { recordToolCall, type Outcome } from './calls';
+
+const text = (value: unknown, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+  ...(isError ? { isError: true } : {}),
+});
+
+/** Compact search results; get_template gives the whole template. */
+const summary = (t: Record<string, unknown>) => ({
+  slug: t.slug,
+  name: t.name,
+  description: t.description,
+  version: t.version,
+  category: t.category_slug,
+  tags: t.tags,
+  image: `${String(t.image_name)}:${String(t.image_tag)}`,
+});
+
+export function buildMcpServer(core: CoreContext, caller: Principal): McpServer {
+  const server = new McpServer({ name: 'core', version: core.config.version });
+
+  const record = (tool: string, outcome: Outcome, message: string | null) =>
+    recordToolCall(core.db, caller, tool, outcome, message).catch((err: unknown) => core.log.error('mcp tool call not recorded', { tool, error: String(err) }));
+
+  /** Wraps a tool: the role check, the record, and domain errors as isError results. */
+  function tool<A>(name: string, needs: Role, run: (args: A) => Promise<unknown>) {
+    return async (args: A): Promise<CallToolResult> => {
+      if (needs === 'admin' && caller.role !== 'admin') {
+        const message = `${name} needs the admin role; ${actorLabel(caller)} has the ${caller.role} role on this Core instance`;
+        await record(name, 'refused', message);
+        return text(message, true);
+      }
+      try {
+        const result = await run(args);
+        await record(name, 'ok', null);
+        return text(result);
+      } catch (err) {
+        if (!(err instanceof CoreError)) {
+          core.log.error('mcp tool failed', { tool: name, error: err instanceof Error ? err.stack : String(err) });
+          await record(name, 'error', 'internal error');
+          return text('internal error', true);
+        }
+        await record(name, err.code === 'forbidden' ? 'refused' : 'error', err.message);
+        return text(err.message, true);
+      }
+    };
+  }
+
+  server.registerTool(
+    'search_templates',
+    {
+      description: "Search this Core instance's catalog (synced from the Hub) by text and category slug.",
+      inputSchema: {
+        query: z.string().max(200).optional().describe('Matches name or description, case-insensitive'),
+        category: z.string().max(200).optional().describe('Category slug'),
+        limit: z.number().int().min(1).max(100).optional().describe('At most this many (default 20)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    tool('search_templates', 'readonly', async ({ query, category, limit }: { query?: string; category?: string; limit?: number }) => {
+      const found = await listCatalog(core.db, { search: query, category, page: 1, limit: limit ?? 20 });
+      return { templates: found.templates.map(summary), total: found.pagination.total };
+    }),
+  );
+
+  server.registerTool(
+    'get_template',
+    { description: 'One catalog template with everything needed to deploy it (env schema, ports, resources).', inputSchema: { slug: z.string().max(200) }, annotations: { readOnlyHint: true } },
+    tool('get_template', 'readonly', ({ slug }: { slug: string }) => getTemplate(core.db, slug)),
+  );
+
+  server.registerTool(
+    'list_deployments',
+    { description: 'Deployments (desired state) on this Core instance, with their status.', inputSchema: {}, annotations: { readOnlyHint: true } },
+    tool('list_deployments', 'readonly', async () => (await listDeployments(core.db, { page: 1, limit: 100 })).deployments),
+  );
+
+  server.registerTool(
+    'create_deployment',
+    {
+      description: 'Record a deployment of a catalog template (admin). env must satisfy the template’s env_schema; secret_refs name existing Core secrets.',
+      inputSchema: {
+        name: z.string().max(63).describe('Lower-case letters, digits and -'),
+        template_slug: z.string().max(200),
+        env: z.record(z.string(), z.string()).optional().describe('Variables declared by the template'),
+        secret_refs: z.array(z.string()).max(100).optional().describe('Names of Core secrets the deployment uses'),
+      },
+    },
+    tool('create_deployment', 'admin', (args: { name: string; template_slug: string; env?: Record<string, string>; secret_refs?: string[] }) =>
+      createDeployment(core.db, { name: args.name, template_slug: args.template_slug, env: args.env ?? {}, secret_refs: args.secret_refs ?? [] }, actorLabel(caller)),
+    ),
+  );
+
+  server.registerTool(
+    'list_secrets',
+    { description: 'Names and descriptions of the secrets on this Core instance (never their values).', inputSchema: {}, annotations: { readOnlyHint: true } },
+    tool('list_secrets', 'readonly', async () => (await listSecrets(core.db)).secrets),
+  );
+
+  server.registerTool(
+    'read_secret',
+    { description: 'The value of one secret (admin).', inputSchema: { name: z.string().max(128) }, annotations: { readOnlyHint: true } },
+    tool('read_secret', 'admin', ({ name }: { name: string }) => readSecret(core.db, core.sealer, name)),
+  );
+
+  return server;
+}

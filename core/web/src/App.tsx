@@ -1,0 +1,119 @@
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Link, Redirect, Route, Switch, useLocation, useRoute } from 'wouter';
+import { core } from './api';
+import { ErrorNotice, MeContext, PageHeading, useMe } from './components';
+import { Callback } from './pages/Callback';
+import { Login } from './pages/Login';
+import { Overview } from './pages/Overview';
+import { Secrets } from './pages/Secrets';
+import { SettingsPage } from './pages/Settings';
+import { Tokens } from './pages/Tokens';
+import { Users } from './pages/Users';
+import { Catalog } from './pages/Catalog';
+import { Deployments } from './pages/Deployments';
+import { HubPage } from './pages/Hub';
+import { returnTo, signOut, useSession } from './session';
+
+export function App() {
+  const { session } = useSession();
+  const [path] = useLocation();
+  return (
+    <Switch>
+      <Route path="/auth/callback" component={Callback} />
+      <Route path="/login">{session ? <Redirect to={returnTo()} replace /> : <Login />}</Route>
+      <Route>{session ? <Shell /> : <Redirect to={`/login?next=${encodeURIComponent(path)}`} replace />}</Route>
+    </Switch>
+  );
+}
+
+function Shell() {
+  const { warning } = useSession();
+  const me = useQuery({ queryKey: ['me'], queryFn: core.me });
+  if (!me.data) {
+    return (
+      <main id="main" className="page">
+        {me.error ? (
+          <>
+            <ErrorNotice error={me.error} />
+            <button type="button" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </>
+        ) : (
+          <p role="status">Loading…</p>
+        )}
+      </main>
+    );
+  }
+  return (
+    <MeContext.Provider value={me.data}>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      {warning && (
+        <div className="banner" role="status">
+          <strong>Warning:</strong> {warning}
+        </div>
+      )}
+      <main id="main" className="page" tabIndex={-1}>
+        <Switch>
+          <Route path="/" component={Overview} />
+          <Route path="/secrets" component={Secrets} />
+          <Route path="/users" component={Users} />
+          <Route path="/tokens" component={Tokens} />
+          <Route path="/settings" component={SettingsPage} />
+          <Route path="/catalog" component={Catalog} />
+          <Route path="/deployments" component={Deployments} />
+          <Route path="/hub" component={HubPage} />
+          <Route>
+            <PageHeading>Page not found</PageHeading>
+            <p>
+              <Link href="/">Back to the overview</Link>
+            </p>
+          </Route>
+        </Switch>
+      </main>
+    </MeContext.Provider>
+  );
+}
+
+function NavLink({ href, children }: { href: string; children: ReactNode }) {
+  const [active] = useRoute(href);
+  return (
+    <Link href={href} aria-current={active ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+function Header() {
+  const me = useMe();
+  const who = me.user?.name || me.user?.email || 'machine token';
+  return (
+    <header className="top">
+      <Link href="/" className="brand">
+        Core
+      </Link>
+      <nav aria-label="Main">
+        <NavLink href="/">Overview</NavLink>
+        <NavLink href="/secrets">Secrets</NavLink>
+        <NavLink href="/users">Users</NavLink>
+        <NavLink href="/tokens">Machine tokens</NavLink>
+        <NavLink href="/catalog">Catalog</NavLink>
+        <NavLink href="/deployments">Deployments</NavLink>
+        <NavLink href="/settings">Settings</NavLink>
+        <NavLink href="/hub">Hub</NavLink>
+      </nav>
+      <div className="who">
+        <span>
+          {who} <span className={`role role-${me.role}`}>{me.role}</span>
+        </span>
+        <button type="button" onClick={() => signOut()}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,68 @@
+/** The Hub connection, the synced catalog and deployments (issue 11): shapes and one function per endpoint. */
+import { api } from './session';
+import type { Pagination } from './types';
+
+export type HubSettings =
+  | { configured: false }
+  | {
+      configured: true;
+      source: 'environment' | 'settings';
+      hub_url: string;
+      key_prefix: string;
+      instance_id: string | null;
+      organization: { id: string; name: string; slug: string } | null;
+      connected: boolean;
+      key_refused: boolean;
+      last_sync_at: string | null;
+      checked_at: string | null;
+      last_error: string | null;
+      last_error_at: string | null;
+      template_count: number;
+    };
+
+export interface Template {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  version: string;
+  category_slug: string;
+  category_name: string;
+  image_name: string;
+  image_tag: string;
+  tags: string[];
+  env: Array<{ name: string; value: string }>;
+  env_schema: Array<{ name: string; required: boolean; default_value: string; description: string }>;
+  updated_at: string;
+}
+
+export interface Deployment {
+  id: string;
+  name: string;
+  template_slug: string;
+  template_version: string;
+  env: Record<string, string>;
+  secret_refs: string[];
+  status: 'ok' | 'template_missing';
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const enc = encodeURIComponent;
+
+export const hub = {
+  settings: () => api<HubSettings>('GET', '/settings/hub'),
+  connect: (body: { hub_url: string; instance_key: string }) => api<HubSettings>('PUT', '/settings/hub', { body }),
+  disconnect: () => api<void>('DELETE', '/settings/hub'),
+  sync: () => api<{ added: number; updated: number; removed: number; checked_at: string }>('POST', '/catalog/sync'),
+
+  templates: (q: { search?: string; page?: number; limit?: number }) =>
+    api<{ templates: Template[]; pagination: Pagination }>('GET', '/catalog/templates', { query: q }),
+  template: (slug: string) => api<Template>('GET', `/catalog/templates/${enc(slug)}`),
+
+  deployments: (q: { page?: number }) => api<{ deployments: Deployment[]; pagination: Pagination }>('GET', '/deployments', { query: q }),
+  createDeployment: (body: { name: string; template_slug: string; env: Record<string, string>; secret_refs: string[] }) =>
+    api<Deployment>('POST', '/deployments', { body }),
+  deleteDeployment: (id: string) => api<void>('DELETE', `/deployments/${enc(id)}`),
+};

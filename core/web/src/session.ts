@@ -1,0 +1,184 @@
+/**
+ * Who is signed in, in this tab: the access and refresh tokens (Core's own for a local login, the provider's for
+ * OIDC) in sessionStorage, refreshed before they expire, and `api()`, the authorized request every page uses.
+ */
+import { useSyncExternalStore } from 'react';
+import { ApiError, onCoreWarning, request, type RequestOptions } from './http';
+import { finishSignIn, refreshTokens, type OidcClientConfig, type ProviderTokens } from './oidc';
+import type { AuthConfig, LoginResponse } from './types';
+
+interface Session {
+  method: 'local' | 'oidc';
+  access_token: string;
+  refresh_token: string | null;
+  /** When to refresh (epoch ms): three quarters into the access token's life; null when it did not say. */
+  refresh_at: number | null;
+  /** The provider, for OIDC refreshes. */
+  oidc?: OidcClientConfig;
+}
+
+export interface SessionState {
+  session: Session | null;
+  /** Why the last session ended, for the login page (null after a deliberate sign-out). */
+  notice: string | null;
+  /** The X-Core-Warning header of the latest answer (the temporary admin's). */
+  warning: string | null;
+}
+
+const KEY = 'core.session';
+let state: SessionState = { session: load(), notice: null, warning: sessionStorage.getItem(KEY + '.warning') };
+const listeners = new Set<() => void>();
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+let refreshing: Promise<boolean> | null = null;
+
+function load(): Session | null {
+  try {
+    const raw = sessionStorage.getItem(KEY);
+    return raw ? (JSON.parse(raw) as Session) : null;
+  } catch {
+    return null;
+  }
+}
+
+function update(next: Partial<SessionState>) {
+  state = { ...state, ...next };
+  if (state.session) sessionStorage.setItem(KEY, JSON.stringify(state.session));
+  else sessionStorage.removeItem(KEY);
+  if (state.warning) sessionStorage.setItem(KEY + '.warning', state.warning);
+  else sessionStorage.removeItem(KEY + '.warning');
+  if ('session' in next) scheduleRefresh();
+  for (const l of listeners) l();
+}
+
+export const sessionStore = {
+  subscribe(listener: () => void) {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  get: () => state,
+};
+
+export function useSession(): SessionState {
+  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
+}
+
+/** Where to go after signing in: the page that sent the browser to /login, if it is one of ours. */
+export function returnTo(): string {
+  const next = new URLSearchParams(location.search).get('next');
+  if (!next) return '/';
+  // Resolved as the browser would ("/\host" is another origin): only a path on this origin is followed.
+  const url = new URL(next, location.origin);
+  return url.origin === location.origin && url.pathname !== '/login' ? url.pathname + url.search + url.hash : '/';
+}
+
+onCoreWarning((warning) => {
+  if (warning !== state.warning) update({ warning });
+});
+
+function sessionFrom(method: Session['method'], tokens: ProviderTokens, oidc?: OidcClientConfig): Session {
+  const refresh_at = tokens.expires_in ? Date.now() + tokens.expires_in * 750 : null;
+  return { method, access_token: tokens.access_token, refresh_token: tokens.refresh_token, refresh_at, oidc };
+}
+
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  const s = state.session;
+  if (!s?.refresh_token || s.refresh_at === null) return;
+  refreshTimer = setTimeout(() => void refresh(s), Math.max(0, s.refresh_at - Date.now()));
+}
+
+export function getAuthConfig(): Promise<AuthConfig> {
+  return request<AuthConfig>('GET', '/auth/config');
+}
+
+export async function signInLocal(username: string, password: string) {
+  const res = await request<LoginResponse>('POST', '/auth/login', { body: { username, password } });
+  update({ session: sessionFrom('local', res), notice: null, warning: null });
+}
+
+export async function completeOidcSignIn(callbackUrl: URL): Promise<string> {
+  const config = await getAuthConfig();
+  if (!config.oidc) throw new Error('Single sign-on is not configured on this Core.');
+  const { return_to, ...tokens } = await finishSignIn(config.oidc, callbackUrl);
+  update({ session: sessionFrom('oidc', tokens, config.oidc), notice: null, warning: null });
+  return return_to;
+}
+
+export function signOut(notice: string | null = null) {
+  const s = state.session;
+  update({ session: null, notice, warning: null });
+  // Core revokes its refresh token; a provider's simply expires (its own session is the provider's business).
+  if (s?.method === 'local' && s.refresh_token) {
+    request('POST', '/auth/logout', { body: { refresh_token: s.refresh_token } }).catch(() => {});
+  }
+}
+
+const ENDED = 'Your session has ended. Sign in again.';
+
+/** Refreshes the given session (concurrent callers share one attempt). False when it could not. */
+function refresh(s: Session): Promise<boolean> {
+  if (state.session !== s) return Promise.resolve(state.session !== null);
+  refreshing ??= renew(s).finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+/**
+ * A duplicated browser tab starts with a copy of this tab's sessionStorage: two tabs may hold one refresh token.
+ * Core (like most providers) rotates refresh tokens and takes the re-use of a rotated one for theft, ending the
+ * whole session. So tabs refresh one at a time (Web Locks), and a tab that refreshed hands the new tokens to the
+ * tabs that held the old refresh token (BroadcastChannel) before it lets the next one try.
+ */
+const otherTabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('core.session') : null;
+otherTabs?.addEventListener('message', (e: MessageEvent<{ from: string; to: Session }>) => {
+  if (state.session?.refresh_token && state.session.refresh_token === e.data.from) update({ session: e.data.to });
+});
+
+function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
+  return navigator.locks ? (navigator.locks.request('core.session.refresh', work) as Promise<T>) : work();
+}
+
+function renew(s: Session): Promise<boolean> {
+  return oneTabAtATime(async () => {
+    // While this tab waited, another one may have rotated this very refresh token and sent the result.
+    if (state.session !== s) return state.session !== null;
+    try {
+      if (!s.refresh_token) throw new Error('no refresh token');
+      const next =
+        s.method === 'local'
+          ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
+          : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
+      if (state.session !== s) return true;
+      update({ session: next });
+      otherTabs?.postMessage({ from: s.refresh_token, to: next });
+      // Messages and locks travel separately: give the message a head start on the next tab's turn.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return true;
+    } catch (err) {
+      // Core unreachable: keep the session for a later try. Refused (or the provider failed): the session is over.
+      if (!(err instanceof ApiError && err.status === 0) && state.session === s) signOut(ENDED);
+      return false;
+    }
+  });
+}
+
+/** An authorized request to Core; on a 401 it refreshes once and retries; a second 401 ends the session. */
+export async function api<T>(method: string, path: string, opts: Omit<RequestOptions, 'token'> = {}): Promise<T> {
+  const s = state.session;
+  if (!s) throw new ApiError(401, 'unauthorized', 'You are not signed in.');
+  try {
+    return await request<T>(method, path, { ...opts, token: s.access_token });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 401 || !(await refresh(s)) || !state.session) throw err;
+  }
+  const renewed = state.session;
+  try {
+    return await request<T>(method, path, { ...opts, token: renewed.access_token });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401 && state.session === renewed) signOut(ENDED);
+    throw err;
+  }
+}
+
+scheduleRefresh();
