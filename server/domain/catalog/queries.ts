@@ -1,7 +1,8 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, ilike, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { execRows, getDb, type Db } from '../../db/client';
-import { categories, templates } from '../../db/schema';
+import { catalogEntries, categories, categoryTemplateCounts, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
 import { categoryVisible, templateVisible, type VisibilityScope } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
@@ -32,72 +33,161 @@ function escapeLike(term: string) {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export function templateFilterSql(filters: TemplateFilters): SQL[] {
+const entries = catalogEntries;
+
+/**
+ * How a search term matches. A substring of the name or the description (case-insensitive) is the match;
+ * only when nothing visible contains the term does a word of the name that is trigram-similar to it match
+ * (a misspelling finds what was meant, and a common term never pays for the fuzzy match).
+ */
+export type SearchMatch = 'substring' | 'similar';
+
+/** The filters as SQL over catalog_entries (every list and count filters the read model, not templates). */
+export function templateFilterSql(filters: TemplateFilters, match: SearchMatch = 'substring'): SQL[] {
   const conditions: SQL[] = [];
-  if (filters.category) conditions.push(eq(categories.slug, filters.category));
+  if (filters.category) conditions.push(sql`${entries.categoryId} = (select c_filter.id from categories c_filter where c_filter.slug = ${filters.category})`);
   if (filters.search) {
     const pattern = `%${escapeLike(filters.search)}%`;
-    conditions.push(or(ilike(templates.name, pattern), ilike(templates.description, pattern))!);
+    conditions.push(match === 'substring' ? or(ilike(entries.name, pattern), ilike(entries.description, pattern))! : sql`${filters.search} <% ${entries.name}`);
   }
-  if (filters.featured) conditions.push(eq(templates.isFeatured, true));
+  if (filters.featured) conditions.push(eq(entries.isFeatured, true));
   if (filters.tags && filters.tags.length > 0) {
-    conditions.push(sql`${templates.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
+    conditions.push(sql`${entries.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
   }
   return conditions;
 }
 
 /**
- * Spelled like templates_list_order_idx ("is_featured" DESC NULLS LAST): a plain DESC means NULLS FIRST,
+ * Search relevance, lower first (README, "Search ranking"). Substring matches: 0 the name is the term,
+ * 1 the name starts with it, 2 the name contains it, 3 only the description contains it. Similar matches
+ * (a word of the name is close to the term): the name most similar as a whole first (pg_trgm similarity).
+ * Ties by name then id: the order is total, so pages never overlap or skip.
+ */
+function searchRank(term: string, match: SearchMatch): SQL {
+  const escaped = escapeLike(term);
+  return match === 'substring'
+    ? sql`case when lower(${entries.name}) = lower(${term}) then 0
+               when ${entries.name} ilike ${`${escaped}%`} then 1
+               when ${entries.name} ilike ${`%${escaped}%`} then 2
+               else 3 end`
+    : sql`-similarity(${term}, ${entries.name})`;
+}
+
+/**
+ * Spelled like the order indexes ("is_featured" DESC NULLS LAST): a plain DESC means NULLS FIRST,
  * which does not match the index, so every list would sort all visible rows.
  */
-const LIST_ORDER_FEATURED_FIRST = sql`${templates.isFeatured} desc nulls last`;
+const featuredFirst = (column: AnyPgColumn, reverse = false) => (reverse ? sql`${column} asc nulls first` : sql`${column} desc nulls last`);
+const ascending = (column: SQLWrapper, reverse = false) => (reverse ? desc(column) : asc(column));
 
 export interface Page {
   page: number;
   limit: number;
 }
 
-/** The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries). */
-export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page) {
-  const where = and(templateVisible(scope), ...templateFilterSql(filters));
-  return {
-    list: db
-      .select(templateSelection)
-      .from(templates)
-      .innerJoin(categories, eq(categories.id, templates.categoryId))
-      .where(where)
-      .orderBy(LIST_ORDER_FEATURED_FIRST, asc(templates.name), asc(templates.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    count: db.select({ n: count() }).from(templates).innerJoin(categories, eq(categories.id, templates.categoryId)).where(where),
-  };
+export interface ListOptions {
+  match?: SearchMatch;
+  /** The total, when known before the page is read: a page past the middle is then read from the end. */
+  total?: number;
+}
+
+/** True when the maintained counts answer the total: no filter that needs the rows themselves. */
+function countedByCategory(filters: TemplateFilters) {
+  return !filters.search && !(filters.tags && filters.tags.length > 0);
+}
+
+/**
+ * The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries).
+ * The page is chosen on catalog_entries (index-driven: the covering order indexes without search, the
+ * trigram and tag indexes with filters), then only its templates are read in full. Knowing the total, a
+ * page in the second half is chosen scanning from the end, so no page skips more than half the entries.
+ */
+export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page, options: ListOptions = {}) {
+  const match = options.match ?? 'substring';
+  const where = and(templateVisible(scope, entries), ...templateFilterSql(filters, match));
+  let offset = (page - 1) * limit;
+  const reverse = options.total !== undefined && offset > options.total / 2;
+  if (reverse) {
+    const onPage = Math.max(0, Math.min(limit, options.total! - offset));
+    offset = Math.max(0, options.total! - offset - onPage);
+    limit = onPage;
+  }
+  const rank = filters.search ? searchRank(filters.search, match).as('rank') : null;
+  const chosen = db
+    .select({ id: entries.templateId, ...(rank ? { rank } : {}) })
+    .from(entries)
+    .where(where)
+    .orderBy(
+      ...(rank ? [ascending(rank, reverse)] : [featuredFirst(entries.isFeatured, reverse)]),
+      ascending(entries.name, reverse),
+      ascending(entries.templateId, reverse),
+    )
+    .limit(limit)
+    .offset(offset)
+    .as('chosen');
+  const list = db
+    .select(templateSelection)
+    .from(chosen)
+    .innerJoin(templates, eq(templates.id, chosen.id))
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .orderBy(rank ? asc((chosen as unknown as { rank: SQL }).rank) : featuredFirst(templates.isFeatured), asc(templates.name), asc(templates.id));
+  const counts = categoryTemplateCounts;
+  const countQuery = countedByCategory(filters)
+    ? db
+        .select({ n: sql<number>`coalesce(sum(${counts.n}), 0)::int` })
+        .from(counts)
+        .where(
+          and(
+            templateVisible(scope, counts),
+            filters.category ? sql`${counts.categoryId} = (select c_filter.id from categories c_filter where c_filter.slug = ${filters.category})` : undefined,
+            filters.featured ? eq(counts.isFeatured, true) : undefined,
+          ),
+        )
+    : db.select({ n: count() }).from(entries).where(where);
+  return { list, count: countQuery };
+}
+
+async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
+  const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
+  if (page.page === 1) {
+    // A first page that is not full is everything: no count needed (most searches end here).
+    const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+    const rows = await list;
+    return { rows, total: rows.length < page.limit ? rows.length : await total(countQuery) };
+  }
+  if (countedByCategory(filters)) {
+    // The total costs a few summed counters: read it first and choose the shorter way to the page.
+    const known = await total(listTemplatesQueries(db, scope, filters, page, { match }).count);
+    if ((page.page - 1) * page.limit >= known) return { rows: [], total: known };
+    return { rows: await listTemplatesQueries(db, scope, filters, page, { match, total: known }).list, total: known };
+  }
+  const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+  const [rows, n] = await Promise.all([list, total(countQuery)]);
+  return { rows, total: n };
 }
 
 export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
-  const { list, count: countQuery } = listTemplatesQueries(await getDb(), scope, filters, page);
-  if (page.page === 1) {
-    // A first page that is not full is everything: no count needed (most searches end here).
-    const rows = await list;
-    if (rows.length < page.limit) return { rows, total: rows.length };
-    const [total] = await countQuery;
-    return { rows, total: total?.n ?? 0 };
-  }
-  const [rows, [total]] = await Promise.all([list, countQuery]);
-  return { rows, total: total?.n ?? 0 };
+  const db = await getDb();
+  const found = await listMatching(db, scope, filters, page, 'substring');
+  if (found.total > 0 || !filters.search) return found;
+  return listMatching(db, scope, filters, page, 'similar');
 }
 
 /**
  * Get-by-slug is the one catalog read that misses the response cache often (one entry per template and
  * caller scope), so it runs as a prepared statement per scope kind: planned once per connection.
  */
-function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
-  const scope: VisibilityScope = kind === 'org' ? { kind, orgId: sql.placeholder('orgId') } : { kind };
+export function templateBySlugQuery(db: Db, scope: VisibilityScope, slug: string | Placeholder) {
   return db
     .select(templateSelection)
     .from(templates)
     .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .where(and(eq(templates.slug, sql.placeholder('slug')), templateVisible(scope)))
-    .prepare(`template_by_slug_${kind}`);
+    .where(and(eq(templates.slug, slug), templateVisible(scope)));
+}
+
+function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
+  const scope: VisibilityScope = kind === 'org' ? { kind, orgId: sql.placeholder('orgId') } : { kind };
+  return templateBySlugQuery(db, scope, sql.placeholder('slug')).prepare(`template_by_slug_${kind}`);
 }
 const bySlugStatements = new WeakMap<Db, Record<CatalogScope['kind'], ReturnType<typeof prepareBySlug>>>();
 
@@ -134,6 +224,16 @@ export interface RemovedTemplate {
   removed_at: string;
 }
 
+/** Templates the scope sees that changed since `since`, unexecuted (the benchmark EXPLAINs it). */
+export function updatedTemplatesQuery(db: Db, scope: CatalogScope, since: Date) {
+  return db
+    .select(templateSelection)
+    .from(templates)
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
+    .orderBy(asc(templates.updatedAt), asc(templates.id));
+}
+
 async function changesSince(scope: CatalogScope, since: Date) {
   const db = await getDb();
   const audience =
@@ -143,12 +243,7 @@ async function changesSince(scope: CatalogScope, since: Date) {
         ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
         : sql`e.audience = 'everyone'`;
   const [rows, removed] = await Promise.all([
-    db
-      .select(templateSelection)
-      .from(templates)
-      .innerJoin(categories, eq(categories.id, templates.categoryId))
-      .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
-      .orderBy(asc(templates.updatedAt), asc(templates.id)),
+    updatedTemplatesQuery(db, scope, since),
     execRows<{ id: string; slug: string; removed_at: string | Date }>(
       db,
       sql`select e.template_id as id, e.slug, max(e.at) as removed_at
@@ -182,16 +277,22 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
   return { ...(await changesSince(scope, since)), checkedAt };
 }
 
-export async function listCategories(scope: CatalogScope) {
-  const db = await getDb();
+/** The categories a scope sees with its template counts, unexecuted (the benchmark EXPLAINs it). */
+export function listCategoriesQuery(db: Db, scope: CatalogScope) {
+  // A sum over the category's few count buckets (maintained by triggers): never a scan of the catalog.
   // Conditions through drizzle operators: they qualify column names (a bare column in a sql`` fragment
   // of a single-table select is rendered unqualified, which would bind to the subquery's table).
+  const counts = categoryTemplateCounts;
   const visibleCount = sql<number>`(
-    select count(*)::int from ${templates}
-     where ${and(eq(templates.categoryId, categories.id), templateVisible(scope))})`;
+    select coalesce(sum(${counts.n}), 0)::int from ${counts}
+     where ${and(eq(counts.categoryId, categories.id), templateVisible(scope, counts))})`;
   return db
     .select({ ...getTableColumns(categories), templateCount: visibleCount })
     .from(categories)
     .where(categoryVisible(scope))
     .orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
+}
+
+export async function listCategories(scope: CatalogScope) {
+  return listCategoriesQuery(await getDb(), scope);
 }
