@@ -8,7 +8,7 @@
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import { execRows, getDb } from '../server/db/client';
-import { listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
+import { checkpointBefore, checkpointQuery, listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
 import type { CatalogScope } from '../server/domain/principal';
 
 export interface ExplainCase {
@@ -23,8 +23,8 @@ export interface ExplainResult extends ExplainCase {
   plan: string;
   usesIndex: boolean;
   indexesSeen: string[];
-  /** The plan reads a catalog table (templates, catalog_entries) with a sequential scan. */
-  seqScan?: boolean;
+  /** Catalog tables (templates, catalog_entries) the plan reads with a sequential scan. */
+  seqScans?: string[];
   executionMs: number | null;
   /** When the natural plan used none of the indexes: the plan with enable_seqscan off. */
   forcedPlan?: string;
@@ -50,22 +50,29 @@ const TRGM = ['catalog_entries_name_trgm_idx', 'catalog_entries_description_trgm
 const TAGS = 'catalog_entries_tags_idx';
 const COUNTS = 'category_template_counts_key';
 
-type Case = ExplainCase & { query: (db: Awaited<ReturnType<typeof getDb>>) => SQLWrapper };
+type Db = Awaited<ReturnType<typeof getDb>>;
+/** A query builder is a thenable (awaiting it runs it): it travels wrapped. */
+type Built = { q: SQLWrapper };
+type Case = ExplainCase & { query: (db: Db) => Built | Promise<Built> };
 
 function cases(i: ExplainInputs): Case[] {
   const org: CatalogScope = { kind: 'org', orgId: i.orgId };
   const admin: CatalogScope = { kind: 'admin' };
   const limit = 50;
   const deep = Math.max(1, Math.floor((i.visible / limit) * 0.5));
-  const page = (scope: CatalogScope, filters: TemplateFilters, n = 1, options: ListOptions = {}) => (db: Awaited<ReturnType<typeof getDb>>) =>
-    listTemplatesQueries(db, scope, filters, { page: n, limit }, options);
-  const list = (...args: Parameters<typeof page>) => (db: Awaited<ReturnType<typeof getDb>>) => page(...args)(db).list;
-  const count = (...args: Parameters<typeof page>) => (db: Awaited<ReturnType<typeof getDb>>) => page(...args)(db).count;
+  // As the Hub reads a page: from the checkpoint before it when the list is long (listTemplates).
+  const page = (scope: CatalogScope, filters: TemplateFilters, n = 1, options: ListOptions = {}) => async (db: Db) => {
+    const after = n > 1 && !filters.search && !filters.tags ? await checkpointBefore(db, scope, filters, (n - 1) * limit) : undefined;
+    return listTemplatesQueries(db, scope, filters, { page: n, limit }, { after, ...options });
+  };
+  const list = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).list });
+  const count = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).count });
   return [
     { id: 'plain-list', title: 'list, no filter (first page in catalog order)', indexes: [ORDER], query: list(org, {}) },
     { id: 'plain-count', title: 'count, no filter (maintained counts)', indexes: [COUNTS], query: count(org, {}) },
-    { id: 'deep-page', title: `list, page ${deep} of ${Math.ceil(i.visible / limit)} (the middle: the deepest either way)`, indexes: [ORDER], query: list(org, {}, deep, { total: i.visible }) },
-    { id: 'category-page', title: 'list, category=databases, page 3', indexes: [CATEGORY_ORDER], query: list(org, { category: 'databases' }, 3, { total: i.visible }) },
+    { id: 'checkpoints', title: `checkpoints of the catalog order (one pass after each write, per scope and filter)`, indexes: [ORDER], query: (db) => ({ q: checkpointQuery(db, org, {}) }) },
+    { id: 'deep-page', title: `list, page ${deep} of ${Math.ceil(i.visible / limit)}`, indexes: [ORDER], query: list(org, {}, deep) },
+    { id: 'category-page', title: 'list, category=databases, page 30', indexes: [CATEGORY_ORDER], query: list(org, { category: 'databases' }, 30) },
     { id: 'featured-list', title: 'list, featured=true', indexes: [ORDER], query: list(org, { featured: true }) },
     { id: 'search-rare-list', title: `list, search="${i.brand}" (one match)`, indexes: TRGM, query: list(org, { search: i.brand }) },
     { id: 'search-common-list', title: `list, search="${i.search}" (a common term)`, indexes: TRGM, query: list(org, { search: i.search }) },
@@ -77,10 +84,10 @@ function cases(i: ExplainInputs): Case[] {
     { id: 'search-tags-list', title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`, indexes: [...TRGM, TAGS], query: list(org, { search: i.search, tags: ['gpu', 'llm'] }) },
     { id: 'search-tags-count', title: `count, search="${i.search}" and tags=gpu,llm`, indexes: [...TRGM, TAGS], query: count(org, { search: i.search, tags: ['gpu', 'llm'] }) },
     { id: 'admin-list', title: 'admin list, first page', indexes: [ORDER], query: list(admin, {}) },
-    { id: 'admin-deep', title: `admin list, page ${Math.floor(i.total / limit / 2)}`, indexes: [ORDER], query: list(admin, {}, Math.floor(i.total / limit / 2), { total: i.total }) },
-    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => updatedTemplatesQuery(db, org, i.since) },
-    { id: 'by-slug', title: `get by slug ${i.slug}`, indexes: ['templates_slug_unique'], query: (db) => templateBySlugQuery(db, org, i.slug) },
-    { id: 'categories', title: 'categories with counts (instance key)', indexes: [COUNTS], query: (db) => listCategoriesQuery(db, org) },
+    { id: 'admin-deep', title: `admin list, page ${Math.max(1, Math.floor((i.total / limit) * 0.9))}`, indexes: [ORDER], query: list(admin, {}, Math.max(1, Math.floor((i.total / limit) * 0.9))) },
+    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => ({ q: updatedTemplatesQuery(db, org, i.since) }) },
+    { id: 'by-slug', title: `get by slug ${i.slug}`, indexes: ['templates_slug_unique'], query: (db) => ({ q: templateBySlugQuery(db, org, i.slug) }) },
+    { id: 'categories', title: 'categories with counts (instance key)', indexes: [COUNTS], query: (db) => ({ q: listCategoriesQuery(db, org) }) },
   ];
 }
 
@@ -90,7 +97,7 @@ function summarize(c: ExplainCase, plan: string) {
   return {
     indexesSeen,
     usesIndex: indexesSeen.length > 0,
-    seqScan: /Seq Scan on (templates|catalog_entries)\b/.test(plan),
+    seqScans: [...new Set([...plan.matchAll(/Seq Scan on (templates|catalog_entries)\b/g)].map((m) => m[1]!))],
     executionMs: ms ? Number(ms[1]) : null,
   };
 }
@@ -107,11 +114,11 @@ export async function explainAll(inputs: ExplainInputs): Promise<{ results: Expl
   };
   const results: ExplainResult[] = [];
   for (const c of cases(inputs)) {
-    const plan = await run(c.query(db), false);
+    const plan = await run((await c.query(db)).q, false);
     const { id, title, indexes } = c;
     const result: ExplainResult = { id, title, indexes, source: 'hub query builder', plan, ...summarize(c, plan) };
-    if (!result.usesIndex || result.seqScan) {
-      result.forcedPlan = await run(c.query(db), true);
+    if (!result.usesIndex || result.seqScans!.length > 0) {
+      result.forcedPlan = await run((await c.query(db)).q, true);
       result.forcedUsesIndex = summarize(c, result.forcedPlan).usesIndex;
     }
     results.push(result);

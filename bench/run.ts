@@ -521,7 +521,7 @@ async function main(): Promise<number> {
       visible,
       total: size,
     });
-    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScan ? ' — SEQUENTIAL SCAN' : ''}`);
+    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''}`);
 
     await baseline.child.stop();
     const rss = hub.rss!.stop();

@@ -4,8 +4,10 @@ CREATE TABLE "catalog_entries" (
 	"org_id" uuid,
 	"is_public" boolean NOT NULL,
 	"is_featured" boolean NOT NULL,
+	"featured_rank" smallint NOT NULL,
 	"name" text NOT NULL,
-	"description" text NOT NULL,
+	"search_name" text NOT NULL,
+	"search_description" text NOT NULL,
 	"tags" text[] NOT NULL
 );
 --> statement-breakpoint
@@ -23,17 +25,17 @@ DROP INDEX "templates_name_trgm_idx";--> statement-breakpoint
 DROP INDEX "templates_description_trgm_idx";--> statement-breakpoint
 DROP INDEX "templates_list_order_idx";--> statement-breakpoint
 ALTER TABLE "category_template_counts" ADD CONSTRAINT "category_template_counts_category_id_categories_id_fk" FOREIGN KEY ("category_id") REFERENCES "public"."categories"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "catalog_entries_order_idx" ON "catalog_entries" USING btree ("is_featured" DESC NULLS LAST,"name","template_id","category_id","org_id","is_public");--> statement-breakpoint
-CREATE INDEX "catalog_entries_category_order_idx" ON "catalog_entries" USING btree ("category_id","is_featured" DESC NULLS LAST,"name","template_id","org_id","is_public");--> statement-breakpoint
+CREATE INDEX "catalog_entries_order_idx" ON "catalog_entries" USING btree ("featured_rank","name","template_id","category_id","org_id","is_public");--> statement-breakpoint
+CREATE INDEX "catalog_entries_category_order_idx" ON "catalog_entries" USING btree ("category_id","featured_rank","name","template_id","org_id","is_public");--> statement-breakpoint
 CREATE INDEX "catalog_entries_tags_idx" ON "catalog_entries" USING gin ("tags");--> statement-breakpoint
-CREATE INDEX "catalog_entries_name_trgm_idx" ON "catalog_entries" USING gin ("name" gin_trgm_ops);--> statement-breakpoint
-CREATE INDEX "catalog_entries_description_trgm_idx" ON "catalog_entries" USING gin ("description" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "catalog_entries_name_trgm_idx" ON "catalog_entries" USING gin ("search_name" gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "catalog_entries_description_trgm_idx" ON "catalog_entries" USING gin ("search_description" gin_trgm_ops);--> statement-breakpoint
 -- Hand-written below: the read model and the counts are derived from templates by statement triggers, in
 -- the writing statement's own transaction (bulk inserts cost one pass, not one trigger call per row).
 CREATE FUNCTION "catalog_templates_inserted"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO catalog_entries (template_id, category_id, org_id, is_public, is_featured, name, description, tags)
-    SELECT id, category_id, org_id, is_public, is_featured, name, description, tags FROM new_rows;
+  INSERT INTO catalog_entries (template_id, category_id, org_id, is_public, is_featured, featured_rank, name, search_name, search_description, tags)
+    SELECT id, category_id, org_id, is_public, is_featured, CASE WHEN is_featured THEN 0 ELSE 1 END, name, lower(name), lower(description), tags FROM new_rows;
   INSERT INTO category_template_counts AS k (category_id, org_id, is_public, is_featured, n)
     SELECT category_id, org_id, is_public, is_featured, count(*) FROM new_rows GROUP BY 1, 2, 3, 4
     ON CONFLICT ON CONSTRAINT category_template_counts_key DO UPDATE SET n = k.n + excluded.n;
@@ -52,11 +54,12 @@ CREATE FUNCTION "catalog_templates_updated"() RETURNS trigger LANGUAGE plpgsql A
 BEGIN
   UPDATE catalog_entries e
      SET category_id = n.category_id, org_id = n.org_id, is_public = n.is_public, is_featured = n.is_featured,
-         name = n.name, description = n.description, tags = n.tags
+         featured_rank = CASE WHEN n.is_featured THEN 0 ELSE 1 END,
+         name = n.name, search_name = lower(n.name), search_description = lower(n.description), tags = n.tags
     FROM new_rows n
    WHERE e.template_id = n.id
-     AND (e.category_id, e.org_id, e.is_public, e.is_featured, e.name, e.description, e.tags)
-         IS DISTINCT FROM (n.category_id, n.org_id, n.is_public, n.is_featured, n.name, n.description, n.tags);
+     AND (e.category_id, e.org_id, e.is_public, e.is_featured, e.name, e.search_description, e.tags)
+         IS DISTINCT FROM (n.category_id, n.org_id, n.is_public, n.is_featured, n.name, lower(n.description), n.tags);
   INSERT INTO category_template_counts AS k (category_id, org_id, is_public, is_featured, n)
     SELECT category_id, org_id, is_public, is_featured, sum(n) FROM (
       SELECT category_id, org_id, is_public, is_featured, -1 AS n FROM old_rows
@@ -80,7 +83,7 @@ CREATE TRIGGER "catalog_templates_update" AFTER UPDATE ON "templates" REFERENCIN
   FOR EACH STATEMENT EXECUTE FUNCTION catalog_templates_updated();--> statement-breakpoint
 CREATE TRIGGER "catalog_templates_truncate" AFTER TRUNCATE ON "templates"
   FOR EACH STATEMENT EXECUTE FUNCTION catalog_templates_truncated();--> statement-breakpoint
-INSERT INTO catalog_entries (template_id, category_id, org_id, is_public, is_featured, name, description, tags)
-  SELECT id, category_id, org_id, is_public, is_featured, name, description, tags FROM templates;--> statement-breakpoint
+INSERT INTO catalog_entries (template_id, category_id, org_id, is_public, is_featured, featured_rank, name, search_name, search_description, tags)
+  SELECT id, category_id, org_id, is_public, is_featured, CASE WHEN is_featured THEN 0 ELSE 1 END, name, lower(name), lower(description), tags FROM templates;--> statement-breakpoint
 INSERT INTO category_template_counts (category_id, org_id, is_public, is_featured, n)
   SELECT category_id, org_id, is_public, is_featured, count(*) FROM templates GROUP BY 1, 2, 3, 4;

@@ -11,6 +11,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  smallint,
   text,
   timestamp,
   unique,
@@ -223,18 +224,22 @@ export const catalogEntries = pgTable(
     orgId: uuid('org_id'),
     isPublic: boolean('is_public').notNull(),
     isFeatured: boolean('is_featured').notNull(),
+    /** 0 featured, 1 not: the catalog order (featured first, name, id) as one ascending key, so a position in it is a row comparison. */
+    featuredRank: smallint('featured_rank').notNull(),
     name: text('name').notNull(),
-    description: text('description').notNull(),
+    /** lower(name) and lower(description): what search matches, folded once on write (LIKE, not ILIKE per row). */
+    searchName: text('search_name').notNull(),
+    searchDescription: text('search_description').notNull(),
     tags: text('tags').array().notNull(),
   },
   (t) => [
     // Covering (the trailing columns follow a unique prefix, so they only carry the visibility columns):
     // a page in catalog order, its visibility and its offset are read from the index alone.
-    index('catalog_entries_order_idx').on(t.isFeatured.desc(), t.name, t.templateId, t.categoryId, t.orgId, t.isPublic),
-    index('catalog_entries_category_order_idx').on(t.categoryId, t.isFeatured.desc(), t.name, t.templateId, t.orgId, t.isPublic),
+    index('catalog_entries_order_idx').on(t.featuredRank, t.name, t.templateId, t.categoryId, t.orgId, t.isPublic),
+    index('catalog_entries_category_order_idx').on(t.categoryId, t.featuredRank, t.name, t.templateId, t.orgId, t.isPublic),
     index('catalog_entries_tags_idx').using('gin', t.tags),
-    index('catalog_entries_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
-    index('catalog_entries_description_trgm_idx').using('gin', sql`${t.description} gin_trgm_ops`),
+    index('catalog_entries_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
+    index('catalog_entries_description_trgm_idx').using('gin', sql`${t.searchDescription} gin_trgm_ops`),
   ],
 );
 

@@ -1,8 +1,10 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, desc, eq, getTableColumns, gte, ilike, or, sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { LRUCache } from 'lru-cache';
 import { execRows, getDb, type Db } from '../../db/client';
 import { catalogEntries, categories, categoryTemplateCounts, templates } from '../../db/schema';
+import { generation } from '../invalidation';
 import type { CatalogScope } from '../principal';
 import { categoryVisible, templateVisible, type VisibilityScope } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
@@ -47,8 +49,13 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
   const conditions: SQL[] = [];
   if (filters.category) conditions.push(sql`${entries.categoryId} = (select c_filter.id from categories c_filter where c_filter.slug = ${filters.category})`);
   if (filters.search) {
-    const pattern = `%${escapeLike(filters.search)}%`;
-    conditions.push(match === 'substring' ? or(ilike(entries.name, pattern), ilike(entries.description, pattern))! : sql`${filters.search} <% ${entries.name}`);
+    // The stored columns are lower-cased: LIKE against the lower-cased term is ILIKE without folding every row.
+    const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
+    conditions.push(
+      match === 'substring'
+        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern))!
+        : sql`lower(${filters.search}) <% ${entries.searchName}`,
+    );
   }
   if (filters.featured) conditions.push(eq(entries.isFeatured, true));
   if (filters.tags && filters.tags.length > 0) {
@@ -61,34 +68,59 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
  * Search relevance, lower first (README, "Search ranking"). Substring matches: 0 the name is the term,
  * 1 the name starts with it, 2 the name contains it, 3 only the description contains it. Similar matches
  * (a word of the name is close to the term): the name most similar as a whole first (pg_trgm similarity).
- * Ties by name then id: the order is total, so pages never overlap or skip.
+ * Ties as rankedPage() orders them: the order is total, so pages never overlap or skip.
  */
 function searchRank(term: string, match: SearchMatch): SQL {
   const escaped = escapeLike(term);
   return match === 'substring'
-    ? sql`case when lower(${entries.name}) = lower(${term}) then 0
-               when ${entries.name} ilike ${`${escaped}%`} then 1
-               when ${entries.name} ilike ${`%${escaped}%`} then 2
+    ? sql`case when ${entries.searchName} = lower(${term}) then 0
+               when ${entries.searchName} like lower(${`${escaped}%`}) then 1
+               when ${entries.searchName} like lower(${`%${escaped}%`}) then 2
                else 3 end`
-    : sql`-similarity(${term}, ${entries.name})`;
+    : sql`-similarity(lower(${term}), ${entries.searchName})`;
 }
 
 /**
- * Spelled like the order indexes ("is_featured" DESC NULLS LAST): a plain DESC means NULLS FIRST,
- * which does not match the index, so every list would sort all visible rows.
+ * A page of a search: every match is read once (materialized), ranked for the page (top-N) and counted
+ * for the total. Ties go by the lower-cased name in byte order (collation-free comparisons are cheap
+ * when thousands of matches tie on rank), then id.
  */
-const featuredFirst = (column: AnyPgColumn, reverse = false) => (reverse ? sql`${column} asc nulls first` : sql`${column} desc nulls last`);
-const ascending = (column: SQLWrapper, reverse = false) => (reverse ? desc(column) : asc(column));
+function rankedPage(db: Db, where: SQL | undefined, rank: SQL, limit: number, offset: number) {
+  const found = db.$with('found').as(
+    db
+      .select({ id: entries.templateId, rank: rank.as('rank'), tie: sql<string>`${entries.searchName} collate "C"`.as('tie') })
+      .from(entries)
+      .where(where),
+  );
+  return db
+    .with(found)
+    .select({ id: found.id, rank: found.rank, tie: found.tie, matches: sql<number>`(select count(*) from ${found})`.as('matches') })
+    .from(found)
+    .orderBy(asc(found.rank), asc(found.tie), asc(found.id))
+    .limit(limit)
+    .offset(offset)
+    .as('chosen');
+}
+
+/** The outer order of a page's templates: featured first (DESC NULLS LAST, like featured_rank ascending). */
+const featuredFirst = (column: AnyPgColumn) => sql`${column} desc nulls last`;
 
 export interface Page {
   page: number;
   limit: number;
 }
 
+/** An entry's place in the catalog order (featured first, then name, then id). */
+export interface OrderKey {
+  featuredRank: number;
+  name: string;
+  id: string;
+}
+
 export interface ListOptions {
   match?: SearchMatch;
-  /** The total, when known before the page is read: a page past the middle is then read from the end. */
-  total?: number;
+  /** Start after this entry, which is at 0-based `position` of the list (keyset pagination). */
+  after?: { key: OrderKey; position: number };
 }
 
 /** True when the maintained counts answer the total: no filter that needs the rows themselves. */
@@ -99,38 +131,35 @@ function countedByCategory(filters: TemplateFilters) {
 /**
  * The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries).
  * The page is chosen on catalog_entries (index-driven: the covering order indexes without search, the
- * trigram and tag indexes with filters), then only its templates are read in full. Knowing the total, a
- * page in the second half is chosen scanning from the end, so no page skips more than half the entries.
+ * trigram and tag indexes with filters), then only its templates are read in full. Given a known entry
+ * before the page (a checkpoint), the index is entered at that entry instead of skipping from the start.
  */
 export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page, options: ListOptions = {}) {
   const match = options.match ?? 'substring';
-  const where = and(templateVisible(scope, entries), ...templateFilterSql(filters, match));
-  let offset = (page - 1) * limit;
-  const reverse = options.total !== undefined && offset > options.total / 2;
-  if (reverse) {
-    const onPage = Math.max(0, Math.min(limit, options.total! - offset));
-    offset = Math.max(0, options.total! - offset - onPage);
-    limit = onPage;
-  }
-  const rank = filters.search ? searchRank(filters.search, match).as('rank') : null;
-  const chosen = db
-    .select({ id: entries.templateId, ...(rank ? { rank } : {}) })
-    .from(entries)
-    .where(where)
-    .orderBy(
-      ...(rank ? [ascending(rank, reverse)] : [featuredFirst(entries.isFeatured, reverse)]),
-      ascending(entries.name, reverse),
-      ascending(entries.templateId, reverse),
-    )
-    .limit(limit)
-    .offset(offset)
-    .as('chosen');
+  const after = options.after;
+  const where = and(
+    templateVisible(scope, entries),
+    ...templateFilterSql(filters, match),
+    after ? sql`(${entries.featuredRank}, ${entries.name}, ${entries.templateId}) > (${after.key.featuredRank}::smallint, ${after.key.name}, ${after.key.id}::uuid)` : undefined,
+  );
+  const offset = (page - 1) * limit - (after ? after.position + 1 : 0);
+  const ranked = filters.search ? rankedPage(db, where, searchRank(filters.search, match), limit, offset) : null;
+  const chosen =
+    ranked ??
+    db
+      .select({ id: entries.templateId })
+      .from(entries)
+      .where(where)
+      .orderBy(asc(entries.featuredRank), asc(entries.name), asc(entries.templateId))
+      .limit(limit)
+      .offset(offset)
+      .as('chosen');
   const list = db
-    .select(templateSelection)
+    .select({ ...templateSelection, matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int` })
     .from(chosen)
     .innerJoin(templates, eq(templates.id, chosen.id))
     .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .orderBy(rank ? asc((chosen as unknown as { rank: SQL }).rank) : featuredFirst(templates.isFeatured), asc(templates.name), asc(templates.id));
+    .orderBy(...(ranked ? [asc(ranked.rank), asc(ranked.tie)] : [featuredFirst(templates.isFeatured), asc(templates.name)]), asc(templates.id));
   const counts = categoryTemplateCounts;
   const countQuery = countedByCategory(filters)
     ? db
@@ -147,23 +176,72 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
   return { list, count: countQuery };
 }
 
+/**
+ * Checkpoints of the catalog order per scope and filter: the key of every CHECKPOINT_EVERY-th entry,
+ * read in one index-only pass on the first deep page and kept until the next catalog write (the
+ * generation also moves when another process writes). A deep page then skips at most that many entries.
+ */
+const CHECKPOINT_EVERY = 1000;
+const checkpoints = new LRUCache<string, { generation: number; keys: Promise<OrderKey[]> }>({ max: 500 });
+
+/** The keys of every CHECKPOINT_EVERY-th entry in catalog order, unexecuted (the benchmark EXPLAINs it). */
+export function checkpointQuery(db: Db, scope: CatalogScope, filters: TemplateFilters) {
+  const position = sql<number>`row_number() over (order by ${entries.featuredRank}, ${entries.name}, ${entries.templateId})`.as('position');
+  const ordered = db
+    .select({ featuredRank: entries.featuredRank, name: entries.name, id: entries.templateId, position })
+    .from(entries)
+    .where(and(templateVisible(scope, entries), ...templateFilterSql(filters)))
+    .as('ordered');
+  return db
+    .select({ featuredRank: ordered.featuredRank, name: ordered.name, id: ordered.id })
+    .from(ordered)
+    .where(sql`${ordered.position} % ${CHECKPOINT_EVERY} = 0`)
+    .orderBy(ordered.position);
+}
+
+function checkpointKeys(db: Db, scope: CatalogScope, filters: TemplateFilters): Promise<OrderKey[]> {
+  const cacheKey = `${scope.kind === 'org' ? scope.orgId : scope.kind}\n${filters.category ?? ''}\n${filters.featured ? 1 : 0}`;
+  const current = generation('catalog');
+  const cached = checkpoints.get(cacheKey);
+  if (cached && cached.generation === current) return cached.keys;
+  const keys = checkpointQuery(db, scope, filters).then((rows) => rows);
+  checkpoints.set(cacheKey, { generation: current, keys });
+  keys.catch(() => checkpoints.delete(cacheKey));
+  return keys;
+}
+
+/** The last checkpoint before 0-based `offset`, if any. */
+export async function checkpointBefore(db: Db, scope: CatalogScope, filters: TemplateFilters, offset: number) {
+  const keys = await checkpointKeys(db, scope, filters);
+  const index = Math.min(Math.floor(offset / CHECKPOINT_EVERY), keys.length) - 1;
+  return index >= 0 ? { key: keys[index]!, position: (index + 1) * CHECKPOINT_EVERY - 1 } : undefined;
+}
+
 async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
   const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
-  if (page.page === 1) {
-    // A first page that is not full is everything: no count needed (most searches end here).
-    const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
-    const rows = await list;
-    return { rows, total: rows.length < page.limit ? rows.length : await total(countQuery) };
-  }
+  const pageOf = (rows: (TemplateRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
   if (countedByCategory(filters)) {
-    // The total costs a few summed counters: read it first and choose the shorter way to the page.
-    const known = await total(listTemplatesQueries(db, scope, filters, page, { match }).count);
-    if ((page.page - 1) * page.limit >= known) return { rows: [], total: known };
-    return { rows: await listTemplatesQueries(db, scope, filters, page, { match, total: known }).list, total: known };
+    const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+    if (page.page === 1) {
+      // A first page that is not full is everything: no count needed.
+      const rows = pageOf(await list);
+      return { rows, total: rows.length < page.limit ? rows.length : await total(countQuery) };
+    }
+    // The total costs a few summed counters; a deep page starts from the nearest checkpoint before it.
+    const offset = (page.page - 1) * page.limit;
+    const [known, after] = await Promise.all([total(countQuery), offset >= CHECKPOINT_EVERY ? checkpointBefore(db, scope, filters, offset) : undefined]);
+    if (offset >= known) return { rows: [], total: known };
+    return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { match, after }).list), total: known };
   }
   const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
-  const [rows, n] = await Promise.all([list, total(countQuery)]);
-  return { rows, total: n };
+  if (!filters.search) {
+    const [rows, n] = await Promise.all([list, page.page === 1 ? null : total(countQuery)]);
+    return { rows: pageOf(rows), total: n ?? (rows.length < page.limit ? rows.length : await total(countQuery)) };
+  }
+  const rows = await list;
+  if (rows.length > 0) return { rows: pageOf(rows), total: Number(rows[0]!.matches) };
+  // Past the end (or nothing matches): the count alone.
+  return { rows: [], total: page.page === 1 ? 0 : await total(countQuery) };
 }
 
 export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
