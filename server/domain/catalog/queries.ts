@@ -44,10 +44,12 @@ const entries = catalogEntries;
  */
 export type SearchMatch = 'substring' | 'similar';
 
+const categoryIdOf = (slug: string) => sql`(select c_filter.id from categories c_filter where c_filter.slug = ${slug})`;
+
 /** The filters as SQL over catalog_entries (every list and count filters the read model, not templates). */
 export function templateFilterSql(filters: TemplateFilters, match: SearchMatch = 'substring'): SQL[] {
   const conditions: SQL[] = [];
-  if (filters.category) conditions.push(sql`${entries.categoryId} = (select c_filter.id from categories c_filter where c_filter.slug = ${filters.category})`);
+  if (filters.category) conditions.push(eq(entries.categoryId, categoryIdOf(filters.category)));
   if (filters.search) {
     // The stored columns are lower-cased: LIKE against the lower-cased term is ILIKE without folding every row.
     const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
@@ -168,7 +170,7 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
         .where(
           and(
             templateVisible(scope, counts),
-            filters.category ? sql`${counts.categoryId} = (select c_filter.id from categories c_filter where c_filter.slug = ${filters.category})` : undefined,
+            filters.category ? eq(counts.categoryId, categoryIdOf(filters.category)) : undefined,
             filters.featured ? eq(counts.isFeatured, true) : undefined,
           ),
         )
