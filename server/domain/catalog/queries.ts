@@ -181,10 +181,11 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
 /**
  * Checkpoints of the catalog order per scope and filter: the key of every CHECKPOINT_EVERY-th entry,
  * read in one index-only pass on the first deep page and kept until the next catalog write (the
- * generation also moves when another process writes). A deep page then skips at most that many entries.
+ * generation also moves when another process writes), for at most a minute. A deep page then skips at most that many entries.
  */
 const CHECKPOINT_EVERY = 1000;
-const checkpoints = new LRUCache<string, { generation: number; keys: Promise<OrderKey[]> }>({ max: 500 });
+// The TTL bounds what a change made outside catalogWrite (plain SQL, no announcement) can leave stale, as the response cache's does.
+const checkpoints = new LRUCache<string, { generation: number; keys: Promise<OrderKey[]> }>({ max: 500, ttl: 60_000 });
 
 /** The keys of every CHECKPOINT_EVERY-th entry in catalog order, unexecuted (the benchmark EXPLAINs it). */
 export function checkpointQuery(db: Db, scope: CatalogScope, filters: TemplateFilters) {
