@@ -1,12 +1,15 @@
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the catalog's search, tags and updates queries, built with the Hub's own
- * query pieces (templateVisible, templateFilterSql, templateSelection) so that the plans are those of the
- * SQL the Hub sends. If those pieces change shape, the same SQL written out here is explained instead
- * and the report says so. When the planner prefers another plan (e.g. a sequential scan of a small table),
- * the query is explained again with enable_seqscan off to show the index is usable.
+ * EXPLAIN (ANALYZE, BUFFERS) of the query behind every catalog scenario (lists in every filter shape,
+ * deep pages, ranked search, counts, updates, get by slug, categories, the admin list), built by the
+ * Hub's own query builders (server/domain/catalog/queries.ts), so the plans are those of the SQL the Hub
+ * sends. Each plan is checked for a sequential scan of the catalog tables (templates, catalog_entries).
+ * When the planner prefers a plan without the intended index (small tables), the query is explained
+ * again with enable_seqscan off to show the index is usable.
  */
-import { and, asc, eq, gte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Sql } from 'postgres';
+import { sql, type SQLWrapper } from 'drizzle-orm';
+import { execRows, getDb } from '../server/db/client';
+import { checkpointBefore, checkpointQuery, listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
+import type { CatalogScope } from '../server/domain/principal';
 
 export interface ExplainCase {
   id: string;
@@ -16,148 +19,109 @@ export interface ExplainCase {
 }
 
 export interface ExplainResult extends ExplainCase {
-  source: 'hub query builder' | 'bench copy of the SQL';
+  source: 'hub query builder';
   plan: string;
   usesIndex: boolean;
   indexesSeen: string[];
+  /** Catalog tables (templates, catalog_entries) the plan reads with a sequential scan. */
+  seqScans?: string[];
   executionMs: number | null;
   /** When the natural plan used none of the indexes: the plan with enable_seqscan off. */
   forcedPlan?: string;
   forcedUsesIndex?: boolean;
 }
 
-interface Inputs {
+export interface ExplainInputs {
   orgId: string;
   brand: string;
+  typo: string;
   tags: string[];
   search: string;
   since: Date;
+  slug: string;
+  /** Templates the organization sees (for the deep page). */
+  visible: number;
+  total: number;
 }
 
-export const CASES = (i: Inputs): (ExplainCase & { filters: { search?: string; tags?: string[] }; kind: 'list' | 'count' | 'updates' })[] => [
-  { id: 'plain-list', title: 'list, no filter (first page in catalog order)', indexes: ['templates_list_order_idx'], filters: {}, kind: 'list' },
-  { id: 'search-list', title: `list, search="${i.brand}" (one match)`, indexes: ['templates_name_trgm_idx', 'templates_description_trgm_idx'], filters: { search: i.brand }, kind: 'list' },
-  { id: 'search-count', title: `count for pagination, search="${i.brand}"`, indexes: ['templates_name_trgm_idx', 'templates_description_trgm_idx'], filters: { search: i.brand }, kind: 'count' },
-  { id: 'tags-count', title: `count for pagination, tags=${i.tags.join(',')}`, indexes: ['templates_tags_idx'], filters: { tags: i.tags }, kind: 'count' },
-  { id: 'tags-list', title: `list, tags=${i.tags.join(',')}`, indexes: ['templates_tags_idx', 'templates_list_order_idx'], filters: { tags: i.tags }, kind: 'list' },
-  {
-    id: 'scenario-search-tags',
-    title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`,
-    indexes: ['templates_name_trgm_idx', 'templates_description_trgm_idx', 'templates_tags_idx', 'templates_list_order_idx'],
-    filters: { search: i.search, tags: ['gpu', 'llm'] },
-    kind: 'list',
-  },
-  { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], filters: {}, kind: 'updates' },
-];
+const ORDER = 'catalog_entries_order_idx';
+const CATEGORY_ORDER = 'catalog_entries_category_order_idx';
+const TRGM = ['catalog_entries_name_trgm_idx', 'catalog_entries_description_trgm_idx'];
+const TAGS = 'catalog_entries_tags_idx';
+const COUNTS = 'category_template_counts_key';
+
+type Db = Awaited<ReturnType<typeof getDb>>;
+/** A query builder is a thenable (awaiting it runs it): it travels wrapped. */
+type Built = { q: SQLWrapper };
+type Case = ExplainCase & { query: (db: Db) => Built | Promise<Built> };
+
+function cases(i: ExplainInputs): Case[] {
+  const org: CatalogScope = { kind: 'org', orgId: i.orgId };
+  const admin: CatalogScope = { kind: 'admin' };
+  const limit = 50;
+  const deep = Math.max(1, Math.floor((i.visible / limit) * 0.5));
+  // As the Hub reads a page: from the checkpoint before it when the list is long (listTemplates).
+  const page = (scope: CatalogScope, filters: TemplateFilters, n = 1, options: ListOptions = {}) => async (db: Db) => {
+    const after = n > 1 && !filters.search && !filters.tags ? await checkpointBefore(db, scope, filters, (n - 1) * limit) : undefined;
+    return listTemplatesQueries(db, scope, filters, { page: n, limit }, { after, ...options });
+  };
+  const list = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).list });
+  const count = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).count });
+  return [
+    { id: 'plain-list', title: 'list, no filter (first page in catalog order)', indexes: [ORDER], query: list(org, {}) },
+    { id: 'plain-count', title: 'count, no filter (maintained counts)', indexes: [COUNTS], query: count(org, {}) },
+    { id: 'checkpoints', title: `checkpoints of the catalog order (one pass after each write, per scope and filter)`, indexes: [ORDER], query: (db) => ({ q: checkpointQuery(db, org, {}) }) },
+    { id: 'deep-page', title: `list, page ${deep} of ${Math.ceil(i.visible / limit)}`, indexes: [ORDER], query: list(org, {}, deep) },
+    { id: 'category-page', title: 'list, category=databases, page 30', indexes: [CATEGORY_ORDER], query: list(org, { category: 'databases' }, 30) },
+    { id: 'featured-list', title: 'list, featured=true', indexes: [ORDER], query: list(org, { featured: true }) },
+    { id: 'search-rare-list', title: `list, search="${i.brand}" (one match)`, indexes: TRGM, query: list(org, { search: i.brand }) },
+    { id: 'search-common-list', title: `list, search="${i.search}" (a common term)`, indexes: TRGM, query: list(org, { search: i.search }) },
+    { id: 'search-common-count', title: `count, search="${i.search}"`, indexes: TRGM, query: count(org, { search: i.search }) },
+    { id: 'search-common-deep', title: `list, search="${i.search}", page 20`, indexes: TRGM, query: list(org, { search: i.search }, 20) },
+    { id: 'search-typo-list', title: `list, search="${i.typo}" (misspelled: similar names)`, indexes: TRGM, query: list(org, { search: i.typo }, 1, { match: 'similar' }) },
+    { id: 'tags-list', title: `list, tags=${i.tags.join(',')}`, indexes: [TAGS, ORDER], query: list(org, { tags: i.tags }) },
+    { id: 'tags-count', title: `count, tags=${i.tags.join(',')}`, indexes: [TAGS], query: count(org, { tags: i.tags }) },
+    { id: 'search-tags-list', title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`, indexes: [...TRGM, TAGS], query: list(org, { search: i.search, tags: ['gpu', 'llm'] }) },
+    { id: 'search-tags-count', title: `count, search="${i.search}" and tags=gpu,llm`, indexes: [...TRGM, TAGS], query: count(org, { search: i.search, tags: ['gpu', 'llm'] }) },
+    { id: 'admin-list', title: 'admin list, first page', indexes: [ORDER], query: list(admin, {}) },
+    { id: 'admin-deep', title: `admin list, page ${Math.max(1, Math.floor((i.total / limit) * 0.9))}`, indexes: [ORDER], query: list(admin, {}, Math.max(1, Math.floor((i.total / limit) * 0.9))) },
+    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => ({ q: updatedTemplatesQuery(db, org, i.since) }) },
+    { id: 'by-slug', title: `get by slug ${i.slug}`, indexes: ['templates_slug_unique'], query: (db) => ({ q: templateBySlugQuery(db, org, i.slug) }) },
+    { id: 'categories', title: 'categories with counts (instance key)', indexes: [COUNTS], query: (db) => ({ q: listCategoriesQuery(db, org) }) },
+  ];
+}
 
 function summarize(c: ExplainCase, plan: string) {
   const indexesSeen = c.indexes.filter((name) => plan.includes(name));
   const ms = /Execution Time: ([\d.]+) ms/.exec(plan);
-  return { indexesSeen, usesIndex: indexesSeen.length > 0, executionMs: ms ? Number(ms[1]) : null };
-}
-
-type Runner = (c: ReturnType<typeof CASES>[number], forced: boolean) => Promise<string>;
-
-/** Runner over the Hub's own query builder (server/domain/catalog). */
-async function hubRunner(inputs: Inputs): Promise<Runner> {
-  const { execRows, getDb } = await import('../server/db/client');
-  const { categories, templates } = await import('../server/db/schema');
-  const queries = (await import('../server/domain/catalog/queries')) as Record<string, unknown>;
-  const visibility = (await import('../server/domain/catalog/visibility')) as Record<string, unknown>;
-  const templateVisible = visibility.templateVisible as (scope: unknown) => SQL;
-  const templateFilterSql = queries.templateFilterSql as (f: unknown) => SQL[];
-  const templateSelection = queries.templateSelection as Record<string, never>;
-  const listTemplatesQueries = queries.listTemplatesQueries as (db: unknown, scope: unknown, f: unknown, p: unknown) => { list: SQLWrapper; count: SQLWrapper };
-  if (typeof templateVisible !== 'function' || typeof templateFilterSql !== 'function' || !templateSelection || typeof listTemplatesQueries !== 'function') {
-    throw new Error('the catalog query pieces are not exported as before');
-  }
-  const db = await getDb();
-  const scope = { kind: 'org', orgId: inputs.orgId };
-  return async (c, forced) => {
-    // List and count: exactly the Hub's queries (first page of 50).
-    const page = listTemplatesQueries(db, scope, c.filters, { page: 1, limit: 50 });
-    const query =
-      c.kind === 'count'
-        ? page.count
-        : c.kind === 'list'
-          ? page.list
-          : db
-              .select(templateSelection)
-              .from(templates)
-              .innerJoin(categories, eq(categories.id, templates.categoryId))
-              .where(and(templateVisible(scope), gte(templates.updatedAt, inputs.since)))
-              .orderBy(asc(templates.updatedAt), asc(templates.id));
-    const explain = sql`explain (analyze, buffers, format text) ${query}`;
-    const rows = forced
-      ? await db.transaction(async (tx) => {
-          await tx.execute(sql`set local enable_seqscan = off`);
-          return execRows<Record<string, string>>(tx, explain);
-        })
-      : await execRows<Record<string, string>>(db, explain);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  return {
+    indexesSeen,
+    usesIndex: indexesSeen.length > 0,
+    seqScans: [...new Set([...plan.matchAll(/Seq Scan on (templates|catalog_entries)\b/g)].map((m) => m[1]!))],
+    executionMs: ms ? Number(ms[1]) : null,
   };
 }
 
-/** The same SQL written out (used only when the Hub's pieces cannot be imported). */
-function benchRunner(pg: Sql, inputs: Inputs): Runner {
-  return async (c, forced) => {
-    const visible = pg`(t.org_id = ${inputs.orgId} or (t.is_public = true and c.is_private = false)
-      or (c.is_private = true and exists (select 1 from access_grants g where g.org_id = ${inputs.orgId} and g.category_id = c.id)))`;
-    const conditions = [visible];
-    if (c.filters.search) {
-      const pattern = `%${c.filters.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-      conditions.push(pg`(t.name ilike ${pattern} or t.description ilike ${pattern})`);
-    }
-    if (c.filters.tags) conditions.push(pg`t.tags && ${c.filters.tags}::text[]`);
-    if (c.kind === 'updates') conditions.push(pg`t.updated_at >= ${inputs.since}`);
-    const where = conditions.reduce((a, b) => pg`${a} and ${b}`);
-    const body =
-      c.kind === 'count'
-        ? pg`select count(*) from templates t join categories c on c.id = t.category_id where ${where}`
-        : c.kind === 'list'
-          ? pg`select t.*, c.name, c.slug, c.icon from templates t join categories c on c.id = t.category_id where ${where}
-               order by t.is_featured desc, t.name, t.id limit 50`
-          : pg`select t.*, c.name, c.slug, c.icon from templates t join categories c on c.id = t.category_id where ${where}
-               order by t.updated_at, t.id`;
-    const rows = await pg.begin(async (tx) => {
-      if (forced) await tx`set local enable_seqscan = off`;
-      return tx<Record<string, string>[]>`explain (analyze, buffers, format text) ${body}`;
+export async function explainAll(inputs: ExplainInputs): Promise<{ results: ExplainResult[]; note: string | null }> {
+  const db = await getDb();
+  const run = async (query: SQLWrapper, forced: boolean) => {
+    const explain = sql`explain (analyze, buffers, format text) ${query}`;
+    const rows = await db.transaction(async (tx) => {
+      if (forced) await tx.execute(sql`set local enable_seqscan = off`);
+      return execRows<Record<string, string>>(tx, explain);
     });
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   };
-}
-
-export async function explainAll(pg: Sql, inputs: Inputs): Promise<{ results: ExplainResult[]; note: string | null }> {
-  let runner: Runner;
-  let source: ExplainResult['source'] = 'hub query builder';
-  let note: string | null = null;
-  try {
-    runner = await hubRunner(inputs);
-  } catch (err) {
-    runner = benchRunner(pg, inputs);
-    source = 'bench copy of the SQL';
-    note = `EXPLAIN used the bench's copy of the catalog SQL: ${(err as Error).message}`;
-  }
   const results: ExplainResult[] = [];
-  for (const c of CASES(inputs)) {
-    let plan: string;
-    try {
-      plan = await runner(c, false);
-    } catch (err) {
-      if (source !== 'hub query builder') throw err;
-      // The Hub's pieces changed shape in a way that fails at run time: fall back for the rest.
-      runner = benchRunner(pg, inputs);
-      source = 'bench copy of the SQL';
-      note = `EXPLAIN used the bench's copy of the catalog SQL: ${(err as Error).message}`;
-      plan = await runner(c, false);
-    }
+  for (const c of cases(inputs)) {
+    const plan = await run((await c.query(db)).q, false);
     const { id, title, indexes } = c;
-    const result: ExplainResult = { id, title, indexes, source, plan, ...summarize(c, plan) };
-    if (!result.usesIndex) {
-      result.forcedPlan = await runner(c, true);
+    const result: ExplainResult = { id, title, indexes, source: 'hub query builder', plan, ...summarize(c, plan) };
+    if (!result.usesIndex || result.seqScans!.length > 0) {
+      result.forcedPlan = await run((await c.query(db)).q, true);
       result.forcedUsesIndex = summarize(c, result.forcedPlan).usesIndex;
     }
     results.push(result);
   }
-  return { results, note };
+  return { results, note: null };
 }

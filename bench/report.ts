@@ -16,11 +16,24 @@ export interface ScenarioResult {
   againstBare?: boolean;
 }
 
+/** A cache-miss scenario: every request distinct, so the response cache never answers. */
+export interface MissResult {
+  id: string;
+  title: string;
+  request: string;
+  /** One connection: a request's own cost. */
+  one: LoadResult;
+  /** Full concurrency: throughput. */
+  many: LoadResult;
+}
+
 export interface SizeResult {
   templates: number;
   seedSeconds: number;
   scenarios: ScenarioResult[];
   searchProbe: { searches: number; hub: LoadResult; baseline: LoadResult } | null;
+  /** Absent in results of runs before issue 14. */
+  misses?: MissResult[];
   explain: ExplainResult[];
   explainNote: string | null;
   hubPeakRssBytes: number;
@@ -31,6 +44,8 @@ export interface SizeResult {
 export interface McpResult {
   notApplicable?: string;
   runs: { connections: number; direct: LoadResult; hub: LoadResult }[];
+  /** Where a call's time goes through the Hub: mean ms per Server-Timing phase, one connection. */
+  breakdown?: { calls: number; clientMs: number; directMs: number; phases: Record<string, number> };
 }
 
 export interface Parity {
@@ -125,6 +140,44 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
 
   targets.push(...edgeTargets(r));
 
+  // Issue 14: cache misses at the largest size against the 1,000-template run.
+  const first = r.sizes.find((s) => s.templates === 1_000);
+  const last = r.sizes.find((s) => s.templates === 100_000);
+  for (const m of last?.misses ?? []) {
+    const admin = m.id === 'miss-admin-list';
+    const [p50Max, p99Max] = admin ? [Infinity, 100] : [10, 60];
+    const p50Ok = m.one.p50 <= p50Max;
+    const p99Ok = m.one.p99 <= p99Max;
+    targets.push({
+      id: `${m.id}-latency`,
+      target: `${m.title}, cache miss at 100,000 templates: one connection ${admin ? '' : 'p50 ≤ 10 ms and '}p99 ≤ ${p99Max} ms`,
+      met: p50Ok && p99Ok,
+      result:
+        `p50 ${fmt(m.one.p50, 2)} ms${p50Ok ? '' : ` (missed by ${fmt(m.one.p50 - p50Max, 2)} ms)`}, ` +
+        `p99 ${fmt(m.one.p99, 2)} ms${p99Ok ? '' : ` (missed by ${fmt(m.one.p99 - p99Max, 2)} ms)`}`,
+    });
+    const small = first?.misses?.find((x) => x.id === m.id);
+    if (small && !admin) {
+      const ratio = small.many.rps > 0 ? m.many.rps / small.many.rps : 0;
+      targets.push({
+        id: `${m.id}-scaling`,
+        target: `${m.title}, cache miss: throughput at 100,000 ≥ 0.5× at 1,000 (${r.config.connections} connections)`,
+        met: ratio >= 0.5,
+        result: `${int(m.many.rps)} vs ${int(small.many.rps)} req/s = ${fmt(ratio, 2)}×${ratio >= 0.5 ? '' : ` (missed by ${fmt((0.5 - ratio) / 0.5 * 100, 0)}%)`}`,
+      });
+    }
+  }
+  const adminLoad = scenario(last, 'admin-list');
+  if (adminLoad?.hub && adminLoad.baseline) {
+    const ratio = adminLoad.baseline.rps > 0 ? adminLoad.hub.rps / adminLoad.baseline.rps : Infinity;
+    targets.push({
+      id: 'admin-list-throughput',
+      target: `Admin template list at 100,000 templates: ≥ 5× the baseline's throughput (${r.config.connections} connections)`,
+      met: ratio >= 5,
+      result: `${fmt(ratio, 2)}×${ratio >= 5 ? '' : ` (missed by ${fmt((5 - ratio) / 5 * 100, 0)}%)`}`,
+    });
+  }
+
   const small = r.sizes.find((s) => s.templates === 1_000)?.searchProbe;
   const large = r.sizes.find((s) => s.templates === 100_000)?.searchProbe;
   if (small && large) {
@@ -144,18 +197,31 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     const added = c1.hub.p50 - c1.direct.p50;
     targets.push({
       id: 'mcp-overhead',
-      target: 'MCP proxy adds ≤ 2 ms p50 over calling the upstream directly',
-      met: added <= 2,
-      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.direct.p50, 2)} ms direct, one connection)${added <= 2 ? '' : ` (missed by ${fmt(added - 2, 2)} ms)`}`,
+      target: 'MCP proxy adds ≤ 1 ms p50 over calling the upstream directly (one connection)',
+      met: added <= 1,
+      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.direct.p50, 2)} ms direct, one connection)${added <= 1 ? '' : ` (missed by ${fmt(added - 1, 2)} ms)`}`,
     });
   } else {
-    targets.push({ id: 'mcp-overhead', target: 'MCP proxy adds ≤ 2 ms p50 over calling the upstream directly', met: null, result: `not applicable: ${r.mcp.notApplicable ?? 'not run'}` });
+    targets.push({ id: 'mcp-overhead', target: 'MCP proxy adds ≤ 1 ms p50 over calling the upstream directly (one connection)', met: null, result: `not applicable: ${r.mcp.notApplicable ?? 'not run'}` });
+  }
+  const cN = r.mcp.runs.find((run) => run.connections > 1);
+  if (cN) {
+    const ratio = cN.direct.rps > 0 ? cN.hub.rps / cN.direct.rps : 0;
+    const added = cN.hub.p50 - cN.direct.p50;
+    targets.push({
+      id: 'mcp-concurrency',
+      target: `MCP proxy at ${cN.connections} connections: ≥ 0.8× the direct throughput, adds ≤ 5 ms p50`,
+      met: ratio >= 0.8 && added <= 5,
+      result:
+        `${fmt(ratio, 2)}× (${int(cN.hub.rps)} vs ${int(cN.direct.rps)} req/s)${ratio >= 0.8 ? '' : ` (missed by ${fmt((0.8 - ratio) / 0.8 * 100, 0)}%)`}; ` +
+        `adds ${fmt(added, 2)} ms p50${added <= 5 ? '' : ` (missed by ${fmt(added - 5, 2)} ms)`}`,
+    });
   }
 
-  const limit = 350 * 1024 * 1024;
+  const limit = 300 * 1024 * 1024;
   targets.push({
     id: 'rss',
-    target: 'Hub RSS under load ≤ 350 MB (PostgreSQL)',
+    target: 'Hub RSS under load ≤ 300 MB (PostgreSQL)',
     met: r.hubPeakRssBytes > 0 ? r.hubPeakRssBytes <= limit : null,
     result: `peak ${mb(r.hubPeakRssBytes)}${r.hubPeakRssBytes <= limit ? '' : ` (missed by ${mb(r.hubPeakRssBytes - limit)})`}`,
   });
@@ -244,6 +310,14 @@ function scenarioTable(size: SizeResult): string[] {
   return out;
 }
 
+function missTable(misses: MissResult[], connections: number): string[] {
+  return [
+    `| Cache miss | p50 ms (1 conn.) | p99 ms (1 conn.) | req/s (${connections} conn.) | p50 ms (${connections} conn.) |`,
+    '|---|---:|---:|---:|---:|',
+    ...misses.map((m) => `| ${m.title}${statusNote(m.one)} | ${fmt(m.one.p50, 2)} | ${fmt(m.one.p99, 2)} | ${int(m.many.rps)}${statusNote(m.many)} | ${fmt(m.many.p50, 2)} |`),
+  ];
+}
+
 /** The section of the project README between <!-- bench:start --> and <!-- bench:end --> (full mode). */
 export function readmeSection(r: BenchReport): string {
   const largest = r.sizes.at(-1);
@@ -253,6 +327,7 @@ export function readmeSection(r: BenchReport): string {
     ...targetsTable(r),
   ];
   if (largest) out.push('', `At ${sizeLabel(largest.templates)} templates (${r.config.connections} connections, ${r.config.durationSec} s per scenario):`, '', ...scenarioTable(largest));
+  if (largest?.misses?.length) out.push('', `Cache misses at ${sizeLabel(largest.templates)} templates:`, '', ...missTable(largest.misses, r.config.connections));
   out.push('', 'All sizes, the MCP proxy, search latency and query plans: [bench/results/latest.md](bench/results/latest.md).');
   return out.join('\n');
 }
@@ -292,19 +367,26 @@ export function markdown(r: BenchReport): string {
           `Hub p50 ${fmt(p.hub.p50, 2)} ms, p99 ${fmt(p.hub.p99, 2)} ms; baseline p50 ${fmt(p.baseline.p50, 2)} ms, p99 ${fmt(p.baseline.p99, 2)} ms.`,
       );
     }
+    if (size.misses?.length) {
+      out.push('');
+      out.push(`Cache misses (every request distinct): one connection, ${size.misses[0]!.one.requests} requests; then ${r.config.connections} connections.`);
+      out.push('');
+      out.push(...missTable(size.misses, r.config.connections));
+    }
     if (size.explain.length) {
       out.push('');
       out.push(`EXPLAIN ANALYZE (${size.explain[0]!.source}${size.explainNote ? `; ${size.explainNote}` : ''}):`);
       out.push('');
-      out.push('| Query | Index used | Execution ms |');
-      out.push('|---|---|---:|');
+      out.push('| Query | Index used | Sequential scan of | Execution ms |');
+      out.push('|---|---|---|---:|');
       for (const e of size.explain) {
         const used = e.usesIndex
           ? e.indexesSeen.join(', ')
           : e.forcedUsesIndex
             ? 'none: the planner preferred another plan (with enable_seqscan off it uses the index)'
             : `**none**, not even with enable_seqscan off (expected ${e.indexes.join(' or ')})`;
-        out.push(`| ${e.title} | ${used} | ${fmt(e.executionMs, 3)} |`);
+        const seq = e.seqScans === undefined ? '–' : e.seqScans.length === 0 ? 'none' : `${e.seqScans.join(', ')}${e.forcedUsesIndex ? ' (planner\'s choice; the index when forced)' : ''}`;
+        out.push(`| ${e.title} | ${used} | ${seq} | ${fmt(e.executionMs, 3)} |`);
       }
     }
     out.push('');
@@ -325,6 +407,18 @@ export function markdown(r: BenchReport): string {
           `${int(run.hub.rps)}${statusNote(run.hub)} | ${fmt(run.hub.p50, 2)} | ${fmt(run.hub.p99, 2)} | ${fmt(run.hub.p50 - run.direct.p50, 2)} |`,
       );
     }
+  }
+  if (r.mcp.breakdown) {
+    const b = r.mcp.breakdown;
+    const phases = Object.values(b.phases).reduce((x, y) => x + y, 0);
+    out.push('');
+    out.push(
+      `Where the time goes (mean of ${b.calls} sequential calls, one connection): ${fmt(b.clientMs, 3)} ms through the Hub vs ${fmt(b.directMs, 3)} ms straight to the instance ` +
+        `(+${fmt(b.clientMs - b.directMs, 3)} ms). Inside the Hub (its Server-Timing header): ` +
+        Object.entries(b.phases).map(([name, ms]) => `${name} ${fmt(ms, 3)} ms`).join(', ') +
+        ` (upstream: the Hub's keep-alive client until the instance's headers). The remaining ${fmt(b.clientMs - phases, 3)} ms are the client's own request cost ` +
+        `(also in the direct figure) plus the Hub's HTTP in and out: parsing, the Node/Fetch bridge, streaming the answer back.`,
+    );
   }
   out.push('');
   out.push('## Response parity (Hub vs baseline, same request)');

@@ -25,7 +25,7 @@ import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, typ
 import { explainAll } from './explain';
 import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
 import { freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
-import { evaluateTargets, markdown, readmeSection, type BenchReport, type McpResult, type Parity, type ScenarioResult, type SizeResult } from './report';
+import { evaluateTargets, markdown, readmeSection, type BenchReport, type McpResult, type MissResult, type Parity, type ScenarioResult, type SizeResult } from './report';
 import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -46,6 +46,8 @@ const warmupSec = mode === 'short' ? 0.5 : 2;
 const connections = argv.connections ? Number(argv.connections) : 32;
 const keysPerOrg = mode === 'short' ? 4 : 20;
 const searchProbeCount = mode === 'short' ? 100 : 300;
+const missProbeCount = mode === 'short' ? 60 : 200;
+const missDurationSec = Math.min(durationSec, 5);
 if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || !(connections > 0)) {
   console.error('usage: npm run bench [-- --short] [--build] [--sizes 1000,10000,100000] [--duration 10] [--connections 32]');
   process.exit(64);
@@ -272,6 +274,44 @@ async function wireBytes(base: string, p: string, headers: Record<string, string
   return { bytes: Number(res.headers.get('content-length') ?? NaN), encoding: res.headers.get('content-encoding') ?? 'identity' };
 }
 
+// ---------------------------------------------------------------- cache misses
+
+interface MissDef {
+  id: string;
+  title: string;
+  request: string;
+  next: () => RequestSpec;
+}
+
+/**
+ * The catalog paths whose answers the response cache would otherwise hold, each request made distinct
+ * (an extra query parameter the API ignores but the cache key includes), so every answer is computed:
+ * the cost of a cache miss, measured on one connection (latency) and at full concurrency (throughput).
+ */
+function missScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[], brands: string[], visiblePages: number, recent: string): MissDef[] {
+  let n = 0;
+  const miss = () => `_miss=${Date.now().toString(36)}${(++n).toString(36)}`;
+  const key = cycle(ctx.keys);
+  const acmeKey = cycle(acmeKeys);
+  const brand = cycle(brands);
+  const slug = cycle(ctx.slugs);
+  let pageSeed = 1;
+  // Pages spread over the whole catalog (a multiplicative walk, not random: the same sequence every run).
+  const page = () => 1 + ((pageSeed = (pageSeed * 7919) % 104_729) % visiblePages);
+  const acme = (p: string) => () => ({ path: `${p}${p.includes('?') ? '&' : '?'}${miss()}`, headers: bearer(acmeKey().secret) });
+  const keyed = (p: string) => () => ({ path: `${p}${p.includes('?') ? '&' : '?'}${miss()}`, headers: bearer(key().secret) });
+  return [
+    { id: 'miss-search-rare', title: 'Search, rare term (one match)', request: 'GET /api/v1/catalog/templates?search={product name}', next: () => acme(`/api/v1/catalog/templates?search=${brand()}`)() },
+    { id: 'miss-search-common', title: 'Search, common term (≥ 10% of the catalog)', request: 'GET /api/v1/catalog/templates?search=server', next: keyed('/api/v1/catalog/templates?search=server') },
+    { id: 'miss-search-tags', title: 'Search + tags', request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm', next: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm') },
+    { id: 'miss-deep-page', title: 'Pages spread over the catalog', request: `GET /api/v1/catalog/templates?page={1..${visiblePages}}`, next: () => acme(`/api/v1/catalog/templates?page=${page()}`)() },
+    { id: 'miss-get', title: 'Get by slug', request: 'GET /api/v1/catalog/templates/{slug}', next: () => keyed(`/api/v1/catalog/templates/${slug()}`)() },
+    { id: 'miss-updates', title: 'Updates since a recent time', request: `GET /api/v1/catalog/templates/updates?since=${recent}`, next: keyed(`/api/v1/catalog/templates/updates?since=${encodeURIComponent(recent)}`) },
+    { id: 'miss-categories', title: 'Categories (as right after a write)', request: 'GET /api/v1/catalog/categories', next: keyed('/api/v1/catalog/categories') },
+    { id: 'miss-admin-list', title: 'Admin template list (uncached)', request: `GET ${ctx.adminPath}`, next: () => ({ path: `${ctx.adminPath}?${miss()}`, headers: bearer(ctx.adminJwt) }) },
+  ];
+}
+
 // ---------------------------------------------------------------- parity
 
 function normalize(value: unknown): unknown {
@@ -415,7 +455,8 @@ async function main(): Promise<number> {
     const seedStart = Date.now();
     log(`seeding templates ${seeded + 1}..${size}`);
     await seedTemplates(pg, orgs, seeded + 1, size);
-    await pg`analyze`;
+    // As autovacuum would after a bulk load: statistics, and the visibility map that index-only scans need.
+    await pg`vacuum analyze`;
     seeded = size;
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const since = new Date().toISOString();
@@ -514,14 +555,36 @@ async function main(): Promise<number> {
       mcp = await measureMcp(hub, upstream, mcpSetup, broken);
     }
 
-    const explained = await explainAll(pg, {
+    // Cache misses: one connection (a request's own cost), then full concurrency (throughput).
+    const [visibleRow] = await pg<{ n: number }[]>`
+      select count(*)::int as n from templates t join categories c on c.id = t.category_id
+       where t.org_id = ${acme.id} or (t.is_public and not c.is_private)
+          or (c.is_private and exists (select 1 from access_grants g where g.org_id = ${acme.id} and g.category_id = c.id))`;
+    const visible = visibleRow!.n;
+    const recent = new Date(Date.parse(since) - 3_600_000).toISOString();
+    const misses: MissResult[] = [];
+    for (const m of missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent)) {
+      const one = await runLoad({ base: hub.base, connections: 1, amount: missProbeCount, next: m.next, expect: [200] });
+      const many = await runLoad({ base: hub.base, connections, durationSec: missDurationSec, next: m.next, expect: [200] });
+      for (const [label, r] of [['one connection', one], [`${connections} connections`, many]] as const) {
+        if (r.unexpected > Math.max(0, r.requests * 0.01)) broken.push(`${m.title} (cache miss, ${label}) at ${size} templates answered ${JSON.stringify(r.statuses)}`);
+      }
+      log(`miss ${m.title}: one connection p50 ${one.p50.toFixed(2)} p99 ${one.p99.toFixed(2)} ms | ${connections} connections ${many.rps.toFixed(0)} req/s`);
+      misses.push({ id: m.id, title: m.title, request: m.request, one, many });
+    }
+
+    const explained = await explainAll({
       orgId: acme.id,
       brand: brands[0] ?? 'kalomive',
+      typo: `${brands[0] ?? 'kalomive'}x`,
       tags: ['diffusion', 'jupyter'],
       search: 'server',
-      since: new Date(Date.now() - 7 * 86_400_000),
+      since: new Date(recent),
+      slug: ctx.slugs[0]!,
+      visible,
+      total: size,
     });
-    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}`);
+    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''}`);
 
     await baseline.child.stop();
     await bare.child.stop();
@@ -533,6 +596,7 @@ async function main(): Promise<number> {
       seedSeconds,
       scenarios: results,
       searchProbe,
+      misses,
       explain: explained.results,
       explainNote: explained.note,
       hubPeakRssBytes: rss.peakRssBytes,
@@ -640,7 +704,32 @@ async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken
     }
     runs.push({ connections: c, direct, hub: viaHub });
   }
-  return { runs };
+  return { runs, breakdown: await mcpBreakdown(hub, upstream, setup, call) };
+}
+
+/** Sequential calls through the Hub, summing its Server-Timing phases, and the same calls made directly. */
+async function mcpBreakdown(hub: Server, upstream: Server, setup: McpSetup, call: (token: string) => () => RequestSpec): Promise<McpResult['breakdown']> {
+  const calls = mode === 'short' ? 100 : 300;
+  const timed = async (base: string, spec: RequestSpec) => {
+    const started = performance.now();
+    const res = await fetch(base + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
+    await res.arrayBuffer();
+    return { ms: performance.now() - started, timing: res.headers.get('server-timing') ?? '' };
+  };
+  const phases: Record<string, number> = {};
+  let clientMs = 0;
+  let directMs = 0;
+  for (let i = 0; i < calls; i++) {
+    const through = await timed(hub.base, call(setup.pat)());
+    clientMs += through.ms;
+    for (const part of through.timing.split(',')) {
+      const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+      if (m) phases[m[1]!] = (phases[m[1]!] ?? 0) + Number(m[2]);
+    }
+    directMs += (await timed(upstream.base, call(setup.directAssertion)())).ms;
+  }
+  for (const name of Object.keys(phases)) phases[name]! /= calls;
+  return { calls, clientMs: clientMs / calls, directMs: directMs / calls, phases };
 }
 
 const code = await main().catch((err: Error) => {

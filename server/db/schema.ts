@@ -11,8 +11,10 @@ import {
   integer,
   jsonb,
   pgTable,
+  smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
@@ -205,11 +207,59 @@ export const templates = pgTable(
     index('templates_category_idx').on(t.categoryId),
     index('templates_org_idx').on(t.orgId),
     index('templates_updated_at_idx').on(t.updatedAt),
-    index('templates_tags_idx').using('gin', t.tags),
-    index('templates_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
-    index('templates_description_trgm_idx').using('gin', sql`${t.description} gin_trgm_ops`),
-    index('templates_list_order_idx').on(t.isFeatured.desc(), t.name, t.id),
   ],
+);
+
+/**
+ * The catalog's read model: one narrow row per template with only what lists filter, rank, order and
+ * count by (~200 bytes against ~1.7 KB for a template row), so that a search or a deep page reads a
+ * table that stays in memory and joins the wide row for the page's templates only. Written by triggers
+ * on templates (migration 0002) in the same statement as the template itself; never written by code.
+ */
+export const catalogEntries = pgTable(
+  'catalog_entries',
+  {
+    templateId: uuid('template_id').primaryKey(),
+    categoryId: uuid('category_id').notNull(),
+    orgId: uuid('org_id'),
+    isPublic: boolean('is_public').notNull(),
+    isFeatured: boolean('is_featured').notNull(),
+    /** 0 featured, 1 not: the catalog order (featured first, name, id) as one ascending key, so a position in it is a row comparison. */
+    featuredRank: smallint('featured_rank').notNull(),
+    name: text('name').notNull(),
+    /** lower(name) and lower(description): what search matches, folded once on write (LIKE, not ILIKE per row). */
+    searchName: text('search_name').notNull(),
+    searchDescription: text('search_description').notNull(),
+    tags: text('tags').array().notNull(),
+  },
+  (t) => [
+    // Covering (the trailing columns follow a unique prefix, so they only carry the visibility columns):
+    // a page in catalog order, its visibility and its offset are read from the index alone.
+    index('catalog_entries_order_idx').on(t.featuredRank, t.name, t.templateId, t.categoryId, t.orgId, t.isPublic),
+    index('catalog_entries_category_order_idx').on(t.categoryId, t.featuredRank, t.name, t.templateId, t.orgId, t.isPublic),
+    index('catalog_entries_tags_idx').using('gin', t.tags),
+    index('catalog_entries_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
+    index('catalog_entries_description_trgm_idx').using('gin', sql`${t.searchDescription} gin_trgm_ops`),
+  ],
+);
+
+/**
+ * Template counts per (category, owner organization, public, featured): every scope's count of a category
+ * is a sum over a few of these rows (visibility.ts), so counts never scan the catalog. Kept exact by a
+ * statement trigger on templates (migration 0002), in the transaction of the write.
+ */
+export const categoryTemplateCounts = pgTable(
+  'category_template_counts',
+  {
+    categoryId: uuid('category_id')
+      .notNull()
+      .references(() => categories.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id'),
+    isPublic: boolean('is_public').notNull(),
+    isFeatured: boolean('is_featured').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [unique('category_template_counts_key').on(t.categoryId, t.orgId, t.isPublic, t.isFeatured).nullsNotDistinct()],
 );
 
 export const accessGrants = pgTable(

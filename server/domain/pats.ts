@@ -53,21 +53,38 @@ export interface McpCallRecord {
   upstreamStatus: number | null;
 }
 
-/** Records one proxied call for the minter's organization. Returns the write so that callers may await it. */
+type McpCallRow = typeof mcpCalls.$inferInsert;
+/** Records waiting for the insert in flight (group commit: busy proxies write many calls per statement). */
+const queuedCalls: McpCallRow[] = [];
+let callsWritten: Promise<void> | null = null;
+
+async function writeQueuedCalls(): Promise<void> {
+  while (queuedCalls.length > 0) {
+    const rows = queuedCalls.splice(0, 1000);
+    try {
+      await (await getDb()).insert(mcpCalls).values(rows);
+    } catch (err) {
+      console.error(`[hub] could not record ${rows.length} MCP call(s):`, (err as Error).message);
+    }
+  }
+  callsWritten = null;
+}
+
+/**
+ * Records one proxied call for the minter's organization. Written at once when no insert is in flight;
+ * otherwise with every call queued meanwhile, in one statement when the current one ends (no timer: an
+ * idle Hub holds nothing back). Returns the write so that callers may await it.
+ */
 export function recordMcpCall({ pat, method, upstreamStatus }: McpCallRecord): Promise<void> {
-  return getDb()
-    .then((db) =>
-      db.insert(mcpCalls).values({
-        orgId: pat.orgId,
-        tokenId: pat.tokenId,
-        instanceKeyId: pat.instanceKeyId,
-        userId: pat.userId,
-        method: method === null ? null : method.slice(0, 200),
-        upstreamStatus,
-      }),
-    )
-    .then(() => undefined)
-    .catch((err) => console.error('[hub] could not record an MCP call:', (err as Error).message));
+  queuedCalls.push({
+    orgId: pat.orgId,
+    tokenId: pat.tokenId,
+    instanceKeyId: pat.instanceKeyId,
+    userId: pat.userId,
+    method: method === null ? null : method.slice(0, 200),
+    upstreamStatus,
+  });
+  return (callsWritten ??= writeQueuedCalls());
 }
 
 // ---------------------------------------------------------------- management (account API)

@@ -288,7 +288,18 @@ export async function handleMcp(req: Request): Promise<Response> {
   }
 }
 
+/**
+ * Where a forwarded call's time went (token check, body read, assertion, instance until its headers), as a
+ * Server-Timing header: the benchmark reports it, and so can a browser's or a client's developer tools.
+ */
+function serverTiming(response: Response, marks: [string, number][]) {
+  const parts = marks.slice(1).map(([name, at], i) => `${name};dur=${(at - marks[i]![1]).toFixed(2)}`);
+  response.headers.set('server-timing', parts.join(', '));
+  return response;
+}
+
 async function proxy(req: Request): Promise<Response> {
+  const marks: [string, number][] = [['start', performance.now()]];
   let pat: ResolvedPat;
   try {
     pat = await resolvePat(bearerToken(req.headers));
@@ -296,6 +307,7 @@ async function proxy(req: Request): Promise<Response> {
     if (err instanceof DomainError) return refusalResponse(err);
     throw err;
   }
+  marks.push(['pat', performance.now()]);
 
   let body: Uint8Array | ReadableStream<Uint8Array> | null = null;
   let method: string | null = null;
@@ -332,7 +344,11 @@ async function proxy(req: Request): Promise<Response> {
     return rpcErrorResponse(502, RPC_UPSTREAM_FAILED, blocked.message, rpcId);
   }
 
-  const { response, upstreamStatus } = await forward(req, target.url, await assertionFor(pat), body, rpcId);
+  marks.push(['body', performance.now()]);
+  const assertion = await assertionFor(pat);
+  marks.push(['assertion', performance.now()]);
+  const { response, upstreamStatus } = await forward(req, target.url, assertion, body, rpcId);
+  marks.push(['upstream', performance.now()]);
   record(upstreamStatus);
-  return response;
+  return serverTiming(response, marks);
 }

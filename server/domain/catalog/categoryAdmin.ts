@@ -6,7 +6,7 @@
 import { DomainError } from '../errors';
 import { and, asc, eq, getTableColumns, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
-import { accessGrants, categories, templates } from '../../db/schema';
+import { accessGrants, categories, categoryTemplateCounts, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
 import { bumpTemplates, catalogWrite, recordExits } from './writes';
@@ -14,7 +14,7 @@ import { bumpTemplates, catalogWrite, recordExits } from './writes';
 export type CategoryValues = Partial<Pick<typeof categories.$inferInsert, 'name' | 'slug' | 'description' | 'icon' | 'sortOrder' | 'isPrivate'>>;
 
 // eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
-const templateCount = sql<number>`(select count(*)::int from ${templates} where ${eq(templates.categoryId, categories.id)})`;
+const templateCount = sql<number>`(select coalesce(sum(${categoryTemplateCounts.n}), 0)::int from ${categoryTemplateCounts} where ${eq(categoryTemplateCounts.categoryId, categories.id)})`;
 const accessCount = sql<number>`(select count(*)::int from ${accessGrants} where ${eq(accessGrants.categoryId, categories.id)})`;
 const adminCategorySelection = { ...getTableColumns(categories), templateCount, accessCount };
 

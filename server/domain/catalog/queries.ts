@@ -1,8 +1,11 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, eq, getTableColumns, gte, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { LRUCache } from 'lru-cache';
 import { execRows, getDb, type Db } from '../../db/client';
-import { categories, templates } from '../../db/schema';
-import { paginate, type Page } from '../paginate';
+import { generation } from '../../db/invalidation';
+import { catalogEntries, categories, categoryTemplateCounts, templates } from '../../db/schema';
+import type { Page } from '../paginate';
 import type { CatalogScope } from '../principal';
 import { categoryVisible, templateVisible, type VisibilityScope } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
@@ -33,61 +36,237 @@ function escapeLike(term: string) {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export function templateFilterSql(filters: TemplateFilters): SQL[] {
+const entries = catalogEntries;
+
+/**
+ * How a search term matches. A substring of the name or the description (case-insensitive) is the match;
+ * only when nothing visible contains the term does a word of the name that is trigram-similar to it match
+ * (a misspelling finds what was meant, and a common term never pays for the fuzzy match).
+ */
+export type SearchMatch = 'substring' | 'similar';
+
+const categoryIdOf = (slug: string) => sql`(select c_filter.id from categories c_filter where c_filter.slug = ${slug})`;
+
+/** The filters as SQL over catalog_entries (every list and count filters the read model, not templates). */
+export function templateFilterSql(filters: TemplateFilters, match: SearchMatch = 'substring'): SQL[] {
   const conditions: SQL[] = [];
-  if (filters.category) conditions.push(eq(categories.slug, filters.category));
+  if (filters.category) conditions.push(eq(entries.categoryId, categoryIdOf(filters.category)));
   if (filters.search) {
-    const pattern = `%${escapeLike(filters.search)}%`;
-    conditions.push(or(ilike(templates.name, pattern), ilike(templates.description, pattern))!);
+    // The stored columns are lower-cased: LIKE against the lower-cased term is ILIKE without folding every row.
+    const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
+    conditions.push(
+      match === 'substring'
+        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern))!
+        : sql`lower(${filters.search}) <% ${entries.searchName}`,
+    );
   }
-  if (filters.featured) conditions.push(eq(templates.isFeatured, true));
+  if (filters.featured) conditions.push(eq(entries.isFeatured, true));
   if (filters.tags && filters.tags.length > 0) {
-    conditions.push(sql`${templates.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
+    conditions.push(sql`${entries.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
   }
   return conditions;
 }
 
 /**
- * Spelled like templates_list_order_idx ("is_featured" DESC NULLS LAST): a plain DESC means NULLS FIRST,
- * which does not match the index, so every list would sort all visible rows.
+ * Search relevance, lower first (README, "Search ranking"). Substring matches: 0 the name is the term,
+ * 1 the name starts with it, 2 the name contains it, 3 only the description contains it. Similar matches
+ * (a word of the name is close to the term): the name most similar as a whole first (pg_trgm similarity).
+ * Ties as rankedPage() orders them: the order is total, so pages never overlap or skip.
  */
-const LIST_ORDER_FEATURED_FIRST = sql`${templates.isFeatured} desc nulls last`;
+function searchRank(term: string, match: SearchMatch): SQL {
+  const escaped = escapeLike(term);
+  return match === 'substring'
+    ? sql`case when ${entries.searchName} = lower(${term}) then 0
+               when ${entries.searchName} like lower(${`${escaped}%`}) then 1
+               when ${entries.searchName} like lower(${`%${escaped}%`}) then 2
+               else 3 end`
+    : sql`-similarity(lower(${term}), ${entries.searchName})`;
+}
+
+/**
+ * A page of a search: every match is read once (materialized), ranked for the page (top-N) and counted
+ * for the total. Ties go by the lower-cased name in byte order (collation-free comparisons are cheap
+ * when thousands of matches tie on rank), then id.
+ */
+function rankedPage(db: Db, where: SQL | undefined, rank: SQL, limit: number, offset: number) {
+  const found = db.$with('found').as(
+    db
+      .select({ id: entries.templateId, rank: rank.as('rank'), tie: sql<string>`${entries.searchName} collate "C"`.as('tie') })
+      .from(entries)
+      .where(where),
+  );
+  return db
+    .with(found)
+    .select({ id: found.id, rank: found.rank, tie: found.tie, matches: sql<number>`(select count(*) from ${found})`.as('matches') })
+    .from(found)
+    .orderBy(asc(found.rank), asc(found.tie), asc(found.id))
+    .limit(limit)
+    .offset(offset)
+    .as('chosen');
+}
+
+/** The outer order of a page's templates: featured first (DESC NULLS LAST, like featured_rank ascending). */
+const featuredFirst = (column: AnyPgColumn) => sql`${column} desc nulls last`;
 
 export type { Page };
 
-/** The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries). */
-export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page) {
-  const where = and(templateVisible(scope), ...templateFilterSql(filters));
-  return {
-    list: db
-      .select(templateSelection)
-      .from(templates)
-      .innerJoin(categories, eq(categories.id, templates.categoryId))
+/** An entry's place in the catalog order (featured first, then name, then id). */
+export interface OrderKey {
+  featuredRank: number;
+  name: string;
+  id: string;
+}
+
+export interface ListOptions {
+  match?: SearchMatch;
+  /** Start after this entry, which is at 0-based `position` of the list (keyset pagination). */
+  after?: { key: OrderKey; position: number };
+}
+
+/** True when the maintained counts answer the total: no filter that needs the rows themselves. */
+function countedByCategory(filters: TemplateFilters) {
+  return !filters.search && !(filters.tags && filters.tags.length > 0);
+}
+
+/**
+ * The list and count queries of a page, unexecuted (the benchmark EXPLAINs these very queries).
+ * The page is chosen on catalog_entries (index-driven: the covering order indexes without search, the
+ * trigram and tag indexes with filters), then only its templates are read in full. Given a known entry
+ * before the page (a checkpoint), the index is entered at that entry instead of skipping from the start.
+ */
+export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page, options: ListOptions = {}) {
+  const match = options.match ?? 'substring';
+  const after = options.after;
+  const where = and(
+    templateVisible(scope, entries),
+    ...templateFilterSql(filters, match),
+    after ? sql`(${entries.featuredRank}, ${entries.name}, ${entries.templateId}) > (${after.key.featuredRank}::smallint, ${after.key.name}, ${after.key.id}::uuid)` : undefined,
+  );
+  const offset = (page - 1) * limit - (after ? after.position + 1 : 0);
+  const ranked = filters.search ? rankedPage(db, where, searchRank(filters.search, match), limit, offset) : null;
+  const chosen =
+    ranked ??
+    db
+      .select({ id: entries.templateId })
+      .from(entries)
       .where(where)
-      .orderBy(LIST_ORDER_FEATURED_FIRST, asc(templates.name), asc(templates.id))
+      .orderBy(asc(entries.featuredRank), asc(entries.name), asc(entries.templateId))
       .limit(limit)
-      .offset((page - 1) * limit),
-    count: db.select({ n: count() }).from(templates).innerJoin(categories, eq(categories.id, templates.categoryId)).where(where),
-  };
+      .offset(offset)
+      .as('chosen');
+  const list = db
+    .select({ ...templateSelection, matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int` })
+    .from(chosen)
+    .innerJoin(templates, eq(templates.id, chosen.id))
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .orderBy(...(ranked ? [asc(ranked.rank), asc(ranked.tie)] : [featuredFirst(templates.isFeatured), asc(templates.name)]), asc(templates.id));
+  const counts = categoryTemplateCounts;
+  const countQuery = countedByCategory(filters)
+    ? db
+        .select({ n: sql<number>`coalesce(sum(${counts.n}), 0)::int` })
+        .from(counts)
+        .where(
+          and(
+            templateVisible(scope, counts),
+            filters.category ? eq(counts.categoryId, categoryIdOf(filters.category)) : undefined,
+            filters.featured ? eq(counts.isFeatured, true) : undefined,
+          ),
+        )
+    : db.select({ n: count() }).from(entries).where(where);
+  return { list, count: countQuery };
+}
+
+/**
+ * Checkpoints of the catalog order per scope and filter: the key of every CHECKPOINT_EVERY-th entry,
+ * read in one index-only pass on the first deep page and kept until the next catalog write (the
+ * generation also moves when another process writes), for at most a minute. A deep page then skips at most that many entries.
+ */
+const CHECKPOINT_EVERY = 1000;
+// The TTL bounds what a change made outside catalogWrite (plain SQL, no announcement) can leave stale, as the response cache's does.
+const checkpoints = new LRUCache<string, { generation: number; keys: Promise<OrderKey[]> }>({ max: 500, ttl: 60_000 });
+
+/** The keys of every CHECKPOINT_EVERY-th entry in catalog order, unexecuted (the benchmark EXPLAINs it). */
+export function checkpointQuery(db: Db, scope: CatalogScope, filters: TemplateFilters) {
+  const position = sql<number>`row_number() over (order by ${entries.featuredRank}, ${entries.name}, ${entries.templateId})`.as('position');
+  const ordered = db
+    .select({ featuredRank: entries.featuredRank, name: entries.name, id: entries.templateId, position })
+    .from(entries)
+    .where(and(templateVisible(scope, entries), ...templateFilterSql(filters)))
+    .as('ordered');
+  return db
+    .select({ featuredRank: ordered.featuredRank, name: ordered.name, id: ordered.id })
+    .from(ordered)
+    .where(sql`${ordered.position} % ${CHECKPOINT_EVERY} = 0`)
+    .orderBy(ordered.position);
+}
+
+function checkpointKeys(db: Db, scope: CatalogScope, filters: TemplateFilters): Promise<OrderKey[]> {
+  const cacheKey = `${scope.kind === 'org' ? scope.orgId : scope.kind}\n${filters.category ?? ''}\n${filters.featured ? 1 : 0}`;
+  const current = generation('catalog');
+  const cached = checkpoints.get(cacheKey);
+  if (cached && cached.generation === current) return cached.keys;
+  const keys = checkpointQuery(db, scope, filters).then((rows) => rows);
+  checkpoints.set(cacheKey, { generation: current, keys });
+  keys.catch(() => checkpoints.delete(cacheKey));
+  return keys;
+}
+
+/** The last checkpoint before 0-based `offset`, if any. */
+export async function checkpointBefore(db: Db, scope: CatalogScope, filters: TemplateFilters, offset: number) {
+  const keys = await checkpointKeys(db, scope, filters);
+  const index = Math.min(Math.floor(offset / CHECKPOINT_EVERY), keys.length) - 1;
+  return index >= 0 ? { key: keys[index]!, position: (index + 1) * CHECKPOINT_EVERY - 1 } : undefined;
+}
+
+async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
+  const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
+  const pageOf = (rows: (TemplateRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
+  if (countedByCategory(filters)) {
+    const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+    if (page.page === 1) {
+      // A first page that is not full is everything: no count needed.
+      const rows = pageOf(await list);
+      return { rows, total: rows.length < page.limit ? rows.length : await total(countQuery) };
+    }
+    // The total costs a few summed counters; a deep page starts from the nearest checkpoint before it.
+    const offset = (page.page - 1) * page.limit;
+    const [known, after] = await Promise.all([total(countQuery), offset >= CHECKPOINT_EVERY ? checkpointBefore(db, scope, filters, offset) : undefined]);
+    if (offset >= known) return { rows: [], total: known };
+    return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { match, after }).list), total: known };
+  }
+  const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+  if (!filters.search) {
+    const [rows, n] = await Promise.all([list, page.page === 1 ? null : total(countQuery)]);
+    return { rows: pageOf(rows), total: n ?? (rows.length < page.limit ? rows.length : await total(countQuery)) };
+  }
+  const rows = await list;
+  if (rows.length > 0) return { rows: pageOf(rows), total: Number(rows[0]!.matches) };
+  // Past the end (or nothing matches): the count alone.
+  return { rows: [], total: page.page === 1 ? 0 : await total(countQuery) };
 }
 
 export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
-  const { list, count: countQuery } = listTemplatesQueries(await getDb(), scope, filters, page);
-  return paginate(page, () => list, () => countQuery);
+  const db = await getDb();
+  const found = await listMatching(db, scope, filters, page, 'substring');
+  if (found.total > 0 || !filters.search) return found;
+  return listMatching(db, scope, filters, page, 'similar');
 }
 
 /**
  * Get-by-slug is the one catalog read that misses the response cache often (one entry per template and
  * caller scope), so it runs as a prepared statement per scope kind: planned once per connection.
  */
-function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
-  const scope: VisibilityScope = kind === 'org' ? { kind, orgId: sql.placeholder('orgId') } : { kind };
+export function templateBySlugQuery(db: Db, scope: VisibilityScope, slug: string | Placeholder) {
   return db
     .select(templateSelection)
     .from(templates)
     .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .where(and(eq(templates.slug, sql.placeholder('slug')), templateVisible(scope)))
-    .prepare(`template_by_slug_${kind}`);
+    .where(and(eq(templates.slug, slug), templateVisible(scope)));
+}
+
+function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
+  const scope: VisibilityScope = kind === 'org' ? { kind, orgId: sql.placeholder('orgId') } : { kind };
+  return templateBySlugQuery(db, scope, sql.placeholder('slug')).prepare(`template_by_slug_${kind}`);
 }
 const bySlugStatements = new WeakMap<Db, Record<CatalogScope['kind'], ReturnType<typeof prepareBySlug>>>();
 
@@ -124,6 +303,16 @@ export interface RemovedTemplate {
   removed_at: string;
 }
 
+/** Templates the scope sees that changed since `since`, unexecuted (the benchmark EXPLAINs it). */
+export function updatedTemplatesQuery(db: Db, scope: CatalogScope, since: Date) {
+  return db
+    .select(templateSelection)
+    .from(templates)
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
+    .orderBy(asc(templates.updatedAt), asc(templates.id));
+}
+
 async function changesSince(scope: CatalogScope, since: Date) {
   const db = await getDb();
   const audience =
@@ -133,12 +322,7 @@ async function changesSince(scope: CatalogScope, since: Date) {
         ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
         : sql`e.audience = 'everyone'`;
   const [rows, removed] = await Promise.all([
-    db
-      .select(templateSelection)
-      .from(templates)
-      .innerJoin(categories, eq(categories.id, templates.categoryId))
-      .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
-      .orderBy(asc(templates.updatedAt), asc(templates.id)),
+    updatedTemplatesQuery(db, scope, since),
     execRows<{ id: string; slug: string; removed_at: string | Date }>(
       db,
       sql`select e.template_id as id, e.slug, max(e.at) as removed_at
@@ -172,16 +356,22 @@ export async function templateUpdates(scope: CatalogScope, since: Date) {
   return { ...(await changesSince(scope, since)), checkedAt };
 }
 
-export async function listCategories(scope: CatalogScope) {
-  const db = await getDb();
+/** The categories a scope sees with its template counts, unexecuted (the benchmark EXPLAINs it). */
+export function listCategoriesQuery(db: Db, scope: CatalogScope) {
+  // A sum over the category's few count buckets (maintained by triggers): never a scan of the catalog.
   // Conditions through drizzle operators: they qualify column names (a bare column in a sql`` fragment
   // of a single-table select is rendered unqualified, which would bind to the subquery's table).
+  const counts = categoryTemplateCounts;
   const visibleCount = sql<number>`(
-    select count(*)::int from ${templates}
-     where ${and(eq(templates.categoryId, categories.id), templateVisible(scope))})`;
+    select coalesce(sum(${counts.n}), 0)::int from ${counts}
+     where ${and(eq(counts.categoryId, categories.id), templateVisible(scope, counts))})`;
   return db
     .select({ ...getTableColumns(categories), templateCount: visibleCount })
     .from(categories)
     .where(categoryVisible(scope))
     .orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
+}
+
+export async function listCategories(scope: CatalogScope) {
+  return listCategoriesQuery(await getDb(), scope);
 }
