@@ -48,3 +48,34 @@ test('OIDC sign-in with PKCE (S256), state, nonce and resource; refresh with the
   expect(refreshed.access_token).not.toBe(REFUSED_TOKEN);
   expect(refreshed.method).toBe('oidc');
 });
+
+test('cancelling at the provider comes back with its reason and no session', async ({ page }) => {
+  await page.goto('/login');
+  await page.getByRole('button', { name: /^Sign in with / }).click();
+  await page.waitForURL((url) => url.href.startsWith(E2E.oidcIssuer));
+  await page.getByRole('link', { name: /cancel/i }).click();
+  await expect(page).toHaveURL(/\/auth\/callback\?/);
+  await expect(page.getByRole('alert')).toContainText('The provider refused the sign-in');
+  expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
+  await page.getByRole('link', { name: 'Back to sign-in' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
+});
+
+test('a callback this tab did not start (or with another state) signs nobody in', async ({ page }) => {
+  await page.goto('/auth/callback?code=stolen-code&state=forged-state');
+  await expect(page.getByRole('alert')).toContainText('was not started here');
+  expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
+
+  // Started here, but answered with another state: refused before any code exchange.
+  await page.goto('/login');
+  await page.getByRole('button', { name: /^Sign in with / }).click();
+  await page.waitForURL((url) => url.href.startsWith(E2E.oidcIssuer));
+  const tokenRequests: string[] = [];
+  page.on('request', (req) => {
+    if (req.method() === 'POST' && req.url().startsWith(E2E.oidcIssuer)) tokenRequests.push(req.url());
+  });
+  await page.goto('/auth/callback?code=stolen-code&state=forged-state');
+  await expect(page.getByRole('alert')).toBeVisible();
+  expect(await page.evaluate(() => sessionStorage.getItem('core.session'))).toBeNull();
+  expect(tokenRequests).toEqual([]);
+});

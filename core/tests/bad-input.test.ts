@@ -3,22 +3,16 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freshDatabase, startCore, type TestCore } from './helpers';
+import { coreWithAdmin, type TestCore } from './helpers';
 
-const TEMP = { username: 'root', password: 'temporary admin password' };
 let t: TestCore;
-let db: Awaited<ReturnType<typeof freshDatabase>>;
 let admin: string;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  t = await startCore({ temporaryAdmin: TEMP }, db);
-  admin = (await t.call('POST', '/api/v1/auth/login', { body: TEMP })).body.access_token;
+  ({ t, admin, stop } = await coreWithAdmin());
 });
-afterAll(async () => {
-  await t?.stop();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 const WRITES: [string, string][] = [
   ['POST', '/api/v1/auth/login'],

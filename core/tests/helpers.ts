@@ -94,3 +94,20 @@ export async function localUser(t: TestCore, adminToken: string, role: 'admin' |
   if (session.status !== 200) throw new Error(`login: ${session.status} ${JSON.stringify(session.body)}`);
   return { id: created.body.id as string, email, token: session.body.access_token as string, refresh: session.body.refresh_token as string };
 }
+
+export const TEMP_ADMIN = { username: 'root', password: 'temporary admin password' };
+
+/** A Core with the temporary admin on a fresh database, signed in: a test file's usual start. */
+export async function coreWithAdmin(overrides: Partial<CoreConfig> = {}) {
+  const db = await freshDatabase();
+  const t = await startCore({ temporaryAdmin: TEMP_ADMIN, ...overrides }, db);
+  const admin = (await t.call('POST', '/api/v1/auth/login', { body: TEMP_ADMIN })).body.access_token as string;
+  return {
+    t,
+    admin,
+    async stop() {
+      await t.stop();
+      await db.drop();
+    },
+  };
+}

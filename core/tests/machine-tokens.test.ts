@@ -5,22 +5,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineTokenAudit, machineTokens } from '../src/db/schema';
-import { freshDatabase, startCore, type TestCore } from './helpers';
+import { coreWithAdmin, TEMP_ADMIN, type TestCore } from './helpers';
 
-const TEMP = { username: 'root', password: 'temporary admin password' };
 let t: TestCore;
-let db: Awaited<ReturnType<typeof freshDatabase>>;
 let admin: string;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  db = await freshDatabase();
-  t = await startCore({ temporaryAdmin: TEMP }, db);
-  admin = (await t.call('POST', '/api/v1/auth/login', { body: TEMP })).body.access_token;
+  ({ t, admin, stop } = await coreWithAdmin());
 });
-afterAll(async () => {
-  await t?.stop();
-  await db?.drop();
-});
+afterAll(() => stop?.());
 
 const create = (body: unknown) => t.call('POST', '/api/v1/tokens', { token: admin, body });
 const audit = async (id: string) => (await t.call('GET', `/api/v1/tokens/${id}/audit?limit=100`, { token: admin })).body.records as any[];
@@ -161,7 +155,7 @@ describe('creation rules', () => {
       prefix: tok.prefix,
       status: 'active',
       created_at: expect.any(String),
-      created_by: TEMP.username,
+      created_by: TEMP_ADMIN.username,
       expires_at: null,
       last_used_at: null,
     });

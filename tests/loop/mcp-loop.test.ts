@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubOk, mintPat, organizationWithKey } from './hub-account';
-import { call, coreStore, hubStore, startCore, startHub, TEMP_ADMIN, type CoreProc, type CoreStore, type HubProc, type HubStore } from './processes';
+import { call, coreStore, freePort, hubStore, startCore, startHub, TEMP_ADMIN, type CoreProc, type CoreStore, type HubProc, type HubStore } from './processes';
 
 const ALICE = 'alice@loop.test'; // Core admin
 const RITA = 'rita@loop.test'; // Core readonly
@@ -65,6 +65,11 @@ describe('connecting Core to the Hub', () => {
     const res = await call(core.url, '/api/v1/settings/hub', { method: 'PUT', token: coreAdmin, body: { hub_url: hub.url, instance_key: key.key.slice(0, -4) + 'AAAA' } });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/refused this instance key/);
+    expect((await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body).toEqual({ configured: false });
+
+    const unreachable = await call(core.url, '/api/v1/settings/hub', { method: 'PUT', token: coreAdmin, body: { hub_url: `http://127.0.0.1:${await freePort()}`, instance_key: key.key } });
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.body.message).toMatch(/unreachable.*nothing was stored/);
     expect((await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body).toEqual({ configured: false });
   });
 
