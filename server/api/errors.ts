@@ -7,7 +7,12 @@
  */
 import { TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '../db/client';
+import { requestLogger } from '../log';
 import { DomainError, type DomainErrorCode } from '../domain/errors';
+
+/** Seconds a client should wait before retrying while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** The `code` of every JSON error body (tRPC's names) and its HTTP status: the one status table. */
 const STATUS = {
@@ -22,6 +27,7 @@ const STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 export type ErrorCode = keyof typeof STATUS;
 
@@ -88,6 +94,11 @@ export function toHttpError(err: unknown): HttpError {
     return { status: STATUS[code], code, message: inner.message, headers: {} };
   }
   const unexpected = inner instanceof TRPCError && inner.cause ? inner.cause : inner;
+  if (isDatabaseUnavailable(unexpected)) {
+    // An outage, not a bug: retry later (logged once per request as a warning by the caller's access line).
+    const headers = { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) };
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry later', headers };
+  }
   return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', headers: {}, unexpected };
 }
 
@@ -104,7 +115,8 @@ export function errorBody(e: HttpError): { code: ErrorCode; message: string; rea
 
 /** Logs an unexpected failure once, with where it happened. */
 export function logUnexpected(where: string, e: HttpError) {
-  if (e.status === 500) console.error(`[hub] ${where} failed:`, e.unexpected);
+  if (e.status === 500) requestLogger().error({ err: e.unexpected, where }, 'request failed');
+  else if (e.status === 503) requestLogger().warn({ where }, e.message);
 }
 
 /** The HTTP answer of any error: `{code, message}` (+ reason, issues), status and headers from the table. */

@@ -22,6 +22,7 @@ import { signJwt } from '../domain/jwt';
 import { errorResponse } from '../api/errors';
 import { resolvePat } from '../auth/credentials';
 import { DomainError } from '../domain/errors';
+import { noteCaller } from '../log';
 import { recordMcpCall, type ResolvedPat } from '../domain/pats';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
@@ -292,6 +293,7 @@ async function proxy(req: Request): Promise<Response> {
   let pat: ResolvedPat;
   try {
     pat = await resolvePat(bearerToken(req.headers));
+    noteCaller({ kind: 'pat', id: pat.tokenId });
   } catch (err) {
     if (err instanceof DomainError) return refusalResponse(err);
     throw err;
