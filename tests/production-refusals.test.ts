@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 function start(env: Record<string, string>) {
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HUB_DATA_DIR: 'memory://', PORT: '1' };
-  return spawnSync(process.execPath, [path.join(process.cwd(), 'scripts/start.mjs')], { env: { ...base, ...env }, encoding: 'utf8', timeout: 20_000 });
+  const childEnv: NodeJS.ProcessEnv = { ...base, ...env };
+  return spawnSync(process.execPath, [path.join(process.cwd(), 'scripts/start.mjs')], { env: childEnv, encoding: 'utf8', timeout: 20_000 });
 }
 
 const OIDC = { OIDC_ISSUER: 'https://id.example.test', OIDC_CLIENT_ID: 'hub', OIDC_CLIENT_SECRET: 'x' };
