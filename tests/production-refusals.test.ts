@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 function start(env: Record<string, string>) {
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HUB_DATA_DIR: 'memory://', PORT: '1' };
-  const childEnv: NodeJS.ProcessEnv = { ...base, ...env };
+  const childEnv = { ...base, ...env } as unknown as NodeJS.ProcessEnv;
   return spawnSync(process.execPath, [path.join(process.cwd(), 'scripts/start.mjs')], { env: childEnv, encoding: 'utf8', timeout: 20_000 });
 }
 
