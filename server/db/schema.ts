@@ -11,6 +11,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -372,4 +373,18 @@ export const mcpCalls = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('mcp_calls_org_idx').on(t.orgId, t.createdAt)],
+);
+
+/**
+ * Rate-limit windows shared by every Hub process (server/api/rateLimit.ts): each process counts in
+ * memory and adds its counts here a few times a second; the sum it reads back is the limit's view.
+ */
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    key: text('key').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] }), index('rate_limit_windows_start_idx').on(t.windowStart)],
 );
