@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toHttpError, toTRPCError } from '../server/api/errors';
 
 const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 let hub: ChildProcess;
@@ -103,5 +105,17 @@ describe('SIGTERM', () => {
     const messages = logLines().map((l) => l.msg);
     expect(messages).toContain('draining');
     expect(messages.indexOf('stopped')).toBeGreaterThan(messages.indexOf('draining'));
+  });
+});
+
+describe('the database unavailable', () => {
+  it('maps to 503 with Retry-After on REST and to tRPC’s SERVICE_UNAVAILABLE; other failures stay 500', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const wrapped = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: Object.assign(new Error('Failed query'), { cause: refused }) });
+    expect(toHttpError(wrapped)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': '5' } });
+    expect(toTRPCError(refused)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const timedOut = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    expect(toHttpError(timedOut).status).toBe(503);
+    expect(toHttpError(Object.assign(new Error('syntax'), { code: '42601' }))).toMatchObject({ status: 500, message: 'Internal server error' });
   });
 });

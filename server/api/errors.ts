@@ -13,6 +13,7 @@ import { DomainError, type DomainErrorCode } from '../domain/errors';
 
 /** Seconds a client should wait before retrying while the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_UNAVAILABLE = 'The database is unavailable; retry later';
 
 /** The `code` of every JSON error body (tRPC's names) and its HTTP status: the one status table. */
 const STATUS = {
@@ -78,6 +79,11 @@ export interface HttpError {
 }
 
 export function toHttpError(err: unknown): HttpError {
+  if (isDatabaseUnavailable(err)) {
+    // An outage, not a bug: retry later (logged as a warning with the request id).
+    const headers = { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) };
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: DATABASE_UNAVAILABLE, headers };
+  }
   // tRPC wraps what a procedure threw; the cause says what it was.
   const inner = err instanceof TRPCError && err.cause && (err.cause instanceof DomainError || err.cause instanceof ZodError) ? err.cause : err;
   if (inner instanceof DomainError) {
@@ -94,16 +100,13 @@ export function toHttpError(err: unknown): HttpError {
     return { status: STATUS[code], code, message: inner.message, headers: {} };
   }
   const unexpected = inner instanceof TRPCError && inner.cause ? inner.cause : inner;
-  if (isDatabaseUnavailable(unexpected)) {
-    // An outage, not a bug: retry later (logged once per request as a warning by the caller's access line).
-    const headers = { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) };
-    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry later', headers };
-  }
   return { status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error', headers: {}, unexpected };
 }
 
 /** The tRPC error of a domain error (procedure middleware); other errors pass unchanged. */
 export function toTRPCError(err: unknown): unknown {
+  // tRPC answers 503 for it too (the message and Retry-After come from toHttpError).
+  if (isDatabaseUnavailable(err)) return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: DATABASE_UNAVAILABLE, cause: err });
   if (!(err instanceof DomainError)) return err;
   return new TRPCError({ code: FROM_DOMAIN[err.code], message: err.message, cause: err });
 }

@@ -9,6 +9,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
 import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
+import { isDatabaseUnavailable } from '../db/client';
 import { noteCaller, type Caller } from '../log';
 import { describeIssues, toHttpError, toTRPCError } from './errors';
 import type { ResponseCachePolicy } from './responseCache';
@@ -84,7 +85,7 @@ export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => 
   // PostgreSQL cannot store NUL in text: refuse it here, for every procedure and field, with the field named.
   if (nul) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([{ path: nul, message: 'must not contain NUL characters (\\u0000)' }]) });
   const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) throw toTRPCError(result.error.cause);
+  if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause))) throw toTRPCError(result.error.cause);
   return result;
 });
 
