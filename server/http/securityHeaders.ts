@@ -33,3 +33,21 @@ export function pageCsp(nonce: string, dev = false): string {
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cross-site request refusal for what a browser sends with the session cookie on its own (CSRF): the
+ * dashboard's tRPC mutations and the export download. A request that carries its own bearer token is not
+ * at risk (a third-party page cannot know it). Fetch metadata first (Sec-Fetch-Site: only same-origin or
+ * none, as GitHub and Grafana do), Origin for browsers without it. Returns why it is refused, or null.
+ */
+export function crossSiteRefusal(req: { method: string; headers: Headers; ownOrigin: string }, guardSafeMethods: boolean): string | null {
+  if (!guardSafeMethods && SAFE_METHODS.has(req.method)) return null;
+  if (req.headers.has('authorization')) return null;
+  const site = req.headers.get('sec-fetch-site');
+  if (site) return site === 'same-origin' || site === 'none' ? null : `Sec-Fetch-Site: ${site}`;
+  const origin = req.headers.get('origin');
+  if (origin && origin !== req.ownOrigin && origin !== new URL(config.hubUrl).origin) return `Origin: ${origin}`;
+  return null;
+}
