@@ -8,12 +8,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { config } from './config';
 
-export const logger = pino({
-  level: config.logLevel,
-  base: { service: 'hub' },
-  // Belt and braces: credential-bearing fields are never written, whatever a caller passes in.
-  redact: { paths: ['authorization', 'cookie', 'token', 'secret', '*.authorization', '*.cookie', '*.token', '*.secret'], censor: '[redacted]' },
-});
+export const logger = pino(
+  {
+    level: config.logLevel,
+    base: { service: 'hub' },
+    // Belt and braces: credential-bearing fields are never written, whatever a caller passes in.
+    redact: { paths: ['authorization', 'cookie', 'token', 'secret', '*.authorization', '*.cookie', '*.token', '*.secret'], censor: '[redacted]' },
+  },
+  // Non-blocking stdout: lines written while a write is in flight are coalesced (one access line per
+  // request must not cost a blocking syscall each); pino flushes what is pending when the process exits.
+  pino.destination({ dest: 1, sync: false }),
+);
 
 export interface Caller {
   kind: 'anonymous' | 'instance' | 'user' | 'pat';
