@@ -10,6 +10,7 @@ import NextAuth, { type NextAuthConfig } from 'next-auth';
 import type { OIDCConfig } from 'next-auth/providers';
 import { config } from '../config';
 import { signUserToken, verifyJwt } from '../domain/jwt';
+import { endSessions, sessionSignedOut } from '../domain/profile';
 import { deriveSecret } from '../domain/secrets';
 import { authEnv } from './env';
 import { SignInRefused, userForOidcIdentity } from './identity';
@@ -91,10 +92,18 @@ async function buildConfig(): Promise<NextAuthConfig> {
         if (!token) return null;
         try {
           const payload = await verifyJwt(token);
+          if (!payload.sub || !UUID.test(payload.sub) || (await sessionSignedOut(payload.sub, payload.iat))) return null;
           return { sub: payload.sub };
         } catch {
           return null;
         }
+      },
+    },
+    events: {
+      // Sign-out ends the session on the server too: this JWT (and the user's other ones) stop working at once.
+      async signOut(message) {
+        const sub = 'token' in message ? message.token?.sub : undefined;
+        if (sub && UUID.test(sub)) await endSessions(sub);
       },
     },
     callbacks: {

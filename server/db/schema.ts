@@ -76,6 +76,8 @@ export const users = pgTable(
     orgJoinedAt: ts('org_joined_at'),
     oidcIssuer: text('oidc_issuer'),
     oidcSubject: text('oidc_subject'),
+    /** Sign-out (here or everywhere): Hub JWTs of this user issued before it are refused. */
+    sessionsValidAfter: ts('sessions_valid_after'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
