@@ -5,19 +5,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHttpError, toTRPCError } from '../server/api/errors';
 
-const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 let hub: ChildProcess;
 let base: string;
 let output = '';
 
 function start(extraEnv: Record<string, string> = {}) {
   const env = { ...process.env, DATABASE_URL: '', HUB_DATA_DIR: 'memory://', HUB_LOG_LEVEL: 'info', HUB_SHUTDOWN_TIMEOUT_MS: '10000', ...extraEnv };
-  hub = spawn(tsx, ['tests/fixtures/edge-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise<string>((resolve, reject) => {
     hub.stdout!.on('data', (d: Buffer) => {
       output += d.toString();

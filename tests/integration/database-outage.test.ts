@@ -95,7 +95,7 @@ beforeAll(async () => {
   await cli('migrate');
   await cli('user', 'create', '--email', 'outage-admin@example.test', '--role', 'admin');
   adminJwt = await cli('token', '--email', 'outage-admin@example.test');
-  hub = spawn(tsx, ['tests/fixtures/edge-process.ts'], { env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
+  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
   base = await new Promise((resolve, reject) => {
     hub.stdout!.on('data', (d) => {
       const m = /LISTENING (\S+)/.exec(String(d));
