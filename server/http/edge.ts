@@ -138,7 +138,8 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
 
 /** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */
 export function exitOnSignals(edge: Edge) {
-  const stop = (signal: string) => void edge.drain(signal).finally(() => process.exit(0));
+  // The log is written asynchronously: let it finish (in order) before the process ends.
+  const stop = (signal: string) => void edge.drain(signal).finally(() => logger.flush(() => process.exit(0)));
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 }
