@@ -14,6 +14,7 @@
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
+import { config } from '../config';
 import { getDb, type Db } from '../db/client';
 import { generation } from '../db/invalidation';
 import { instanceKeys, instanceReports, organizations, personalAccessTokens, users } from '../db/schema';
@@ -24,8 +25,13 @@ import { sameMembership, type ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { hashSecret, parseSecret, secretKindOf } from '../domain/tokens';
 
-/** next-auth (v5) session cookies; the session token is a Hub JWT (see nextauth.ts). */
-export const SESSION_COOKIE_NAMES = ['__Secure-authjs.session-token', 'authjs.session-token'];
+/**
+ * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
+ * the __Secure- one: a plain-named cookie could have been planted over HTTP or by a sibling subdomain.
+ */
+export function sessionCookieName(): string {
+  return config.hubUrl.startsWith('https:') ? '__Secure-authjs.session-token' : 'authjs.session-token';
+}
 
 /** What the resolver reads of a request: Fetch Headers, or a view of Node's request headers. */
 export interface HeaderReader {
@@ -42,9 +48,10 @@ export function credentialFromHeaders(headers: HeaderReader, opts: { allowSessio
   }
   if (opts.allowSessionCookie) {
     const cookies = headers.get('cookie') ?? '';
+    const wanted = sessionCookieName();
     for (const part of cookies.split(';')) {
       const [name, ...rest] = part.trim().split('=');
-      if (name && SESSION_COOKIE_NAMES.includes(name)) return decodeURIComponent(rest.join('='));
+      if (name === wanted) return decodeURIComponent(rest.join('='));
     }
   }
   return null;

@@ -14,6 +14,7 @@ import { endSessions, sessionSignedOut } from '../domain/profile';
 import { deriveSecret } from '../domain/secrets';
 import { authEnv } from './env';
 import { SignInRefused, userForOidcIdentity } from './identity';
+import { sameOriginPath } from './redirects';
 
 export const OIDC_PROVIDER_ID = 'oidc';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,6 +108,10 @@ async function buildConfig(): Promise<NextAuthConfig> {
       },
     },
     callbacks: {
+      // Auth.js's default compares string prefixes; compare parsed origins instead (redirects.ts).
+      redirect({ url, baseUrl }) {
+        return new URL(sameOriginPath(url, '/account', baseUrl), baseUrl).toString();
+      },
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID || !profile) return false;
         const oidc = authEnv.oidc;
