@@ -8,7 +8,7 @@
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import { execRows, getDb } from '../server/db/client';
-import { checkpointBefore, checkpointQuery, listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
+import { checkpointBefore, checkpointQuery, listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, parseSyncPoint, UPDATES_PAGE_SIZE, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
 import type { CatalogScope } from '../server/domain/principal';
 
 export interface ExplainCase {
@@ -85,7 +85,7 @@ function cases(i: ExplainInputs): Case[] {
     { id: 'search-tags-count', title: `count, search="${i.search}" and tags=gpu,llm`, indexes: [...TRGM, TAGS], query: count(org, { search: i.search, tags: ['gpu', 'llm'] }) },
     { id: 'admin-list', title: 'admin list, first page', indexes: [ORDER], query: list(admin, {}) },
     { id: 'admin-deep', title: `admin list, page ${Math.max(1, Math.floor((i.total / limit) * 0.9))}`, indexes: [ORDER], query: list(admin, {}, Math.max(1, Math.floor((i.total / limit) * 0.9))) },
-    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => ({ q: updatedTemplatesQuery(db, org, i.since) }) },
+    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => ({ q: updatedTemplatesQuery(db, org, parseSyncPoint(i.since.toISOString()), null, UPDATES_PAGE_SIZE + 1) }) },
     { id: 'by-slug', title: `get by slug ${i.slug}`, indexes: ['templates_slug_unique'], query: (db) => ({ q: templateBySlugQuery(db, org, i.slug) }) },
     { id: 'categories', title: 'categories with counts (instance key)', indexes: [COUNTS], query: (db) => ({ q: listCategoriesQuery(db, org) }) },
   ];

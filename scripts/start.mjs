@@ -16,6 +16,19 @@ import { serveCommand } from '../server/http/command.mjs';
 const root = new URL('..', import.meta.url).pathname;
 const nextBin = `${root}node_modules/next/dist/bin/next`;
 
+// NODE_ENV=production, as the operator set it: refuse what is only safe on a developer's machine.
+if (process.env.NODE_ENV === 'production') {
+  const blank = (name) => (process.env[name] ?? '').trim() === '';
+  if (blank('HUB_SECRET')) {
+    console.error('[hub] NODE_ENV=production: refusing to start without HUB_SECRET (the key that encrypts stored secrets; see README, Configuration).');
+    process.exit(1);
+  }
+  if (['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'].some(blank)) {
+    console.error('[hub] NODE_ENV=production: the development OpenID provider never runs in production; set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.');
+    process.exit(1);
+  }
+}
+
 if (!existsSync(`${root}.next/BUILD_ID`)) {
   console.log('[hub] no production build yet: running next build (once)…');
   const build = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit' });

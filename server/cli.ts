@@ -15,6 +15,9 @@ import { seedCatalog } from './domain/catalog/seed';
 import { signUserToken } from './domain/jwt';
 import { normalizeEmail, upsertUserByEmail } from './domain/users';
 
+/** `hub token --ttl` at most 30 days. */
+const CLI_TOKEN_MAX_TTL_SECONDS = 30 * 86_400;
+
 const USAGE = `usage: hub <command>
   migrate
   user create --email E [--name N] [--role user|admin|superadmin]
@@ -50,8 +53,9 @@ async function run(argv: string[]): Promise<unknown> {
       const f = flags(rest, { email: { type: 'string' }, ttl: { type: 'string' } });
       if (!f.email) throw new UsageError('--email is required');
       const ttl = f.ttl === undefined ? undefined : Number(f.ttl);
-      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > 365 * 86400)) {
-        throw new UsageError('--ttl must be a whole number of seconds from 1 to 31536000');
+      // Capped like GitLab's and GitHub's expiring tokens: a leaked script token dies within a month.
+      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1 || ttl > CLI_TOKEN_MAX_TTL_SECONDS)) {
+        throw new UsageError(`--ttl must be a whole number of seconds from 1 to ${CLI_TOKEN_MAX_TTL_SECONDS} (30 days)`);
       }
       const db = await getDb();
       const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, normalizeEmail(f.email)));

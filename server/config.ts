@@ -29,6 +29,14 @@ export const config = {
   get databasePoolSize() {
     return intEnv('DATABASE_POOL_SIZE', 10);
   },
+  /** PostgreSQL: milliseconds to open a connection before the request is answered 503. */
+  get databaseConnectTimeoutMs() {
+    return intEnv('HUB_DB_CONNECT_TIMEOUT_MS', 1_000);
+  },
+  /** PostgreSQL: statement_timeout of every connection, in milliseconds. */
+  get databaseStatementTimeoutMs() {
+    return intEnv('HUB_DB_STATEMENT_TIMEOUT_MS', 15_000);
+  },
   /** Embedded database folder when DATABASE_URL is unset; "memory://" keeps it in memory. */
   get dataDir() {
     return env('HUB_DATA_DIR') ?? './.hub-data';
@@ -44,6 +52,25 @@ export const config = {
   /** Lifetime of session and script JWTs, in seconds. */
   get jwtTtlSeconds() {
     return intEnv('HUB_JWT_TTL', 8 * 3600);
+  },
+  /** SIGTERM: milliseconds to let in-flight requests and streams finish before they are cut. */
+  get shutdownTimeoutMs() {
+    return intEnv('HUB_SHUTDOWN_TIMEOUT_MS', 25_000);
+  },
+  /** Production server: most open client connections at once (more are refused at accept). */
+  get maxConnections() {
+    return intEnv('HUB_MAX_CONNECTIONS', 1_000);
+  },
+  /** Production server: milliseconds to receive a request's headers, and the whole request (not the answer). */
+  get headersTimeoutMs() {
+    return intEnv('HUB_HEADERS_TIMEOUT_MS', 20_000);
+  },
+  get requestTimeoutMs() {
+    return intEnv('HUB_REQUEST_TIMEOUT_MS', 60_000);
+  },
+  /** pino log level: fatal, error, warn, info, debug, trace or silent. */
+  get logLevel() {
+    return env('HUB_LOG_LEVEL') ?? 'info';
   },
   get isProduction() {
     return process.env.NODE_ENV === 'production';

@@ -20,7 +20,7 @@ it('is OpenAPI 3.1 with the catalog paths and their parameters', async () => {
   expect(params).toEqual(['category', 'featured', 'limit', 'page', 'search', 'tags']);
   const updates = d.paths['/catalog/templates/updates'].get;
   expect(updates.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'since', required: true })]));
-  expect(Object.keys(updates.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['checked_at', 'removed', 'templates']);
+  expect(Object.keys(updates.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['checked_at', 'has_more', 'removed', 'templates']);
 });
 
 it('documents a JSON body for every DELETE that takes input', async () => {

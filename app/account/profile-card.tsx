@@ -18,6 +18,11 @@ export function ProfileCard({ profile }: { profile: Profile }) {
     onError: (err) => toast.error(errorMessage(err)),
   });
   const errors = fieldErrors(update.error);
+  const signOutEverywhere = trpc.account.signOutEverywhere.useMutation({
+    // This session ends too: back to the start page, signed out.
+    onSuccess: () => window.location.assign('/'),
+    onError: (err) => toast.error(errorMessage(err)),
+  });
   return (
     <Card title="Profile" description="Your name as your organization and the Hub's administrators see it.">
       <dl className="mb-4 grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
@@ -50,6 +55,12 @@ export function ProfileCard({ profile }: { profile: Profile }) {
           {update.isPending ? 'Saving…' : 'Save'}
         </Button>
       </form>
+      <div className="mt-6 flex flex-wrap items-center justify-between gap-2 border-t border-zinc-200 pt-4 text-sm">
+        <span className="text-zinc-600">Ends every session and Hub JWT of yours, in every browser and script (this one too).</span>
+        <Button type="button" onClick={() => signOutEverywhere.mutate({})} disabled={signOutEverywhere.isPending}>
+          {signOutEverywhere.isPending ? 'Signing out…' : 'Sign out everywhere'}
+        </Button>
+      </div>
     </Card>
   );
 }

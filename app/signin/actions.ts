@@ -1,14 +1,9 @@
 'use server';
 import { OIDC_PROVIDER_ID, signIn, signOut } from '@/server/auth/nextauth';
-
-/** Only paths of this site: never an open redirect. */
-function safePath(value: FormDataEntryValue | null): string {
-  const path = typeof value === 'string' ? value : '';
-  return path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\') ? path : '/account';
-}
+import { sameOriginPath } from '@/server/auth/redirects';
 
 export async function signInAction(formData: FormData) {
-  await signIn(OIDC_PROVIDER_ID, { redirectTo: safePath(formData.get('callbackUrl')) });
+  await signIn(OIDC_PROVIDER_ID, { redirectTo: sameOriginPath(formData.get('callbackUrl')) });
 }
 
 export async function signOutAction() {

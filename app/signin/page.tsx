@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { authEnv } from '@/server/auth/env';
+import { sameOriginPath } from '@/server/auth/redirects';
 import { pageSession } from '@/server/auth/session';
 import { Card, ErrorState, Notice } from '../_components/ui';
 import { signInAction } from './actions';
@@ -19,14 +20,11 @@ const ERRORS: Record<string, string> = {
   InvalidCheck: 'The sign-in attempt expired or was started in another browser. Try again.',
 };
 
-function safePath(value: string | undefined) {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/account';
-}
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
   const one = (k: string) => (Array.isArray(params[k]) ? params[k]![0] : (params[k] as string | undefined));
-  const callbackUrl = safePath(one('callbackUrl'));
+  const callbackUrl = sameOriginPath(one('callbackUrl'));
   const error = one('error');
   const session = await pageSession();
   if (session.user) redirect(callbackUrl);

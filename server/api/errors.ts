@@ -7,7 +7,13 @@
  */
 import { TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '../db/client';
+import { requestLogger } from '../log';
 import { DomainError, type DomainErrorCode } from '../domain/errors';
+
+/** Seconds a client should wait before retrying while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_UNAVAILABLE = 'The database is unavailable; retry later';
 
 /** The `code` of every JSON error body (tRPC's names) and its HTTP status: the one status table. */
 const STATUS = {
@@ -22,6 +28,7 @@ const STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 export type ErrorCode = keyof typeof STATUS;
 
@@ -72,6 +79,11 @@ export interface HttpError {
 }
 
 export function toHttpError(err: unknown): HttpError {
+  if (isDatabaseUnavailable(err)) {
+    // An outage, not a bug: retry later (logged as a warning with the request id).
+    const headers = { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) };
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: DATABASE_UNAVAILABLE, headers };
+  }
   // tRPC wraps what a procedure threw; the cause says what it was.
   const inner = err instanceof TRPCError && err.cause && (err.cause instanceof DomainError || err.cause instanceof ZodError) ? err.cause : err;
   if (inner instanceof DomainError) {
@@ -93,6 +105,8 @@ export function toHttpError(err: unknown): HttpError {
 
 /** The tRPC error of a domain error (procedure middleware); other errors pass unchanged. */
 export function toTRPCError(err: unknown): unknown {
+  // tRPC answers 503 for it too (the message and Retry-After come from toHttpError).
+  if (isDatabaseUnavailable(err)) return new TRPCError({ code: 'SERVICE_UNAVAILABLE', message: DATABASE_UNAVAILABLE, cause: err });
   if (!(err instanceof DomainError)) return err;
   return new TRPCError({ code: FROM_DOMAIN[err.code], message: err.message, cause: err });
 }
@@ -104,7 +118,8 @@ export function errorBody(e: HttpError): { code: ErrorCode; message: string; rea
 
 /** Logs an unexpected failure once, with where it happened. */
 export function logUnexpected(where: string, e: HttpError) {
-  if (e.status === 500) console.error(`[hub] ${where} failed:`, e.unexpected);
+  if (e.status === 500) requestLogger().error({ err: e.unexpected, where }, 'request failed');
+  else if (e.status === 503) requestLogger().warn({ where }, e.message);
 }
 
 /** The HTTP answer of any error: `{code, message}` (+ reason, issues), status and headers from the table. */

@@ -11,9 +11,12 @@
  */
 import type { AnyProcedure, ProcedureType } from '@trpc/server';
 import { createProcedureCache, normalizePath } from 'trpc-to-openapi';
-import type { HeaderReader } from '../auth/credentials';
+import { credentialFromHeaders, type HeaderReader } from '../auth/credentials';
 import { generation } from '../db/invalidation';
+import type { Principal } from '../domain/principal';
+import { sourceAddress } from '../domain/support/addresses';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
+import { admit, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
 import { cachedAnswer, cacheKey, lookUp, store } from './responseCache';
 import { appRouter } from './root';
 import { createContext, type Context, type HubMeta } from './trpc';
@@ -70,7 +73,19 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 function errorAnswer(err: unknown, where: string): RestAnswer {
   const e = toHttpError(err);
   logUnexpected(where, e);
-  return { status: e.status, headers: { ...JSON_HEADERS, ...e.headers }, body: JSON.stringify(errorBody(e)) };
+  const limited = err instanceof RateLimitRefusal ? rateLimitHeaders(err.status) : {};
+  return { status: e.status, headers: { ...JSON_HEADERS, ...e.headers, ...limited }, body: JSON.stringify(errorBody(e)) };
+}
+
+/** The key a caller is rate-limited under once resolved; null for anonymous calls (limited per address). */
+export function limitSubjectOf(principal: Principal): string | null {
+  return principal.kind === 'instance' ? `svh:${principal.keyId}` : principal.kind === 'user' ? `user:${principal.userId}` : null;
+}
+
+/** The context of a call, built once, under the rate limits (rateLimit.ts). */
+function admitRest(headers: HeaderReader) {
+  const address = sourceAddress(headers)?.ip ?? 'unknown';
+  return admit(address, credentialFromHeaders(headers) !== null, () => createContext(headers), (ctx) => limitSubjectOf(ctx.principal));
 }
 
 /** Query parameters as input: one value → string, repeated → array (own properties only). */
@@ -112,6 +127,22 @@ async function readInput(req: RestRequest, route: Route, url: URL): Promise<Reco
   return { ...(await bodyInput(req)), ...route.pathInput };
 }
 
+const inputKeys = new WeakMap<AnyProcedure, Set<string>>();
+
+/**
+ * The query parameters the procedure reads (its input object's keys): the response cache keys on these
+ * only, so unknown parameters (ignored by the procedure) cannot mint new cache entries.
+ */
+function knownParams(route: Route, params: URLSearchParams): URLSearchParams {
+  let keys = inputKeys.get(route.procedure);
+  if (!keys) {
+    const [input] = (route.procedure._def as { inputs?: { shape?: Record<string, unknown> }[] }).inputs ?? [];
+    keys = new Set(Object.keys(input?.shape ?? {}));
+    inputKeys.set(route.procedure, keys);
+  }
+  return new URLSearchParams([...params].filter(([name]) => keys.has(name)));
+}
+
 function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
   return route.procedure({ ctx, path: route.path, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
 }
@@ -128,13 +159,13 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
   try {
     const route = matchRoute(req.method, pathname);
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
+    const { caller: ctx, headers: limitHeaders } = await admitRest(req.headers);
     const input = await readInput(req, route, url);
-    const ctx = await createContext(req.headers);
 
     if (req.method !== 'GET' || !route.meta.responseCache) {
-      return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(await call(route, ctx, input)) ?? null };
+      return { status: 200, headers: { ...JSON_HEADERS, ...limitHeaders }, body: JSON.stringify(await call(route, ctx, input)) ?? null };
     }
-    const key = cacheKey(ctx.principal, pathname, url.searchParams);
+    const key = cacheKey(ctx.principal, pathname, knownParams(route, url.searchParams));
     let entry = lookUp(key);
     if (entry) {
       for (const effect of entry.repeat) effect();
@@ -142,7 +173,8 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
       const computedUnder = generation('catalog');
       entry = store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
     }
-    return cachedAnswer(entry, ctx.principal, req.headers);
+    const answer = cachedAnswer(entry, ctx.principal, req.headers);
+    return { ...answer, headers: { ...answer.headers, ...limitHeaders } };
   } catch (err) {
     return errorAnswer(err, where);
   }
@@ -155,7 +187,8 @@ export async function handleRest(req: Request): Promise<Response> {
   return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
 }
 
-async function readWebBody(req: Request, limit: number): Promise<Uint8Array | null> {
+/** A Fetch request's body up to `limit` bytes, or null when it is larger (then it is not read further). */
+export async function readWebBody(req: Request, limit: number): Promise<Uint8Array | null> {
   if (Number(req.headers.get('content-length') ?? 0) > limit) return null;
   if (!req.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];

@@ -4,12 +4,14 @@
  * Errors: procedures and the domain throw DomainError; the base middleware turns it into the tRPC
  * error and the formatter words every error the way errors.ts does for REST.
  */
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
 import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
-import { toHttpError, toTRPCError } from './errors';
+import { isDatabaseUnavailable } from '../db/client';
+import { noteCaller, type Caller } from '../log';
+import { describeIssues, toHttpError, toTRPCError } from './errors';
 import type { ResponseCachePolicy } from './responseCache';
 
 export interface Context {
@@ -34,10 +36,18 @@ export function contextFor(principal: Principal, headers: HeaderReader): Context
   return { principal, headers, readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
 }
 
+function callerOf(p: Principal): Caller {
+  if (p.kind === 'instance') return { kind: 'instance', id: p.keyId };
+  if (p.kind === 'user') return { kind: 'user', id: p.userId };
+  return { kind: 'anonymous' };
+}
+
 /** Resolves the caller; a refused credential is thrown as the tRPC error of its code. */
 export async function createContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
   try {
-    return contextFor(await resolveCredential(credentialFromHeaders(headers, opts)), headers);
+    const principal = await resolveCredential(credentialFromHeaders(headers, opts));
+    noteCaller(callerOf(principal));
+    return contextFor(principal, headers);
   } catch (err) {
     throw toTRPCError(err);
   }
@@ -54,13 +64,28 @@ const t = initTRPC
     },
   });
 
+/** The path of the first string (value or key) holding a NUL character in a JSON-like input, or null. */
+function pathOfNul(value: unknown, path: string[] = [], depth = 0): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null || depth > 32) return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return [...path, key.replaceAll('\u0000', '\\u0000')];
+    const found = pathOfNul(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Every procedure: a DomainError thrown below becomes the tRPC error of its code. */
-export const publicProcedure = t.procedure.use(async ({ next }) => {
+export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => {
+  const nul = pathOfNul(await getRawInput());
+  // PostgreSQL cannot store NUL in text: refuse it here, for every procedure and field, with the field named.
+  if (nul) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([{ path: nul, message: 'must not contain NUL characters (\\u0000)' }]) });
   const result = await next();
-  if (!result.ok && result.error.cause instanceof DomainError) throw toTRPCError(result.error.cause);
+  if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause))) throw toTRPCError(result.error.cause);
   return result;
 });
 

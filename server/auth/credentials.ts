@@ -14,17 +14,24 @@
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
+import { config } from '../config';
 import { getDb, type Db } from '../db/client';
 import { generation } from '../db/invalidation';
 import { instanceKeys, instanceReports, organizations, personalAccessTokens, users } from '../db/schema';
 import { DomainError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
+import { issuedBeforeSignOut } from '../domain/profile';
 import { sameMembership, type ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { hashSecret, parseSecret, secretKindOf } from '../domain/tokens';
 
-/** next-auth (v5) session cookies; the session token is a Hub JWT (see nextauth.ts). */
-export const SESSION_COOKIE_NAMES = ['__Secure-authjs.session-token', 'authjs.session-token'];
+/**
+ * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
+ * the __Secure- one: a plain-named cookie could have been planted over HTTP or by a sibling subdomain.
+ */
+export function sessionCookieName(): string {
+  return config.hubUrl.startsWith('https:') ? '__Secure-authjs.session-token' : 'authjs.session-token';
+}
 
 /** What the resolver reads of a request: Fetch Headers, or a view of Node's request headers. */
 export interface HeaderReader {
@@ -41,9 +48,10 @@ export function credentialFromHeaders(headers: HeaderReader, opts: { allowSessio
   }
   if (opts.allowSessionCookie) {
     const cookies = headers.get('cookie') ?? '';
+    const wanted = sessionCookieName();
     for (const part of cookies.split(';')) {
       const [name, ...rest] = part.trim().split('=');
-      if (name && SESSION_COOKIE_NAMES.includes(name)) return decodeURIComponent(rest.join('='));
+      if (name === wanted) return decodeURIComponent(rest.join('='));
     }
   }
   return null;
@@ -127,8 +135,9 @@ async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
 
 async function resolveUserToken(token: string): Promise<Principal> {
   let subject: string | undefined;
+  let issuedAt: number | undefined;
   try {
-    subject = (await verifyJwt(token)).sub;
+    ({ sub: subject, iat: issuedAt } = await verifyJwt(token));
   } catch {
     unauthenticated('Invalid or expired token', 'invalid_token');
   }
@@ -136,11 +145,25 @@ async function resolveUserToken(token: string): Promise<Principal> {
   const db = await getDb();
   // Role, organization and existence come from the database on every request: no stale authority.
   const [user] = await db
-    .select({ id: users.id, email: users.email, name: users.name, role: users.role, orgId: users.orgId, orgRole: users.orgRole })
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+      orgId: users.orgId,
+      orgRole: users.orgRole,
+      orgStatus: organizations.status,
+      sessionsValidAfter: users.sessionsValidAfter,
+    })
     .from(users)
+    .leftJoin(organizations, eq(organizations.id, users.orgId))
     .where(eq(users.id, subject));
   if (!user) unauthenticated('This user no longer exists', 'unknown_user');
-  return { kind: 'user', userId: user.id, email: user.email, name: user.name, role: user.role, orgId: user.orgId, orgRole: user.orgId ? user.orgRole : null };
+  if (issuedBeforeSignOut(issuedAt, user.sessionsValidAfter)) unauthenticated('This session has been signed out; sign in again', 'signed_out');
+  // A member of a suspended organization keeps their account but acts without it: no catalog view of
+  // the organization and no operations on it (its keys and tokens are refused as well).
+  const orgId = user.orgId && user.orgStatus === 'active' ? user.orgId : null;
+  return { kind: 'user', userId: user.id, email: user.email, name: user.name, role: user.role, orgId, orgRole: orgId ? user.orgRole : null };
 }
 
 // ---------------------------------------------------------------- personal access tokens (svp_, /mcp only)

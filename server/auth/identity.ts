@@ -3,7 +3,14 @@
  * of an identity, an existing user with the same email that has no identity yet (e.g. one created with
  * the CLI) is linked, otherwise a user is created. Roles: HUB_SUPERADMIN_EMAILS promotes to superadmin;
  * with the development provider the first user to sign in becomes superadmin.
+ *
+ * An email counts only when the provider says email_verified === true (a missing claim is not a yes):
+ * only then is an account created under it, linked by it, or promoted for it. An unverified identity
+ * still signs in, into a separate account of its own that holds no email anyone could look up, link or
+ * invite (a placeholder under the reserved .invalid domain) and is granted nothing — as GitLab and
+ * Grafana treat unverified provider emails.
  */
+import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { users } from '../db/schema';
@@ -46,6 +53,11 @@ export interface SignedInUser {
   created: boolean;
 }
 
+/** The email of an unverified identity's account: unique to the identity, never a real address. */
+export function unverifiedPlaceholderEmail(issuer: string, subject: string): string {
+  return `unverified-${createHash('sha256').update(`${issuer}\n${subject}`).digest('hex').slice(0, 32)}@unverified.invalid`;
+}
+
 export async function userForOidcIdentity(identity: OidcIdentity, policy: SignInPolicy): Promise<SignedInUser> {
   if (!identity.subject) throw new SignInRefused('no_email', 'The identity provider sent no subject');
   const email = identity.email ? normalizeEmail(identity.email) : '';
@@ -66,13 +78,18 @@ export async function userForOidcIdentity(identity: OidcIdentity, policy: SignIn
       if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) {
         throw new SignInRefused('no_email', 'Your identity provider did not share an email address; the Hub needs one');
       }
-      const [byEmail] = await tx.select().from(users).where(eq(users.email, email));
-      if (byEmail) {
+      const verified = identity.emailVerified === true;
+      const [byEmail] = verified ? await tx.select().from(users).where(eq(users.email, email)) : [];
+      if (!verified) {
+        [user] = await tx
+          .insert(users)
+          .values({ email: unverifiedPlaceholderEmail(identity.issuer, identity.subject), name, role: 'user', oidcIssuer: identity.issuer, oidcSubject: identity.subject })
+          .returning();
+        created = true;
+        await writeAudit(tx, { actor: system, action: 'user.create', targetType: 'user', targetId: user!.id, details: { issuer: identity.issuer, email_verified: false } });
+      } else if (byEmail) {
         if (byEmail.oidcIssuer !== null || byEmail.oidcSubject !== null) {
           throw new SignInRefused('identity_conflict', `The Hub account for ${email} is linked to another sign-in identity`);
-        }
-        if (identity.emailVerified === false) {
-          throw new SignInRefused('email_unverified', `Your identity provider has not verified ${email}; verify it there first`);
         }
         [user] = await tx
           .update(users)
@@ -93,7 +110,7 @@ export async function userForOidcIdentity(identity: OidcIdentity, policy: SignIn
 
     let promoteBecause: string | null = null;
     if (current.role !== 'superadmin') {
-      if (policy.superadminEmails.includes(current.email)) promoteBecause = 'HUB_SUPERADMIN_EMAILS';
+      if (identity.emailVerified === true && policy.superadminEmails.includes(current.email)) promoteBecause = 'HUB_SUPERADMIN_EMAILS';
       else if (policy.firstUserIsSuperadmin) {
         const [other] = await tx.select({ id: users.id }).from(users).where(eq(users.role, 'superadmin')).limit(1);
         if (!other) promoteBecause = 'first user of the development provider';

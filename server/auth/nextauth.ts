@@ -10,9 +10,11 @@ import NextAuth, { type NextAuthConfig } from 'next-auth';
 import type { OIDCConfig } from 'next-auth/providers';
 import { config } from '../config';
 import { signUserToken, verifyJwt } from '../domain/jwt';
+import { endSessions, sessionSignedOut } from '../domain/profile';
 import { deriveSecret } from '../domain/secrets';
 import { authEnv } from './env';
 import { SignInRefused, userForOidcIdentity } from './identity';
+import { sameOriginPath } from './redirects';
 
 export const OIDC_PROVIDER_ID = 'oidc';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -91,13 +93,25 @@ async function buildConfig(): Promise<NextAuthConfig> {
         if (!token) return null;
         try {
           const payload = await verifyJwt(token);
+          if (!payload.sub || !UUID.test(payload.sub) || (await sessionSignedOut(payload.sub, payload.iat))) return null;
           return { sub: payload.sub };
         } catch {
           return null;
         }
       },
     },
+    events: {
+      // Sign-out ends the session on the server too: this JWT (and the user's other ones) stop working at once.
+      async signOut(message) {
+        const sub = 'token' in message ? message.token?.sub : undefined;
+        if (sub && UUID.test(sub)) await endSessions(sub);
+      },
+    },
     callbacks: {
+      // Auth.js's default compares string prefixes; compare parsed origins instead (redirects.ts).
+      redirect({ url, baseUrl }) {
+        return new URL(sameOriginPath(url, '/account', baseUrl), baseUrl).toString();
+      },
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID || !profile) return false;
         const oidc = authEnv.oidc;

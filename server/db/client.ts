@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { config } from '../config';
@@ -35,7 +35,13 @@ async function openPostgres(url: string): Promise<Database> {
   const client = postgres(url, {
     max: config.databasePoolSize,
     onnotice: () => {},
-    connection: { application_name: 'hub' },
+    // An unreachable server fails a request within a second or so (then 503, see isDatabaseUnavailable), not a hang.
+    connect_timeout: config.databaseConnectTimeoutMs / 1000,
+    // Queries wait for a reconnect attempt; the default backoff grows to 20 s (the 3–15 s hangs of an outage).
+    // A short constant retry fails them fast (ECONNREFUSED → 503) and recovers as soon as the server is back.
+    backoff: () => 0.25,
+    // Per connection: no statement holds a connection (and a request) longer than this.
+    connection: { application_name: 'hub', statement_timeout: config.databaseStatementTimeoutMs },
   });
   const db = drizzle(client, { schema }) as unknown as Db;
   // Several Hub processes may start at once: one migrates, the others wait for it.
@@ -147,6 +153,40 @@ export async function closeDatabase() {
   const open = holder.__hubDatabase;
   holder.__hubDatabase = undefined;
   if (open) await (await open).close();
+}
+
+/** The answer of /readyz: the database opened (so migrated) and answering a trivial query now. */
+export async function checkDatabase(timeoutMs = 1_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([getDb().then((db) => db.execute(sql`select 1`)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Driver errors that mean "the server is unreachable or refusing work", not "this query is wrong". */
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+]);
+
+/**
+ * Whether a failure means the database is unavailable (an outage, a restart, a statement timeout):
+ * the caller should retry later (503 + Retry-After) rather than see a 500. SQLSTATE class 08 is a
+ * connection exception; 57P01-57P03 a server shutting down or starting; 53300 too many connections;
+ * 57014 a statement cancelled by statement_timeout.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    if (UNAVAILABLE_ERRNOS.has(code) || code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', '57014'].includes(code)) return true;
+  }
+  return false;
 }
 
 /** Runs a raw drizzle `sql` query and returns its rows (postgres.js answers an array, PGlite `{rows}`). */

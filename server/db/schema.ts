@@ -12,6 +12,7 @@ import {
   jsonb,
   pgTable,
   smallint,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -77,6 +78,8 @@ export const users = pgTable(
     orgJoinedAt: ts('org_joined_at'),
     oidcIssuer: text('oidc_issuer'),
     oidcSubject: text('oidc_subject'),
+    /** Sign-out (here or everywhere): Hub JWTs of this user issued before it are refused. */
+    sessionsValidAfter: ts('sessions_valid_after'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -422,4 +425,18 @@ export const mcpCalls = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('mcp_calls_org_idx').on(t.orgId, t.createdAt)],
+);
+
+/**
+ * Rate-limit windows shared by every Hub process (server/api/rateLimit.ts): each process counts in
+ * memory and adds its counts here a few times a second; the sum it reads back is the limit's view.
+ */
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    key: text('key').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+    hits: integer('hits').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] }), index('rate_limit_windows_start_idx').on(t.windowStart)],
 );

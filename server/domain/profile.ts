@@ -15,3 +15,27 @@ export async function updateProfileName(user: UserPrincipal, name: string) {
     return row;
   });
 }
+
+/**
+ * Ends every session and Hub JWT of the user issued until now (sign-out, "sign out everywhere"):
+ * the resolver refuses a token whose iat is before sessions_valid_after.
+ */
+export async function endSessions(userId: string): Promise<void> {
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    const [row] = await tx.update(users).set({ sessionsValidAfter: sql`now()` }).where(eq(users.id, userId)).returning({ orgId: users.orgId });
+    if (row) await writeAudit(tx, { actor: { kind: 'system', id: 'sign-out' }, action: 'user.end_sessions', targetType: 'user', targetId: userId, orgId: row.orgId, details: {} });
+  });
+}
+
+/** Whether a Hub JWT issued at `iatSeconds` predates the user's last sign-out. */
+export function issuedBeforeSignOut(iatSeconds: number | undefined, validAfter: Date | null): boolean {
+  return validAfter !== null && (iatSeconds ?? 0) * 1000 < validAfter.getTime();
+}
+
+/** Whether the user's Hub JWT issued at `iatSeconds` has been signed out (or the user is gone). */
+export async function sessionSignedOut(userId: string, iatSeconds: number | undefined): Promise<boolean> {
+  const db = await getDb();
+  const [row] = await db.select({ validAfter: users.sessionsValidAfter }).from(users).where(eq(users.id, userId));
+  return !row || issuedBeforeSignOut(iatSeconds, row.validAfter);
+}

@@ -77,8 +77,8 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > limit) {
+        // The rest is read and dropped (no listener left), so the connection can serve its next request.
         req.off('data', onData);
-        req.pause();
         return resolve(null);
       }
       chunks.push(chunk);
@@ -91,9 +91,15 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array |
   });
 }
 
-function writeAnswer(answer: RestAnswer, res: ServerResponse) {
-  // A body left unread (413) must not be taken for the next request on this connection.
-  res.writeHead(answer.status, answer.status === 413 ? { ...answer.headers, connection: 'close' } : answer.headers);
+/**
+ * After a 413 Node reads the rest of the refused body and drops it, so a kept-alive connection serves its
+ * next request (as nginx does). A body declared larger than this is not worth reading: the connection closes.
+ */
+const DISCARD_BODY_BYTES = 32 * 1024 * 1024;
+
+function writeAnswer(answer: RestAnswer, req: IncomingMessage, res: ServerResponse) {
+  const tooLargeToDrop = answer.status === 413 && Number(req.headers['content-length'] ?? 0) > DISCARD_BODY_BYTES;
+  res.writeHead(answer.status, tooLargeToDrop ? { ...answer.headers, connection: 'close' } : answer.headers);
   res.end(answer.body ?? undefined);
 }
 
@@ -108,7 +114,7 @@ export function serveRest(req: IncomingMessage, res: ServerResponse) {
     },
   };
   dispatchRest({ method: req.method ?? 'GET', url: req.url ?? '/', headers, readBody: (limit) => readNodeBody(req, limit) }).then(
-    (answer) => writeAnswer(answer, res),
+    (answer) => writeAnswer(answer, req, res),
     (err) => writeFailure(err, res),
   );
 }

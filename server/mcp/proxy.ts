@@ -20,8 +20,11 @@ import { Readable } from 'node:stream';
 import { config } from '../config';
 import { signJwt } from '../domain/jwt';
 import { errorResponse } from '../api/errors';
+import { admit, RateLimitRefusal, rateLimitHeaders } from '../api/rateLimit';
+import { sourceAddress } from '../domain/support/addresses';
 import { resolvePat } from '../auth/credentials';
 import { DomainError } from '../domain/errors';
+import { noteCaller } from '../log';
 import { recordMcpCall, type ResolvedPat } from '../domain/pats';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
@@ -49,6 +52,7 @@ function headerSafe(text: string) {
 
 /** A refused credential: the error model's answer, with the challenge MCP clients read. */
 function refusalResponse(refusal: DomainError): Response {
+  if (refusal instanceof RateLimitRefusal) return errorResponse(refusal, '/mcp', () => rateLimitHeaders(refusal.status));
   return errorResponse(refusal, '/mcp', (e) => ({
     'www-authenticate': `Bearer realm="hub", error="${e.status === 401 ? 'invalid_token' : 'insufficient_scope'}", error_description="${headerSafe(e.message)}"`,
   }));
@@ -302,7 +306,10 @@ async function proxy(req: Request): Promise<Response> {
   const marks: [string, number][] = [['start', performance.now()]];
   let pat: ResolvedPat;
   try {
-    pat = await resolvePat(bearerToken(req.headers));
+    const token = bearerToken(req.headers);
+    const address = sourceAddress(req.headers)?.ip ?? 'unknown';
+    ({ caller: pat } = await admit(address, token !== null, () => resolvePat(token), (p) => `svp:${p.tokenId}`));
+    noteCaller({ kind: 'pat', id: pat.tokenId });
   } catch (err) {
     if (err instanceof DomainError) return refusalResponse(err);
     throw err;

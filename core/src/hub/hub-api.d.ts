@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Templates changed since a time, and templates removed from the caller’s view
-         * @description Use checked_at as the next since. Every change stamped before checked_at is included; a change may be sent twice across polls, never missed. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an idle poll is the same request each time; send If-None-Match for a 304).
+         * @description One page of at most 500 changes (templates plus removed) in (updated_at, id) order. Send checked_at back verbatim as the next since: every change up to that point is included; a change may be sent twice across polls, never missed. has_more: true means checked_at is a point inside the backlog (possibly inside a bulk write sharing one updated_at; its fraction then carries more than microsecond digits) and the next page is available at once; false means the answer is complete up to checked_at. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an idle poll is the same request each time; send If-None-Match for a 304).
          */
         get: operations["catalog-templateUpdates"];
         put?: never;
@@ -113,6 +113,23 @@ export interface paths {
         /** Update the caller's name (1 to 100 characters) */
         put: operations["account-updateProfile"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End every session and Hub JWT of the caller issued until now (this one included); personal access tokens are not affected */
+        post: operations["account-signOutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -891,6 +908,7 @@ export interface operations {
                             removed_at: string;
                         }[];
                         checked_at: string;
+                        has_more: boolean;
                     };
                 };
             };
@@ -1476,6 +1494,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.NOT_FOUND"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                };
+            };
+        };
+    };
+    "account-signOutEverywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        signed_out: true;
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.FORBIDDEN"];
                 };
             };
             /** @description Internal server error */

@@ -18,7 +18,18 @@ export const queryList = () =>
     z.array(z.string().trim().max(100)).max(50).transform((list) => list.filter((s) => s.length > 0)),
   );
 
-export const isoDateTime = () => z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** An ISO 8601 timestamp PostgreSQL can store: years 0001–9999 in UTC (year 0000 is valid ISO, not a PostgreSQL date). */
+export const isoDateTime = (error = 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z') =>
+  z.iso.datetime({ offset: true, error }).refine(
+    (s) => {
+      const t = Date.parse(s);
+      return t >= EARLIEST && t <= LATEST;
+    },
+    { error: 'must be between 0001-01-01 and 9999-12-31 (UTC)' },
+  );
 
 export const PaginationSchema = z.object({
   page: z.number().int(),

@@ -1,5 +1,6 @@
 /** Request and response shapes of the instance support surface (issue 6) and the row → JSON mappings. */
 import { z } from 'zod';
+import { isoDateTime } from './query';
 import type { AddonEventRow } from '../../domain/support/addonEvents';
 import type { DnsRecordRow } from '../../domain/support/dns';
 import type { InstanceInfoRow } from '../../domain/support/instances';
@@ -251,7 +252,7 @@ export const AddonEventInputSchema = z.object({
   addon: lineText(100),
   action: lineText(100),
   actor: lineText(200).nullable().optional(),
-  occurred_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' }),
+  occurred_at: isoDateTime(),
   details: jsonObject(MAX_BATCH_BYTES, '1 MB').nullable().optional(),
 });
 
@@ -287,8 +288,8 @@ export const addonEventFilterInput = {
   instance_id: z.uuid().optional(),
   addon: z.string().trim().min(1).max(100).optional(),
   action: z.string().trim().min(1).max(100).optional(),
-  since: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).optional().describe('occurred_at ≥ since'),
-  until: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }).optional().describe('occurred_at < until'),
+  since: isoDateTime('must be an ISO 8601 timestamp').optional().describe('occurred_at ≥ since'),
+  until: isoDateTime('must be an ISO 8601 timestamp').optional().describe('occurred_at < until'),
 };
 
 export function toAddonEventFilters(input: {

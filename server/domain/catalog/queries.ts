@@ -1,5 +1,5 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, eq, getTableColumns, gte, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { LRUCache } from 'lru-cache';
 import { execRows, getDb, type Db } from '../../db/client';
@@ -303,17 +303,68 @@ export interface RemovedTemplate {
   removed_at: string;
 }
 
-/** Templates the scope sees that changed since `since`, unexecuted (the benchmark EXPLAINs it). */
-export function updatedTemplatesQuery(db: Db, scope: CatalogScope, since: Date) {
-  return db
-    .select(templateSelection)
-    .from(templates)
-    .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .where(and(templateVisible(scope), gte(templates.updatedAt, since)))
-    .orderBy(asc(templates.updatedAt), asc(templates.id));
+/** Templates plus removals per updates answer: a bulk write or a sync from 1970 costs one page. */
+export const UPDATES_PAGE_SIZE = 500;
+
+/**
+ * A point in the (stamp, id) order of changes, written as an RFC 3339 timestamp: the stamp to the
+ * microsecond, then (inside a group of changes sharing one stamp) the id as 39 more decimal digits, which
+ * subdivide that microsecond in id order. So checked_at stays a timestamp a client stores and sends back
+ * as `since`, and a page may end inside a bulk write without the next one starting that write again.
+ */
+export interface SyncPoint {
+  /** `YYYY-MM-DDTHH:MM:SS.ffffff` plus an offset, for PostgreSQL. */
+  at: string;
+  /** Changes at exactly `at` with an id up to this one were already sent. */
+  afterId: string | null;
 }
 
-async function changesSince(scope: CatalogScope, since: Date) {
+const UUID_DIGITS = 39;
+
+export function parseSyncPoint(since: string): SyncPoint {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)$/i.exec(since);
+  if (!m) return { at: since, afterId: null };
+  const fraction = m[2] ?? '';
+  const at = `${m[1]}.${fraction.slice(0, 6).padEnd(6, '0')}${m[3]}`;
+  if (fraction.length !== 6 + UUID_DIGITS) return { at, afterId: null };
+  const hex = BigInt(fraction.slice(6)).toString(16).padStart(32, '0');
+  if (hex.length !== 32) return { at, afterId: null };
+  return { at, afterId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+}
+
+function formatSyncPoint(stampUtc: string, id: string): string {
+  return `${stampUtc}${BigInt(`0x${id.replaceAll('-', '')}`).toString().padStart(UUID_DIGITS, '0')}Z`;
+}
+
+/** A change's stamp as UTC text to the microsecond: fixed width, so text order is time order. */
+const stampText = (column: SQL | typeof templates.updatedAt) =>
+  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
+
+/** After the point and (when bounded) before the watermark, for a change with this stamp and id. */
+function inWindow(stamp: SQL, id: SQL, from: SyncPoint, before: Date | null): SQL {
+  const after = from.afterId
+    ? sql`(${stamp} > ${from.at}::timestamptz or (${stamp} = ${from.at}::timestamptz and ${id} > ${from.afterId}::uuid))`
+    : sql`${stamp} >= ${from.at}::timestamptz`;
+  return before ? sql`${after} and ${stamp} < ${sqlTimestamp(before)}` : after;
+}
+
+type Change =
+  | { kind: 'template'; stamp: string; id: string; row: TemplateRow }
+  | { kind: 'removed'; stamp: string; id: string; row: RemovedTemplate };
+
+/** Templates the scope sees that changed after `from` (and before `before`), unexecuted (the benchmark EXPLAINs it). */
+export function updatedTemplatesQuery(db: Db, scope: CatalogScope, from: SyncPoint, before: Date | null, limit: number) {
+  return db
+    .select({ ...templateSelection, stamp: stampText(templates.updatedAt) })
+    .from(templates)
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .where(and(templateVisible(scope), inWindow(sql`${templates.updatedAt}`, sql`${templates.id}`, from, before)))
+    .orderBy(asc(templates.updatedAt), asc(templates.id))
+    .limit(limit);
+}
+
+/** The first `limit` changes in (stamp, id) order, templates and removals merged. */
+async function changesSince(scope: CatalogScope, from: SyncPoint, before: Date | null, limit: number): Promise<Change[]> {
   const db = await getDb();
   const audience =
     scope.kind === 'admin'
@@ -322,38 +373,59 @@ async function changesSince(scope: CatalogScope, since: Date) {
         ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
         : sql`e.audience = 'everyone'`;
   const [rows, removed] = await Promise.all([
-    updatedTemplatesQuery(db, scope, since),
-    execRows<{ id: string; slug: string; removed_at: string | Date }>(
+    updatedTemplatesQuery(db, scope, from, before, limit),
+    execRows<{ id: string; slug: string; removed_at: string | Date; stamp: string }>(
       db,
-      sql`select e.template_id as id, e.slug, max(e.at) as removed_at
+      sql`select e.template_id as id, e.slug, max(e.at) as removed_at, ${stampText(sql`max(e.at)`)} as stamp
             from template_exits e
-           where e.at >= ${sqlTimestamp(since)} and ${audience}
+           where e.at >= ${from.at}::timestamptz and ${audience}
              and not exists (
                select 1 from ${templates} join ${categories} on ${eq(categories.id, templates.categoryId)}
                 where ${and(eq(templates.id, sql`e.template_id`), templateVisible(scope))})
            group by e.template_id, e.slug
-           order by removed_at, id`,
+          having ${inWindow(sql`max(e.at)`, sql`e.template_id`, from, before)}
+           order by max(e.at), e.template_id
+           limit ${limit}`,
     ),
   ]);
-  return {
-    rows,
-    removed: removed.map((r) => ({ id: r.id, slug: r.slug, removed_at: new Date(r.removed_at).toISOString() })),
-  };
+  const changes: Change[] = [
+    ...rows.map(({ stamp, ...row }) => ({ kind: 'template' as const, stamp, id: row.id, row })),
+    ...removed.map((r) => ({
+      kind: 'removed' as const,
+      stamp: r.stamp,
+      id: r.id,
+      row: { id: r.id, slug: r.slug, removed_at: new Date(r.removed_at).toISOString() },
+    })),
+  ];
+  changes.sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return changes.slice(0, limit);
 }
 
 /**
- * Changes since `since` and the checked_at to use as the next since.
- * Nothing changed: checked_at is `since` itself, which is always safe (the client asks the same
- * question again) and makes an idle client's poll the same request each time (cacheable, 304).
- * Something changed: checked_at is the sync watermark, taken before the query that is returned.
+ * One page of changes after `since`, and the checked_at to send as the next since.
+ *  - Nothing changed: checked_at is `since` itself, which is always safe (the client asks the same
+ *    question again) and makes an idle client's poll the same request each time (cacheable, 304).
+ *  - Otherwise the sync watermark W is taken first and only changes stamped before W are paged: no
+ *    writer can still stamp a time before W, so a point inside W's past is final. A full page
+ *    (has_more) ends at its last change's point; the last page ends at W.
  */
-export async function templateUpdates(scope: CatalogScope, since: Date) {
-  const first = await changesSince(scope, since);
-  if (first.rows.length === 0 && first.removed.length === 0 && since.getTime() <= Date.now()) {
-    return { ...first, checkedAt: since };
+export async function templateUpdates(scope: CatalogScope, since: string) {
+  const from = parseSyncPoint(since);
+  const probe = await changesSince(scope, from, null, 1);
+  if (probe.length === 0 && Date.parse(since) <= Date.now()) {
+    return { rows: [], removed: [], checkedAt: since, hasMore: false };
   }
-  const checkedAt = await syncWatermark();
-  return { ...(await changesSince(scope, since)), checkedAt };
+  const watermark = await syncWatermark();
+  const changes = await changesSince(scope, from, watermark, UPDATES_PAGE_SIZE + 1);
+  const hasMore = changes.length > UPDATES_PAGE_SIZE;
+  const page = changes.slice(0, UPDATES_PAGE_SIZE);
+  const last = page.at(-1);
+  return {
+    rows: page.flatMap((c) => (c.kind === 'template' ? [c.row] : [])),
+    removed: page.flatMap((c) => (c.kind === 'removed' ? [c.row] : [])),
+    checkedAt: hasMore && last ? formatSyncPoint(last.stamp, last.id) : watermark.toISOString(),
+    hasMore,
+  };
 }
 
 /** The categories a scope sees with its template counts, unexecuted (the benchmark EXPLAINs it). */

@@ -9,6 +9,7 @@ import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { addonAuditEvents, instanceKeys, organizations } from '../../db/schema';
 import { paginate } from '../paginate';
+import { checkQuota } from './quotas';
 import { isPlatformAdmin, type InstancePrincipal, type Principal } from '../principal';
 
 export interface AddonEventInput {
@@ -22,23 +23,26 @@ export interface AddonEventInput {
 
 export async function ingestAddonEvents(instance: InstancePrincipal, events: AddonEventInput[]) {
   const db = await getDb();
-  const inserted = await db
-    .insert(addonAuditEvents)
-    .values(
-      events.map((e) => ({
-        id: e.id.toLowerCase(),
-        orgId: instance.orgId,
-        instanceKeyId: instance.keyId,
-        addon: e.addon,
-        action: e.action,
-        actor: e.actor ?? null,
-        occurredAt: new Date(e.occurred_at),
-        details: e.details ?? null,
-      })),
-    )
-    .onConflictDoNothing({ target: addonAuditEvents.id })
-    .returning({ id: addonAuditEvents.id });
-  return { accepted: inserted.length, duplicates: events.length - inserted.length };
+  return db.transaction(async (tx) => {
+    await checkQuota(tx, 'addon_events', instance.orgId, events.length);
+    const inserted = await tx
+      .insert(addonAuditEvents)
+      .values(
+        events.map((e) => ({
+          id: e.id.toLowerCase(),
+          orgId: instance.orgId,
+          instanceKeyId: instance.keyId,
+          addon: e.addon,
+          action: e.action,
+          actor: e.actor ?? null,
+          occurredAt: new Date(e.occurred_at),
+          details: e.details ?? null,
+        })),
+      )
+      .onConflictDoNothing({ target: addonAuditEvents.id })
+      .returning({ id: addonAuditEvents.id });
+    return { accepted: inserted.length, duplicates: events.length - inserted.length };
+  });
 }
 
 export type AddonEventScope = { kind: 'admin' } | { kind: 'org'; orgId: string };

@@ -12,6 +12,7 @@ import { instanceKeys, organizations, supportMessages, supportTickets, users } f
 import { writeAudit } from '../audit';
 import { isPlatformAdmin, type InstancePrincipal, type UserPrincipal } from '../principal';
 import { paginate } from '../paginate';
+import { checkQuota } from './quotas';
 
 export type TicketStatus = 'open' | 'pending' | 'closed';
 export type TicketSeverity = 'low' | 'normal' | 'high' | 'urgent';
@@ -39,18 +40,21 @@ export interface NewTicket {
 
 export async function createTicket(instance: InstancePrincipal, input: NewTicket) {
   const db = await getDb();
-  const [row] = await db
-    .insert(supportTickets)
-    .values({
-      orgId: instance.orgId,
-      instanceKeyId: instance.keyId,
-      subject: input.subject,
-      body: input.body,
-      severity: input.severity,
-      diagnostics: input.diagnostics ?? null,
-    })
-    .returning();
-  return row!;
+  return db.transaction(async (tx) => {
+    await checkQuota(tx, 'tickets', instance.orgId, 1);
+    const [row] = await tx
+      .insert(supportTickets)
+      .values({
+        orgId: instance.orgId,
+        instanceKeyId: instance.keyId,
+        subject: input.subject,
+        body: input.body,
+        severity: input.severity,
+        diagnostics: input.diagnostics ?? null,
+      })
+      .returning();
+    return row!;
+  });
 }
 
 const ticketColumns = {
@@ -148,11 +152,13 @@ export async function addTicketMessage(scope: TicketScope, id: string, author: M
   const customer = author.kind === 'instance' || !author.staff;
   return db.transaction(async (tx) => {
     const [before] = await tx
-      .select({ status: supportTickets.status })
+      .select({ status: supportTickets.status, orgId: supportTickets.orgId })
       .from(supportTickets)
       .where(and(eq(supportTickets.id, id), scopeCondition(scope)))
       .for('update');
     if (!before) throw notFound(id);
+    // Staff answers are the Hub's own data; the quota bounds what customers store.
+    if (customer) await checkQuota(tx, 'ticket_messages', before.orgId, 1);
     const reopened = customer && before.status !== 'open';
     const [ticket] = await tx
       .update(supportTickets)

@@ -10,6 +10,7 @@ import { reissueApiKeyProcedure } from './reissueApiKey';
 import { removeMemberProcedure } from './removeMember';
 import { revokeApiKeyProcedure } from './revokeApiKey';
 import { updateMemberProcedure } from './updateMember';
+import { signOutEverywhereProcedure } from './signOutEverywhere';
 import { updateProfileProcedure } from './updateProfile';
 
 /** /api/v1/account/*: the signed-in user's organization, profile, instance keys and members. */
@@ -18,6 +19,7 @@ export const accountRouter = createTRPCRouter({
   createOrganization: createOrganizationProcedure,
   getProfile: getProfileProcedure,
   updateProfile: updateProfileProcedure,
+  signOutEverywhere: signOutEverywhereProcedure,
   listApiKeys: listApiKeysProcedure,
   createApiKey: createApiKeyProcedure,
   reissueApiKey: reissueApiKeyProcedure,

@@ -1,0 +1,47 @@
+/**
+ * Next.js proxy (Next 16's middleware) for everything Next serves — pages, /api/trpc, sign-in, the export
+ * download: a per-request nonce Content-Security-Policy for pages (Next puts the nonce on its own scripts;
+ * no inline script runs without it), the base security headers, and the cross-site refusal for
+ * cookie-authenticated tRPC mutations and the export route. REST /api/v1 and /mcp get theirs at the
+ * production edge (server/http/edge.ts).
+ */
+import { NextResponse, type NextRequest } from 'next/server';
+import { API_CSP, baseSecurityHeaders, crossSiteRefusal, pageCsp } from './server/http/securityHeaders';
+
+export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  const isApi = pathname.startsWith('/api/');
+  const guarded = pathname.startsWith('/api/trpc') ? 'mutations' : pathname.startsWith('/api/export/') ? 'all' : null;
+  if (guarded) {
+    const refusal = crossSiteRefusal({ method: request.method, headers: request.headers, ownOrigin: request.nextUrl.origin }, guarded === 'all');
+    if (refusal) {
+      return NextResponse.json(
+        { code: 'FORBIDDEN', message: `Cross-site request refused (${refusal}): use the dashboard, or send a bearer token` },
+        { status: 403, headers: { ...baseSecurityHeaders(), 'content-security-policy': API_CSP, 'cache-control': 'no-store' } },
+      );
+    }
+  }
+
+  let response: NextResponse;
+  let csp: string;
+  if (isApi) {
+    csp = API_CSP;
+    response = NextResponse.next();
+  } else {
+    const nonce = Buffer.from(crypto.randomUUID()).toString('base64');
+    csp = pageCsp(nonce, process.env.NODE_ENV === 'development');
+    // Next reads the policy from the request to put the nonce on the scripts it renders.
+    const headers = new Headers(request.headers);
+    headers.set('x-nonce', nonce);
+    headers.set('content-security-policy', csp);
+    response = NextResponse.next({ request: { headers } });
+  }
+  response.headers.set('content-security-policy', csp);
+  for (const [name, value] of Object.entries(baseSecurityHeaders())) response.headers.set(name, value);
+  return response;
+}
+
+export const config = {
+  // Not for static assets (hashed files). In production REST /api/v1 never reaches Next (server/http/edge.ts).
+  matcher: ['/((?!_next/static|_next/image|favicon\\.ico).*)'],
+};

@@ -1,0 +1,221 @@
+/**
+ * Rate limits at the edge (REST /api/v1 and /mcp), fixed one-minute windows per key:
+ *
+ *   anonymous     per client address, calls without a credential            HUB_RATE_LIMIT_ANONYMOUS (120)
+ *   credential    per instance key, user or personal access token           HUB_RATE_LIMIT_CREDENTIAL (1200)
+ *   address       per client address, every call                            HUB_RATE_LIMIT_ADDRESS (2400)
+ *   failed_auth   per client address, credentials that did not resolve      HUB_RATE_LIMIT_FAILED_AUTH (20)
+ *
+ * failed_auth is checked before a secret is looked up: once an address has sent that many unknown,
+ * revoked or malformed credentials in a window, further credentials from it are refused with 429
+ * without touching the database (a flood of made-up svh_/svp_ secrets costs at most that many look-ups).
+ *
+ * Across processes: each process counts in memory (a decision never waits for the database) and adds
+ * its counts to rate_limit_windows every HUB_RATE_LIMIT_SYNC_MS (250 ms) in one upsert, reading back each
+ * key's total. So the limit holds for the sum of all processes, give or take one sync interval of
+ * traffic; in embedded mode the same table lives in PGlite. A database outage leaves the in-memory
+ * counts in force. Answers carry RateLimit-Policy and RateLimit (IETF draft-ietf-httpapi-ratelimit-headers),
+ * a 429 also Retry-After.
+ */
+import { lt, sql } from 'drizzle-orm';
+import { getDb } from '../db/client';
+import { rateLimitWindows } from '../db/schema';
+import { TRPCError } from '@trpc/server';
+import { DomainError } from '../domain/errors';
+
+export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
+
+const DEFAULTS: Record<LimitName, number> = { anonymous: 120, credential: 1200, address: 2400, failed_auth: 20 };
+const ENV: Record<LimitName, string> = {
+  anonymous: 'HUB_RATE_LIMIT_ANONYMOUS',
+  credential: 'HUB_RATE_LIMIT_CREDENTIAL',
+  address: 'HUB_RATE_LIMIT_ADDRESS',
+  failed_auth: 'HUB_RATE_LIMIT_FAILED_AUTH',
+};
+const WINDOW_MS = 60_000;
+
+/** Read on every decision (cheap), so tests and operators can change them without a restart of the module. */
+export function limitOf(name: LimitName): number {
+  const raw = process.env[ENV[name]];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULTS[name];
+}
+
+interface Window {
+  start: number;
+  /** Hits of this process not yet added to the table. */
+  pending: number;
+  /** The table's total for this window as last read (this process's flushed hits included). */
+  shared: number;
+}
+
+interface State {
+  windows: Map<string, Window>;
+  timer: NodeJS.Timeout | null;
+  flushing: Promise<void> | null;
+}
+const state = ((globalThis as { __hubRateLimits?: State }).__hubRateLimits ??= { windows: new Map(), timer: null, flushing: null });
+
+export interface LimitStatus {
+  name: LimitName;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+function windowOf(key: string, now: number): Window {
+  const start = now - (now % WINDOW_MS);
+  let w = state.windows.get(key);
+  if (!w || w.start !== start) {
+    w = { start, pending: 0, shared: 0 };
+    state.windows.set(key, w);
+  }
+  return w;
+}
+
+function statusOf(name: LimitName, w: Window, now: number): LimitStatus {
+  const limit = limitOf(name);
+  return { name, limit, remaining: Math.max(0, limit - w.shared - w.pending), resetSeconds: Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000)) };
+}
+
+/** Where a key stands, without counting a hit. */
+export function peek(name: LimitName, subject: string): LimitStatus {
+  const now = Date.now();
+  return statusOf(name, windowOf(`${name}:${subject}`, now), now);
+}
+
+/** Counts one hit; the status says whether it was over the limit (remaining 0 before it). */
+export function hit(name: LimitName, subject: string): LimitStatus & { exceeded: boolean } {
+  const now = Date.now();
+  const w = windowOf(`${name}:${subject}`, now);
+  const exceeded = w.shared + w.pending >= limitOf(name);
+  if (!exceeded) {
+    w.pending++;
+    scheduleFlush();
+  }
+  return { ...statusOf(name, w, now), exceeded };
+}
+
+export function rateLimitedError(status: LimitStatus): DomainError {
+  const what =
+    status.name === 'failed_auth'
+      ? 'Too many failed authentication attempts from this address'
+      : status.name === 'anonymous'
+        ? 'Too many unauthenticated requests from this address; authenticate for a higher limit'
+        : status.name === 'credential'
+          ? 'Too many requests with this credential'
+          : 'Too many requests from this address';
+  return new DomainError('rate_limited', `${what} (${status.limit} a minute). Retry after ${status.resetSeconds} s.`, {
+    retryAfterSeconds: status.resetSeconds,
+  });
+}
+
+/** IETF RateLimit headers for the most constraining status of a request. */
+export function rateLimitHeaders(status: LimitStatus): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${status.name}";q=${status.limit};w=${WINDOW_MS / 1000}`,
+    ratelimit: `"${status.name}";r=${status.remaining};t=${status.resetSeconds}`,
+  };
+}
+
+// ---------------------------------------------------------------- sharing counts through the database
+
+function syncInterval() {
+  const n = Number(process.env.HUB_RATE_LIMIT_SYNC_MS ?? 250);
+  return Number.isFinite(n) && n >= 10 ? n : 250;
+}
+
+function scheduleFlush() {
+  if (state.timer) return;
+  state.timer = setTimeout(() => {
+    state.timer = null;
+    void flushRateLimits();
+  }, syncInterval());
+  state.timer.unref();
+}
+
+let lastSweep = 0;
+
+/** Adds this process's pending hits to the table and reads back the totals (one statement). */
+export async function flushRateLimits(): Promise<void> {
+  if (state.flushing) return state.flushing;
+  const now = Date.now();
+  const batch = [...state.windows].filter(([, w]) => w.pending > 0).map(([key, w]) => ({ key, w, hits: w.pending }));
+  for (const [key, w] of state.windows) if (w.start + WINDOW_MS < now) state.windows.delete(key);
+  if (batch.length === 0) return;
+  state.flushing = (async () => {
+    try {
+      const db = await getDb();
+      const rows = await db
+        .insert(rateLimitWindows)
+        .values(batch.map(({ key, w, hits }) => ({ key, windowStart: new Date(w.start), hits })))
+        .onConflictDoUpdate({ target: [rateLimitWindows.key, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` } })
+        .returning({ key: rateLimitWindows.key, windowStart: rateLimitWindows.windowStart, hits: rateLimitWindows.hits });
+      const totals = new Map(rows.map((r) => [`${r.key} ${r.windowStart.getTime()}`, r.hits]));
+      for (const { key, w, hits } of batch) {
+        w.pending -= hits;
+        w.shared = totals.get(`${key} ${w.start}`) ?? w.shared + hits;
+      }
+      if (now - lastSweep > WINDOW_MS) {
+        lastSweep = now;
+        await db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, new Date(now - 2 * WINDOW_MS)));
+      }
+    } catch (err) {
+      // The database is away: keep counting in memory; the pending hits are added on the next flush.
+      console.error('[hub] rate-limit counts not shared:', (err as Error).message);
+    } finally {
+      state.flushing = null;
+      if (batch.some(({ w }) => w.pending > 0)) scheduleFlush();
+    }
+  })();
+  return state.flushing;
+}
+
+/** Forgets every in-memory window (tests: a fresh process's view). */
+export function resetRateLimitMemory(): void {
+  state.windows.clear();
+}
+
+// ---------------------------------------------------------------- the edge's admission of one call
+
+/** A 429 that carries the RateLimit headers of the limit it hit. */
+export class RateLimitRefusal extends DomainError {
+  constructor(readonly status: LimitStatus) {
+    super('rate_limited', rateLimitedError(status).message, { retryAfterSeconds: status.resetSeconds });
+  }
+}
+
+function isFailedCredential(err: unknown): boolean {
+  return (err instanceof DomainError && err.code === 'unauthenticated') || (err instanceof TRPCError && err.code === 'UNAUTHORIZED');
+}
+
+/**
+ * Resolves the caller under the limits: per address first, then (when a credential was sent) the
+ * failed-credential budget of the address before any look-up, then per credential or, for anonymous
+ * calls, the stricter anonymous limit. Returns the resolved caller and the headers for the answer;
+ * throws RateLimitRefusal (429) or the resolver's own refusal.
+ */
+export async function admit<T>(
+  address: string,
+  hasCredential: boolean,
+  resolve: () => Promise<T>,
+  subjectOf: (caller: T) => string | null,
+): Promise<{ caller: T; headers: Record<string, string> }> {
+  const perAddress = hit('address', address);
+  if (perAddress.exceeded) throw new RateLimitRefusal(perAddress);
+  if (hasCredential) {
+    const failures = peek('failed_auth', address);
+    if (failures.remaining === 0) throw new RateLimitRefusal(failures);
+  }
+  let caller: T;
+  try {
+    caller = await resolve();
+  } catch (err) {
+    if (hasCredential && isFailedCredential(err)) hit('failed_auth', address);
+    throw err;
+  }
+  const subject = subjectOf(caller);
+  const own = subject === null ? hit('anonymous', address) : hit('credential', subject);
+  if (own.exceeded) throw new RateLimitRefusal(own);
+  return { caller, headers: rateLimitHeaders(own.remaining < perAddress.remaining ? own : perAddress) };
+}

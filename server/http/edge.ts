@@ -1,0 +1,145 @@
+/**
+ * The production server's edge, shared by server/http/serve.ts and the process tests: one Node http server
+ * that serves /healthz and /readyz, REST /api/v1/* and /mcp straight from the Hub's handlers, and hands
+ * everything else to `fallback` (Next.js in production).
+ *
+ * Every request gets a request id (X-Request-Id, the caller's own when it looks like one), security
+ * headers, and one JSON access line when it ends. Timeouts and a connection cap bound what clients can
+ * hold. `drain()` is SIGTERM's sequence: not ready, stop accepting, let in-flight requests and streams
+ * finish up to HUB_SHUTDOWN_TIMEOUT_MS, write what is batched, close the database.
+ */
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { errorResponse, TransportError } from '../api/errors';
+import { REST_PREFIX } from '../api/rest';
+import { config } from '../config';
+import { checkDatabase, closeDatabase, type Database } from '../db/client';
+import { flushDownloads } from '../domain/catalog/downloads';
+import { logger, withRequestContext, type RequestContext } from '../log';
+import { handleMcp } from '../mcp/proxy';
+import { serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
+import { API_CSP, baseSecurityHeaders } from './securityHeaders';
+
+const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
+const methodNotAllowed: FetchHandler = () =>
+  errorResponse(new TransportError('METHOD_NOT_SUPPORTED', 'Use GET, POST or DELETE on /mcp'), '/mcp', () => ({ allow: 'GET, POST, DELETE' }));
+
+const isRest = (pathname: string) => pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
+const isProbe = (pathname: string) => pathname === '/healthz' || pathname === '/readyz';
+
+/** A caller's (or its load balancer's) request id is kept when it is a plain token of sane length. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export interface Edge {
+  server: http.Server;
+  /** SIGTERM: resolves once the server is closed, batched writes are flushed and the database is closed. */
+  drain(reason: string): Promise<void>;
+}
+
+export function createEdge(database: Database, fallback: (req: IncomingMessage, res: ServerResponse) => void): Edge {
+  let draining = false;
+  const inFlight = new Set<ServerResponse>();
+  let allDone: (() => void) | undefined;
+
+  /** Load balancers and orchestrators: ready while the database answers and the process is not draining. */
+  async function readiness(res: ServerResponse) {
+    if (draining) return writeJson(res, 503, { status: 'draining' }, { 'retry-after': '1' });
+    try {
+      await checkDatabase();
+      writeJson(res, 200, { status: 'ready', database: database.kind });
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'not ready: database unavailable');
+      writeJson(res, 503, { status: 'unavailable', database: database.kind, reason: 'database unavailable' }, { 'retry-after': '1' });
+    }
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    if (pathname === '/healthz') return writeJson(res, 200, { status: 'ok' });
+    if (pathname === '/readyz') return void readiness(res);
+    if (isRest(pathname)) return serveRest(req, res);
+    if (pathname === '/mcp') {
+      return void serveWithFetchHandler(MCP_METHODS.has(req.method ?? 'GET') ? handleMcp : methodNotAllowed, req, res, `http://${req.headers.host ?? 'localhost'}`);
+    }
+    fallback(req, res);
+  }
+
+  const server = http.createServer((req, res) => {
+    const started = performance.now();
+    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const context: RequestContext = { requestId: requestIdOf(req) };
+    res.setHeader('x-request-id', context.requestId);
+    for (const [name, value] of Object.entries(baseSecurityHeaders())) res.setHeader(name, value);
+    // Pages get theirs, with a nonce, from proxy.ts.
+    if (isRest(pathname) || pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
+    if (draining) res.setHeader('connection', 'close');
+
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      if (inFlight.size === 0) allDone?.();
+      // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
+      logger[isProbe(pathname) ? 'debug' : 'info'](
+        {
+          requestId: context.requestId,
+          method: req.method,
+          route: pathname,
+          status: res.statusCode,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+          caller: context.caller ?? { kind: 'anonymous' },
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        'request',
+      );
+    });
+    withRequestContext(context, () => route(req, res, pathname));
+  });
+  // Longer than common client and load-balancer idle timeouts, so kept-alive connections are not cut under them.
+  server.keepAliveTimeout = 65_000;
+  // Slow or stalled clients cannot hold sockets: headers within this, the whole request (not the answer) within that.
+  server.headersTimeout = config.headersTimeoutMs;
+  server.requestTimeout = Math.max(config.requestTimeoutMs, config.headersTimeoutMs);
+  server.maxConnections = config.maxConnections;
+
+  async function drain(reason: string) {
+    draining = true;
+    const deadline = config.shutdownTimeoutMs;
+    logger.info({ reason, inFlight: inFlight.size, deadlineMs: deadline }, 'draining');
+    server.close();
+    server.closeIdleConnections();
+    // Answers not yet started close their connection once sent: no further request arrives on it.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    if (inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (allDone = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline))),
+      ]);
+      clearTimeout(timer);
+    }
+    if (inFlight.size > 0) logger.warn({ cut: inFlight.size }, 'shutdown deadline reached: closing the remaining connections');
+    server.closeAllConnections();
+    await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
+    await closeDatabase().catch((err) => logger.error({ err: (err as Error).message }, 'database not closed cleanly'));
+    logger.info('stopped');
+  }
+
+  return { server, drain };
+}
+
+/** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */
+export function exitOnSignals(edge: Edge) {
+  // The log is written asynchronously: let it finish (in order) before the process ends.
+  const stop = (signal: string) => void edge.drain(signal).finally(() => logger.flush(() => process.exit(0)));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

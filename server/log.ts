@@ -1,0 +1,55 @@
+/**
+ * Structured logs (pino, JSON lines on stdout) and the request context they carry.
+ * The production server (server/http/serve.ts) opens a request context per request: its id (echoed in
+ * X-Request-Id) and, once the credential resolver has run, who called (kind and id — never a secret).
+ * The access line and any error logged while serving the request carry both.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino from 'pino';
+import { config } from './config';
+
+export const logger = pino(
+  {
+    level: config.logLevel,
+    base: { service: 'hub' },
+    // Belt and braces: credential-bearing fields are never written, whatever a caller passes in.
+    redact: { paths: ['authorization', 'cookie', 'token', 'secret', '*.authorization', '*.cookie', '*.token', '*.secret'], censor: '[redacted]' },
+  },
+  // Non-blocking stdout: lines written while a write is in flight are coalesced (one access line per
+  // request must not cost a blocking syscall each); pino flushes what is pending when the process exits.
+  pino.destination({ dest: 1, sync: false }),
+);
+
+export interface Caller {
+  kind: 'anonymous' | 'instance' | 'user' | 'pat';
+  /** The instance key's, user's or personal access token's id (never the secret). */
+  id?: string;
+}
+
+export interface RequestContext {
+  requestId: string;
+  caller?: Caller;
+}
+
+const requests = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` with a request context; everything it starts (awaits, streams) sees it. */
+export function withRequestContext<T>(context: RequestContext, fn: () => T): T {
+  return requests.run(context, fn);
+}
+
+export function currentRequest(): RequestContext | undefined {
+  return requests.getStore();
+}
+
+/** Extension point of the identity edge: the resolver names who is calling, for the access line. */
+export function noteCaller(caller: Caller) {
+  const context = requests.getStore();
+  if (context) context.caller = caller;
+}
+
+/** The logger of the current request (its id in every line), or the process logger. */
+export function requestLogger() {
+  const context = requests.getStore();
+  return context ? logger.child({ requestId: context.requestId }) : logger;
+}
