@@ -15,6 +15,15 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** Like intEnv, but 0 is allowed (it turns the feature off). */
+function countEnv(name: string, fallback: number): number {
+  const raw = env(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be 0 or a positive integer, got "${raw}"`);
+  return value;
+}
+
 export const config = {
   get port() {
     return intEnv('PORT', 3000);
@@ -22,6 +31,10 @@ export const config = {
   /** Public base URL of the Hub; also the issuer of every JWT it signs. */
   get hubUrl() {
     return (env('HUB_URL') ?? `http://localhost:${this.port}`).replace(/\/+$/, '');
+  },
+  /** Megabytes of catalog answers the response cache keeps per process; 0 turns it off (every answer computed). */
+  get responseCacheMb() {
+    return countEnv('HUB_RESPONSE_CACHE_MB', 64);
   },
   get databaseUrl() {
     return env('DATABASE_URL');

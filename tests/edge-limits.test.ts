@@ -54,3 +54,20 @@ it('unknown query parameters neither change the answer nor add cache entries', a
   await api('/catalog/templates?limit=6');
   expect(responseCache().size).toBe(size + 1);
 });
+
+it('HUB_RESPONSE_CACHE_MB=0 turns the response cache off: every answer is computed, none stored', async () => {
+  const before = responseCache().size;
+  process.env.HUB_RESPONSE_CACHE_MB = '0';
+  try {
+    for (const limit of [7, 8, 7]) {
+      const res = await api(`/catalog/templates?limit=${limit}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBeTruthy();
+    }
+    expect(responseCache().size).toBe(before);
+  } finally {
+    delete process.env.HUB_RESPONSE_CACHE_MB;
+  }
+  await api('/catalog/templates?limit=7');
+  expect(responseCache().size).toBe(before + 1);
+});

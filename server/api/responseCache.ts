@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { config } from '../config';
 import type { HeaderReader } from '../auth/credentials';
 import { generation } from '../db/invalidation';
 import { catalogScopeOf, type Principal } from '../domain/principal';
@@ -42,7 +43,7 @@ export interface CachedResponse {
 const cache = ((globalThis as { __hubResponseCache?: LRUCache<string, CachedResponse> }).__hubResponseCache ??= new LRUCache({
   max: 20_000,
   // Bytes held: the JSON and, at most, about as much again in compressed forms.
-  maxSize: 64 * 1024 * 1024,
+  maxSize: Math.max(1, config.responseCacheMb) * 1024 * 1024,
   sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.identity.byteLength * 1.5)),
   ttl: ENTRY_TTL_MS,
 }));
@@ -67,7 +68,7 @@ export function lookUp(key: string): CachedResponse | undefined {
 export function store(key: string, computedUnder: number, json: string, repeat: (() => void)[]): CachedResponse {
   const identity = Buffer.from(json);
   const entry: CachedResponse = { generation: computedUnder, identity, encoded: {}, tag: createHash('sha1').update(identity).digest('base64url'), repeat };
-  if (generation('catalog') === computedUnder) cache.set(key, entry);
+  if (config.responseCacheMb > 0 && generation('catalog') === computedUnder) cache.set(key, entry);
   return entry;
 }
 
