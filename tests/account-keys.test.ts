@@ -33,8 +33,13 @@ describe('instance key lifecycle through the catalog', () => {
     expect(catalog.status).toBe(200);
     expect(catalog.body.templates.map((t: any) => t.slug)).toContain('lifecycle-tpl');
 
-    // Listing never shows the key or its hash.
-    const list = await api('/account/api-keys', { token: admin.token });
+    // Listing never shows the key or its hash. last_used_at is written in the background (fire-and-forget,
+    // another pooled connection on PostgreSQL): wait for it rather than race it.
+    let list = await api('/account/api-keys', { token: admin.token });
+    for (let i = 0; i < 40 && list.body.apiKeys?.[0]?.last_used_at === null; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      list = await api('/account/api-keys', { token: admin.token });
+    }
     expect(list.status).toBe(200);
     expect(list.body.apiKeys).toHaveLength(1);
     expect(list.body.apiKeys[0]).toEqual({ id, name: 'edge-1', key_prefix, status: 'active', created_at: expect.any(String), last_used_at: expect.any(String) });

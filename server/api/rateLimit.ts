@@ -18,7 +18,7 @@
  * a 429 also Retry-After.
  */
 import { lt, sql } from 'drizzle-orm';
-import { getDb } from '../db/client';
+import { databaseIsOpen, getDb } from '../db/client';
 import { rateLimitWindows } from '../db/schema';
 import { TRPCError } from '@trpc/server';
 import { DomainError } from '../domain/errors';
@@ -142,7 +142,8 @@ export async function flushRateLimits(): Promise<void> {
   const now = Date.now();
   const batch = [...state.windows].filter(([, w]) => w.pending > 0).map(([key, w]) => ({ key, w, hits: w.pending }));
   for (const [key, w] of state.windows) if (w.start + WINDOW_MS < now) state.windows.delete(key);
-  if (batch.length === 0) return;
+  // Sharing is best effort: after closeDatabase (shutdown, a test's teardown) the counts stay in memory.
+  if (batch.length === 0 || !databaseIsOpen()) return;
   state.flushing = (async () => {
     try {
       const db = await getDb();

@@ -149,6 +149,11 @@ export async function getDb(): Promise<Db> {
   return (await getDatabase()).db;
 }
 
+/** Whether this process has the database open (or opening). Background writers use it never to reopen a closed one. */
+export function databaseIsOpen(): boolean {
+  return holder.__hubDatabase !== undefined;
+}
+
 export async function closeDatabase() {
   const open = holder.__hubDatabase;
   holder.__hubDatabase = undefined;
