@@ -7,7 +7,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
-import { accessGrants, categories, templates } from '../server/db/schema';
+import { accessGrants, categories, signingKeys, templates } from '../server/db/schema';
 import { keyFor, resealLegacySecrets } from '../server/db/sealed';
 import { decryptSecret, sealedFields } from '../server/domain/secrets';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser, unique } from './helpers';
@@ -142,11 +142,17 @@ describe('templates', () => {
     const t = (await as('POST', '/admin/templates', { ...FULL, slug: unique('legacy'), category_id: cat.id })).body.template;
     const db = await getDb();
     // The v1 format as earlier releases wrote it: no additional authenticated data.
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', await keyFor(db, 'registry-credentials'), iv);
-    const data = Buffer.concat([cipher.update('legacy:creds', 'utf8'), cipher.final()]);
-    const v1 = ['v1', ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.');
+    const sealV1 = async (purpose: string, plaintext: string) => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', await keyFor(db, purpose), iv);
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return ['v1', ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.');
+    };
+    const v1 = await sealV1('registry-credentials', 'legacy:creds');
     await db.update(templates).set({ registryCredentialsEnc: v1 }).where(eq(templates.id, t.id));
+    // A signing key stored by an earlier release (never the oldest one, so the key in use is unchanged).
+    const kid = unique('legacy-kid');
+    await db.insert(signingKeys).values({ kid, alg: 'ES256', publicJwk: {}, privateJwkEnc: await sealV1('jwt-signing-key', '{"k":"legacy"}') });
     const field = sealedFields.registryCredentials(t.id);
     expect(await decryptSecret(field, v1)).toBe('legacy:creds');
 
@@ -156,6 +162,10 @@ describe('templates', () => {
     expect(v2.startsWith('v2.')).toBe(true);
     expect(await decryptSecret(field, v2)).toBe('legacy:creds');
     await expect(decryptSecret(sealedFields.registryCredentials(cat.id), v2)).rejects.toThrow();
+    const [key] = await db.select().from(signingKeys).where(eq(signingKeys.kid, kid));
+    expect(key!.privateJwkEnc.startsWith('v2.')).toBe(true);
+    expect(await decryptSecret(sealedFields.jwtSigningKey(kid), key!.privateJwkEnc)).toBe('{"k":"legacy"}');
+    await db.delete(signingKeys).where(eq(signingKeys.kid, kid));
     await resealLegacySecrets(db);
     expect(await encOf()).toBe(v2);
   });
