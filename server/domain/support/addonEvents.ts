@@ -2,8 +2,9 @@
  * Addon audit events shipped by instances. The event id is chosen by the instance and, with the instance,
  * is the idempotency key: a batch is one `insert … on conflict (instance, id) do nothing`, so re-sending it
  * (also concurrently) stores nothing twice and reports the repeats as duplicates. Another instance's ids
- * never collide with these, so no organization can shadow or probe another's events. Browsing: platform admins everything, organization
- * admins their organization's events; newest first (occurred_at, then id, then instance).
+ * never collide with these, so no organization can shadow or probe another's events. Browsing: platform
+ * admins everything, organization admins their organization's events; newest first (occurred_at, then id,
+ * then instance).
  */
 import { DomainError } from '../errors';
 import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
