@@ -3,11 +3,13 @@
  * categories (delete conflict, privacy), access grants both ways — and their effect on the catalog of
  * the organization concerned and on GET /catalog/templates/updates (templates and removed).
  */
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
-import { accessGrants, categories, templates } from '../server/db/schema';
-import { decryptSecret } from '../server/domain/secrets';
+import { accessGrants, categories, signingKeys, templates } from '../server/db/schema';
+import { keyFor, resealLegacySecrets } from '../server/db/sealed';
+import { decryptSecret, sealedFields } from '../server/domain/secrets';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser, unique } from './helpers';
 import { auditRows, catalogSlugs, later } from './account-admin-fixtures';
 
@@ -80,7 +82,7 @@ describe('templates', () => {
     const [row] = await db.select().from(templates).where(eq(templates.id, t.id));
     expect(row!.registryCredentialsEnc).toBeTruthy();
     expect(row!.registryCredentialsEnc).not.toContain('s3cr3t');
-    expect(await decryptSecret('registry-credentials', row!.registryCredentialsEnc!)).toBe(FULL.registry_credentials);
+    expect(await decryptSecret(sealedFields.registryCredentials(t.id), row!.registryCredentialsEnc!)).toBe(FULL.registry_credentials);
 
     const listed = await as('GET', `/admin/templates?search=${encodeURIComponent('Full Template')}`);
     expect(listed.body.templates.find((x: any) => x.id === t.id).registry_credentials).toBe('********');
@@ -110,12 +112,62 @@ describe('templates', () => {
     expect(new Date(updated.updated_at).getTime()).toBeGreaterThan(new Date(created.updated_at).getTime());
     const db = await getDb();
     const enc = async () => (await db.select().from(templates).where(eq(templates.id, created.id)))[0]!.registryCredentialsEnc;
-    expect(await decryptSecret('registry-credentials', (await enc())!)).toBe(FULL.registry_credentials);
+    expect(await decryptSecret(sealedFields.registryCredentials(created.id), (await enc())!)).toBe(FULL.registry_credentials);
 
     expect((await as('PUT', '/admin/templates', { id: created.id, registry_credentials: 'new:secret-2' })).body.template.registry_credentials).toBe('********');
-    expect(await decryptSecret('registry-credentials', (await enc())!)).toBe('new:secret-2');
+    expect(await decryptSecret(sealedFields.registryCredentials(created.id), (await enc())!)).toBe('new:secret-2');
     expect((await as('PUT', '/admin/templates', { id: created.id, registry_credentials: null })).body.template.registry_credentials).toBeNull();
     expect(await enc()).toBeNull();
+  });
+
+  it('credentials are bound to their template: a ciphertext copied to another template does not open there', async () => {
+    const cat = await createCategory();
+    const a = (await as('POST', '/admin/templates', { ...FULL, slug: unique('bind-a'), category_id: cat.id })).body.template;
+    const b = (await as('POST', '/admin/templates', { ...FULL, slug: unique('bind-b'), category_id: cat.id, registry_credentials: 'b:other' })).body.template;
+    const db = await getDb();
+    const encOf = async (id: string) => (await db.select().from(templates).where(eq(templates.id, id)))[0]!.registryCredentialsEnc!;
+    const encA = await encOf(a.id);
+    expect(encA.startsWith('v2.')).toBe(true);
+    expect(await decryptSecret(sealedFields.registryCredentials(a.id), encA)).toBe(FULL.registry_credentials);
+    await db.update(templates).set({ registryCredentialsEnc: encA }).where(eq(templates.id, b.id));
+    await expect(decryptSecret(sealedFields.registryCredentials(b.id), await encOf(b.id))).rejects.toThrow();
+    // A shortened tag is refused, not accepted as a weaker check.
+    const [v, iv, tag, data] = encA.split('.');
+    const short = [v, iv, Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url'), data].join('.');
+    await expect(decryptSecret(sealedFields.registryCredentials(a.id), short)).rejects.toThrow();
+  });
+
+  it('a v1 ciphertext (no record binding) still opens and is re-sealed as v2 after migrations, once', async () => {
+    const cat = await createCategory();
+    const t = (await as('POST', '/admin/templates', { ...FULL, slug: unique('legacy'), category_id: cat.id })).body.template;
+    const db = await getDb();
+    // The v1 format as earlier releases wrote it: no additional authenticated data.
+    const sealV1 = async (purpose: string, plaintext: string) => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', await keyFor(db, purpose), iv);
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return ['v1', ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.');
+    };
+    const v1 = await sealV1('registry-credentials', 'legacy:creds');
+    await db.update(templates).set({ registryCredentialsEnc: v1 }).where(eq(templates.id, t.id));
+    // A signing key stored by an earlier release (never the oldest one, so the key in use is unchanged).
+    const kid = unique('legacy-kid');
+    await db.insert(signingKeys).values({ kid, alg: 'ES256', publicJwk: {}, privateJwkEnc: await sealV1('jwt-signing-key', '{"k":"legacy"}') });
+    const field = sealedFields.registryCredentials(t.id);
+    expect(await decryptSecret(field, v1)).toBe('legacy:creds');
+
+    const encOf = async () => (await db.select().from(templates).where(eq(templates.id, t.id)))[0]!.registryCredentialsEnc!;
+    await resealLegacySecrets(db);
+    const v2 = await encOf();
+    expect(v2.startsWith('v2.')).toBe(true);
+    expect(await decryptSecret(field, v2)).toBe('legacy:creds');
+    await expect(decryptSecret(sealedFields.registryCredentials(cat.id), v2)).rejects.toThrow();
+    const [key] = await db.select().from(signingKeys).where(eq(signingKeys.kid, kid));
+    expect(key!.privateJwkEnc.startsWith('v2.')).toBe(true);
+    expect(await decryptSecret(sealedFields.jwtSigningKey(kid), key!.privateJwkEnc)).toBe('{"k":"legacy"}');
+    await db.delete(signingKeys).where(eq(signingKeys.kid, kid));
+    await resealLegacySecrets(db);
+    expect(await encOf()).toBe(v2);
   });
 
   it('slug conflicts (409), unknown category/org (404), reserved slug "updates" (400)', async () => {

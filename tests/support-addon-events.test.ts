@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { addonAuditEvents } from '../server/db/schema';
+import { listAddonEvents } from '../server/domain/support/addonEvents';
 import { api } from './helpers';
 import { EXPECTED_REFUSALS, refusals, supportWorld } from './support-helpers';
 
@@ -52,6 +53,19 @@ describe('POST /addon-audit-events', () => {
     // Upper-case spelling of an id is the same id.
     expect((await send(key.secret, [{ ...twice, id: twice.id.toUpperCase() }])).body).toEqual({ accepted: 0, duplicates: 1 });
     expect(await storedFor(key.id)).toHaveLength(23);
+  });
+
+  it('keys ids per instance: the same id from two organizations’ instances is two events, each organization sees its own', async () => {
+    const a = await supportWorld();
+    const b = await supportWorld();
+    const shared = event();
+    expect((await send(a.key.secret, [shared])).body).toEqual({ accepted: 1, duplicates: 0 });
+    // Neither refused nor revealed as a duplicate to the other organization, and its own copy is stored.
+    expect((await send(b.key.secret, [{ ...shared, action: 'other.org' }])).body).toEqual({ accepted: 1, duplicates: 0 });
+    expect((await send(b.key.secret, [shared])).body).toEqual({ accepted: 0, duplicates: 1 });
+    const seen = async (orgId: string) => (await listAddonEvents({ kind: 'org', orgId }, {}, { page: 1, limit: 50 })).rows;
+    expect((await seen(a.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([[shared.id, a.key.id, 'snapshot.create']]);
+    expect((await seen(b.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([[shared.id, b.key.id, 'other.org']]);
   });
 
   it('stores each event once when the same batch is re-sent concurrently (timeouts and retries)', async () => {

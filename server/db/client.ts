@@ -1,6 +1,7 @@
 /**
  * One database handle per process: postgres.js when DATABASE_URL is set, embedded PGlite otherwise.
- * Both speak the same drizzle query builder; migrations from ./drizzle are applied on first open.
+ * Both speak the same drizzle query builder; migrations from ./drizzle are applied on first open, then
+ * secrets sealed in an older format are re-sealed (sealed.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import * as schema from './schema';
 import { config } from '../config';
 import { bump, bumpAll, INVALIDATION_CHANNEL } from './invalidation';
+import { resealLegacySecrets } from './sealed';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -49,6 +51,7 @@ async function openPostgres(url: string): Promise<Database> {
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
+    await resealLegacySecrets(db);
   } finally {
     await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     lock.release();
@@ -116,6 +119,7 @@ async function openPglite(dataDir: string): Promise<Database> {
   try {
     client = await PGlite.create(inMemory ? undefined : path.resolve(dataDir), { extensions: { pg_trgm } });
     await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
+    await resealLegacySecrets(drizzle(client, { schema }) as unknown as Db);
   } catch (err) {
     release();
     throw err;

@@ -393,11 +393,14 @@ export const supportMessages = pgTable(
 export const addonAuditEvents = pgTable(
   'addon_audit_events',
   {
-    id: uuid('id').primaryKey(), // chosen by the instance: idempotency key
+    id: uuid('id').notNull(), // chosen by the instance: with the instance, the idempotency key
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    instanceKeyId: uuid('instance_key_id').references(() => instanceKeys.id, { onDelete: 'set null' }),
+    // Keys are revoked, never deleted; only an organization's deletion removes them (and its events).
+    instanceKeyId: uuid('instance_key_id')
+      .notNull()
+      .references(() => instanceKeys.id, { onDelete: 'cascade' }),
     addon: text('addon').notNull(),
     action: text('action').notNull(),
     actor: text('actor'),
@@ -406,6 +409,8 @@ export const addonAuditEvents = pgTable(
     receivedAt: ts('received_at').notNull().defaultNow(),
   },
   (t) => [
+    // Per instance: another organization's instance can neither shadow an id nor learn that it is used.
+    primaryKey({ name: 'addon_audit_events_pkey', columns: [t.instanceKeyId, t.id] }),
     index('addon_events_org_idx').on(t.orgId, t.occurredAt),
     index('addon_events_instance_idx').on(t.instanceKeyId, t.occurredAt),
   ],

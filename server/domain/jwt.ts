@@ -21,10 +21,9 @@ import { asc } from 'drizzle-orm';
 import { config, HUB_API_AUDIENCE } from '../config';
 import { getDb } from '../db/client';
 import { signingKeys } from '../db/schema';
-import { decryptSecret, encryptSecret } from './secrets';
+import { decryptSecret, encryptSecret, sealedFields } from './secrets';
 
 const ALG = 'ES256';
-const KEY_PURPOSE = 'jwt-signing-key';
 
 interface KeyRing {
   signing: { kid: string; key: CryptoKey };
@@ -56,13 +55,13 @@ async function loadKeyRing(): Promise<KeyRing> {
     const kid = await calculateJwkThumbprint(pub);
     await db
       .insert(signingKeys)
-      .values({ kid, alg: ALG, publicJwk: pub, privateJwkEnc: await encryptSecret(KEY_PURPOSE, JSON.stringify(privateJwk)) })
+      .values({ kid, alg: ALG, publicJwk: pub, privateJwkEnc: await encryptSecret(sealedFields.jwtSigningKey(kid), JSON.stringify(privateJwk)) })
       .onConflictDoNothing();
     // Processes racing here each insert a key; all agree on the oldest for signing and accept every one.
     rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
   }
   const first = rows[0]!;
-  const privateJwk = JSON.parse(await decryptSecret(KEY_PURPOSE, first.privateJwkEnc)) as JWK;
+  const privateJwk = JSON.parse(await decryptSecret(sealedFields.jwtSigningKey(first.kid), first.privateJwkEnc)) as JWK;
   const key = (await importJWK(privateJwk, ALG)) as CryptoKey;
   const jwks = { keys: rows.map((r) => ({ ...(r.publicJwk as JWK), kid: r.kid, alg: r.alg, use: 'sig' })) };
   return { signing: { kid: first.kid, key }, jwks, verify: createLocalJWKSet(jwks) };

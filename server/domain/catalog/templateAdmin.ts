@@ -5,17 +5,16 @@
  * transaction. registry_credentials are encrypted before the transaction opens (the master secret may
  * need the database on first use, and PGlite must not be used outside the open transaction).
  */
+import { randomUUID } from 'node:crypto';
 import { DomainError } from '../errors';
 import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
-import { encryptSecret } from '../secrets';
+import { encryptSecret, sealedFields } from '../secrets';
 import { listTemplates, templateSelection, type Page, type TemplateFilters, type TemplateRow } from './queries';
 import { catalogWrite, recordExits, type CatalogChange } from './writes';
-
-export const REGISTRY_CREDENTIALS_PURPOSE = 'registry-credentials';
 
 type Insert = typeof templates.$inferInsert;
 /** Writable template columns; registryCredentials is the plaintext (null removes it). */
@@ -54,11 +53,12 @@ export async function listAdminTemplates(filters: TemplateFilters, page: Page) {
   return { rows: rows.map((r) => ({ ...r, hasRegistryCredentials: withCredentials.has(r.id) })), total };
 }
 
-async function sealCredentials(values: TemplateValues) {
+/** The template's id is known before the write: the ciphertext is bound to it. */
+async function sealCredentials(id: string, values: TemplateValues) {
   const { registryCredentials, ...rest } = values;
   const sealed: Partial<Insert> = { ...rest };
   if (registryCredentials !== undefined) {
-    sealed.registryCredentialsEnc = registryCredentials === null ? null : await encryptSecret(REGISTRY_CREDENTIALS_PURPOSE, registryCredentials);
+    sealed.registryCredentialsEnc = registryCredentials === null ? null : await encryptSecret(sealedFields.registryCredentials(id), registryCredentials);
   }
   return sealed;
 }
@@ -101,14 +101,15 @@ async function guarded<T>(slug: string | undefined, fn: () => Promise<T>): Promi
 const changedFields = (values: TemplateValues) => Object.keys(values).sort();
 
 export async function createTemplate(actor: AuditActor, values: TemplateValues & Pick<Insert, 'name' | 'slug' | 'categoryId' | 'imageName'>) {
-  const sealed = await sealCredentials(values);
+  const id = randomUUID();
+  const sealed = await sealCredentials(id, values);
   return guarded(values.slug, () =>
     catalogWrite(async ({ tx, at }) => {
       await checkReferences(tx, values);
       await checkSlugFree(tx, values.slug);
       const [row] = await tx
         .insert(templates)
-        .values({ ...(sealed as Insert), createdAt: at, updatedAt: at })
+        .values({ ...(sealed as Insert), id, createdAt: at, updatedAt: at })
         .returning({ id: templates.id });
       await writeAudit(tx, {
         actor,
@@ -135,7 +136,7 @@ async function lockTemplate(tx: Tx, id: string) {
 
 /** Partial update; updated_at is always bumped to the change time. */
 export async function updateTemplate(actor: AuditActor, id: string, values: TemplateValues) {
-  const sealed = await sealCredentials(values);
+  const sealed = await sealCredentials(id, values);
   return guarded(values.slug, () =>
     catalogWrite(async (change: CatalogChange) => {
       const { tx, at } = change;

@@ -1,8 +1,10 @@
 /**
- * Addon audit events shipped by instances. The event id is chosen by the instance and is the idempotency
- * key: a batch is one `insert … on conflict (id) do nothing`, so re-sending it (also concurrently) stores
- * nothing twice and reports the repeats as duplicates. Browsing: platform admins everything, organization
- * admins their organization's events; newest first (occurred_at, then id).
+ * Addon audit events shipped by instances. The event id is chosen by the instance and, with the instance,
+ * is the idempotency key: a batch is one `insert … on conflict (instance, id) do nothing`, so re-sending it
+ * (also concurrently) stores nothing twice and reports the repeats as duplicates. Another instance's ids
+ * never collide with these, so no organization can shadow or probe another's events. Browsing: platform
+ * admins everything, organization admins their organization's events; newest first (occurred_at, then id,
+ * then instance).
  */
 import { DomainError } from '../errors';
 import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
@@ -39,7 +41,7 @@ export async function ingestAddonEvents(instance: InstancePrincipal, events: Add
           details: e.details ?? null,
         })),
       )
-      .onConflictDoNothing({ target: addonAuditEvents.id })
+      .onConflictDoNothing({ target: [addonAuditEvents.instanceKeyId, addonAuditEvents.id] })
       .returning({ id: addonAuditEvents.id });
     return { accepted: inserted.length, duplicates: events.length - inserted.length };
   });
@@ -105,7 +107,7 @@ async function selectPage(where: SQL | undefined, limit: number, offset = 0) {
     .innerJoin(organizations, eq(organizations.id, addonAuditEvents.orgId))
     .leftJoin(instanceKeys, eq(instanceKeys.id, addonAuditEvents.instanceKeyId))
     .where(where)
-    .orderBy(desc(addonAuditEvents.occurredAt), desc(addonAuditEvents.id))
+    .orderBy(desc(addonAuditEvents.occurredAt), desc(addonAuditEvents.id), desc(addonAuditEvents.instanceKeyId))
     .limit(limit)
     .offset(offset);
 }
@@ -124,18 +126,23 @@ export async function listAddonEvents(scope: AddonEventScope, filters: AddonEven
 /** Every matching event, newest first, read in batches by keyset (for exports of any size). */
 export async function* iterateAddonEvents(scope: AddonEventScope, filters: AddonEventFilters, batch = 1000): AsyncGenerator<AddonEventRow> {
   const base = conditions(scope, filters);
-  let after: { occurredAt: Date; id: string } | null = null;
+  let after: AddonEventRow | null = null;
   for (;;) {
     const c = [...base];
     if (after) {
       c.push(
-        or(lt(addonAuditEvents.occurredAt, after.occurredAt), and(eq(addonAuditEvents.occurredAt, after.occurredAt), lt(addonAuditEvents.id, after.id)))!,
+        or(
+          lt(addonAuditEvents.occurredAt, after.occurredAt),
+          and(
+            eq(addonAuditEvents.occurredAt, after.occurredAt),
+            or(lt(addonAuditEvents.id, after.id), and(eq(addonAuditEvents.id, after.id), lt(addonAuditEvents.instanceKeyId, after.instanceId))),
+          ),
+        )!,
       );
     }
     const rows = await selectPage(c.length > 0 ? and(...c) : undefined, batch);
     yield* rows;
     if (rows.length < batch) return;
-    const last = rows[rows.length - 1]!;
-    after = { occurredAt: last.occurredAt, id: last.id };
+    after = rows[rows.length - 1]!;
   }
 }
