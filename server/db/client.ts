@@ -5,18 +5,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql, type ExtractTablesWithRelations, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db, Queryable } from './types';
 import * as schema from './schema';
 import { config } from '../config';
 import { bump, bumpAll, INVALIDATION_CHANNEL } from './invalidation';
 import { resealLegacySecrets } from './sealed';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-/** Anything that runs queries: the database or an open transaction. */
-export type Queryable = Db | Tx;
+export type { Db, Queryable, Schema, Tx } from './types';
 
 export interface Database {
   db: Db;

@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { eq, like } from 'drizzle-orm';
 import { config } from '../config';
-import type { Db, Queryable } from './client';
+import type { Db, Queryable } from './types';
 import { hubSettings, signingKeys, templates } from './schema';
 
 const TAG_BYTES = 16;
