@@ -15,7 +15,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { beforeAll, expect, it } from 'vitest';
 import { openApiDocument } from '../server/api/openapi';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
+import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess } from './helpers';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed13);
 /** Mutated inputs per operation per credential, after the one plausible input. */
@@ -75,7 +75,9 @@ ops.sort((a, b) => rank(a) - rank(b));
  * Values that name real rows (so plausible inputs reach past "not found"), filled in beforeAll; the users
  * behind the credentials are not among them, so no fuzzed call deletes or demotes a caller.
  */
-const known = { uuids: [] as string[], slugs: [] as string[] };
+const known = { uuids: [] as string[], slugs: [] as string[], byField: {} as Record<string, string[]>, idsByPath: {} as Record<string, string[]> };
+/** The ids an `id` field of the operation being generated names (its path's rows). */
+let idPool: string[] = [];
 
 function generate(schema: Schema | undefined, rng: Rng, name = ''): Json {
   if (!schema) return null;
@@ -112,7 +114,7 @@ function generate(schema: Schema | undefined, rng: Rng, name = ''): Json {
 }
 
 function plausibleString(schema: Schema, rng: Rng, name: string): string {
-  if (schema.format === 'uuid' || /(^id$|_id$)/.test(name)) return rng.chance(0.8) ? rng.pick(known.uuids) : randomUUID();
+  if (schema.format === 'uuid' || /(^id$|_id$)/.test(name)) return rng.chance(0.8) ? rng.pick(known.byField[name] ?? (name === 'id' && idPool.length ? idPool : known.uuids)) : randomUUID();
   if (schema.format === 'date-time' || /^(since|until)$/.test(name)) return new Date(Date.now() - rng.int(0, 1e10)).toISOString();
   if (name === 'ip') return rng.chance(0.5) ? `203.0.113.${rng.int(1, 254)}` : `2001:db8::${rng.int(1, 9999)}`;
   if (schema.format === 'email' || name === 'email') return `fuzz${rng.int(0, 1e6)}@example.test`;
@@ -160,6 +162,7 @@ interface Input {
 }
 
 function plausible(op: Operation, rng: Rng): Input {
+  idPool = known.idsByPath[op.path.replace(/\/\{id\}.*$/, '')] ?? [];
   let path = op.path;
   const query: Record<string, string> = {};
   for (const p of op.params) {
@@ -275,6 +278,26 @@ beforeAll(async () => {
     minted.body.token.id,
   );
   known.slugs.push(...templates.map((t) => t.slug), category.slug);
+  known.byField = {
+    org_id: [org.id, otherOrg.id],
+    category_id: [category.id, privateCategory.id],
+    instance_id: [key.id, spareKeys[0]!.id],
+    user_id: victims.map((v) => v.id),
+  };
+  const grant = await grantAccess(otherOrg.id, privateCategory.id);
+  const ticket = await api('/support/tickets', { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: { subject: 'fuzz', body: 'help' } });
+  expect(ticket.status).toBe(200);
+  known.idsByPath = {
+    '/admin/templates': templates.map((t) => t.id),
+    '/admin/categories': [category.id, privateCategory.id],
+    '/admin/catalog-access': [grant.id],
+    '/admin/users': victims.map((v) => v.id),
+    '/admin/organizations': [otherOrg.id],
+    '/admin/api-keys': spareKeys.map((k) => k.id),
+    '/account/api-keys': spareKeys.map((k) => k.id),
+    '/account/tokens': [minted.body.token.id],
+    '/support/tickets': [ticket.body.ticket.id],
+  };
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   credentials = [
     { kind: 'none', headers: {} },
