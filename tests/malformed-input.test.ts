@@ -31,6 +31,25 @@ describe('NUL characters', () => {
   });
 });
 
+describe('unpaired surrogates (no UTF-8 form, so PostgreSQL cannot store them)', () => {
+  it('are refused as 400 naming the field, in values and keys, where they used to be a 500', async () => {
+    const user = await createUser({ role: 'superadmin' });
+    const cases = [
+      { path: '/account/profile', method: 'PUT', body: { name: 'a\ud800' }, field: 'name' },
+      { path: '/admin/categories', method: 'POST', body: { slug: 'lone-cat', name: 'x', ['k\udc00']: 1 }, field: 'k\\udc00' },
+    ];
+    for (const c of cases) {
+      const res = await api(c.path, { method: c.method, token: user.token, body: c.body });
+      expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({ path: c.path, status: 400, code: 'BAD_REQUEST' });
+      expect(res.body.message).toContain(`${c.field}: must not contain unpaired surrogates`);
+    }
+    // Nothing was written (JSON.stringify shows a lone surrogate as the text \ud800).
+    const profile = await api('/account/profile', { token: user.token });
+    expect(profile.status).toBe(200);
+    expect(JSON.stringify(profile.body)).not.toContain('\\ud800');
+  });
+});
+
 describe('dates PostgreSQL cannot store', () => {
   it('are refused as 400 naming the field, anonymously and as an admin', async () => {
     const admin = await createUser({ role: 'superadmin' });

@@ -11,7 +11,8 @@ import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
 import { isDatabaseUnavailable } from '../db/client';
 import { noteCaller, type Caller } from '../log';
-import { describeIssues, toHttpError, toTRPCError } from './errors';
+import { describeIssues, toHttpError, toTRPCError, type IssueLike } from './errors';
+import { LONE_SURROGATE } from './schemas/support';
 import type { ResponseCachePolicy } from './responseCache';
 
 export interface Context {
@@ -64,13 +65,26 @@ const t = initTRPC
     },
   });
 
-/** The path of the first string (value or key) holding a NUL character in a JSON-like input, or null. */
-function pathOfNul(value: unknown, path: string[] = [], depth = 0): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+/** Why PostgreSQL text cannot store `s` (a NUL, or an unpaired surrogate, which has no UTF-8 form), or null. */
+function unstorable(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
+  return LONE_SURROGATE.test(s) ? 'must not contain unpaired surrogates' : null;
+}
+
+// eslint-disable-next-line no-control-regex -- showing NUL (and lone surrogates) escaped is the point
+const shownKey = (key: string) => key.replace(/[\u0000\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The first string (value or key) of a JSON-like input PostgreSQL cannot store, as an issue naming it, or null. */
+function unstorableIssue(value: unknown, path: string[] = [], depth = 0): IssueLike | null {
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    return message ? { path, message } : null;
+  }
   if (typeof value !== 'object' || value === null || depth > 32) return null;
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return [...path, key.replaceAll('\u0000', '\\u0000')];
-    const found = pathOfNul(item, [...path, key], depth + 1);
+    const message = unstorable(key);
+    if (message) return { path: [...path, shownKey(key)], message };
+    const found = unstorableIssue(item, [...path, key], depth + 1);
     if (found) return found;
   }
   return null;
@@ -81,9 +95,9 @@ export const createCallerFactory = t.createCallerFactory;
 
 /** Every procedure: a DomainError thrown below becomes the tRPC error of its code. */
 export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => {
-  const nul = pathOfNul(await getRawInput());
-  // PostgreSQL cannot store NUL in text: refuse it here, for every procedure and field, with the field named.
-  if (nul) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([{ path: nul, message: 'must not contain NUL characters (\\u0000)' }]) });
+  // Refused here, for every procedure and field, with the field named: else PostgreSQL fails the write (a 500).
+  const issue = unstorableIssue(await getRawInput());
+  if (issue) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([issue]) });
   const result = await next();
   if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause))) throw toTRPCError(result.error.cause);
   return result;

@@ -12,7 +12,7 @@ const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** PostgreSQL text and jsonb refuse NUL characters and unpaired surrogates: refuse them here, as a 400. */
 const storable = (s: string) => !s.includes('\u0000') && !LONE_SURROGATE.test(s);
