@@ -9,6 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveRest } from '../server/http/bridge';
 import { api, createUser } from './helpers';
 
+interface RefusalCase { path: string; method?: string; body?: unknown; field: string }
+
+/** Each case is answered 400 BAD_REQUEST with "<field>: <reason>" in the message. */
+async function expectRefused(token: string, cases: RefusalCase[], reason: string) {
+  for (const c of cases) {
+    const res = await api(c.path, { method: c.method, token, body: c.body });
+    expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({ path: c.path, status: 400, code: 'BAD_REQUEST' });
+    expect(res.body.message).toContain(`${c.field}: ${reason}`);
+  }
+}
+
 describe('NUL characters', () => {
   it('are refused with the field named, in the query string, the body and nested fields', async () => {
     const user = await createUser({ role: 'superadmin' });
@@ -19,11 +30,7 @@ describe('NUL characters', () => {
       { path: '/admin/categories', method: 'POST', body: { slug: 'nul-cat', name: 'x', description: '\u0000' }, field: 'description' },
       { path: '/admin/categories', method: 'POST', body: { slug: 'nul-cat', name: 'x', ['ke\u0000y']: 1 }, field: 'ke\\u0000y' },
     ];
-    for (const c of cases) {
-      const res = await api(c.path, { method: c.method, token: user.token, body: c.body });
-      expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({ path: c.path, status: 400, code: 'BAD_REQUEST' });
-      expect(res.body.message).toContain(`${c.field}: must not contain NUL characters`);
-    }
+    await expectRefused(user.token, cases, 'must not contain NUL characters');
     // Nothing was written.
     const listed = await api('/catalog/categories', { token: user.token });
     expect(listed.status).toBe(200);
@@ -38,11 +45,7 @@ describe('unpaired surrogates (no UTF-8 form, so PostgreSQL cannot store them)',
       { path: '/account/profile', method: 'PUT', body: { name: 'a\ud800' }, field: 'name' },
       { path: '/admin/categories', method: 'POST', body: { slug: 'lone-cat', name: 'x', ['k\udc00']: 1 }, field: 'k\\udc00' },
     ];
-    for (const c of cases) {
-      const res = await api(c.path, { method: c.method, token: user.token, body: c.body });
-      expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({ path: c.path, status: 400, code: 'BAD_REQUEST' });
-      expect(res.body.message).toContain(`${c.field}: must not contain unpaired surrogates`);
-    }
+    await expectRefused(user.token, cases, 'must not contain unpaired surrogates');
     // Nothing was written (JSON.stringify shows a lone surrogate as the text \ud800).
     const profile = await api('/account/profile', { token: user.token });
     expect(profile.status).toBe(200);
