@@ -1,22 +1,22 @@
 /**
  * Real servers for the MCP proxy tests (no mocks of our code):
- *  - startHub(): a loopback node:http server that turns each request into a Fetch Request and calls the
- *    exported handlers of app/mcp/route.ts and app/.well-known/jwks.json/route.ts, streaming both ways
- *    (the same contract Next.js gives a route: request.signal aborts when the client goes away).
+ *  - startHub(): a loopback node:http server that calls the exported handlers of app/mcp/route.ts and
+ *    app/.well-known/jwks.json/route.ts through the production server's Node ⇄ Fetch bridge
+ *    (server/http/bridge.ts: streaming both ways, request.signal aborts when the client goes away).
  *  - startUpstream(): a real MCP server (the SDK's McpServer + StreamableHTTPServerTransport, stateful
  *    sessions) that verifies the Hub's assertion with jose against the Hub's JWKS, and records every
  *    request it gets.
  */
 import { randomUUID } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import * as mcpRoute from '../app/mcp/route';
+import { serveWithFetchHandler, type FetchHandler } from '../server/http/bridge';
 import * as jwksRoute from '../app/.well-known/jwks.json/route';
 import { api } from './helpers';
 
@@ -40,46 +40,7 @@ function closeServer(server: http.Server): Promise<void> {
 
 // ---------------------------------------------------------------- the Hub
 
-type RouteHandler = (req: Request) => Response | Promise<Response>;
-
-async function toFetch(handler: RouteHandler, req: IncomingMessage, res: ServerResponse, base: string) {
-  const controller = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
-    else if (value !== undefined) headers.set(name, value);
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  const request = new Request(new URL(req.url ?? '/', base), {
-    method: req.method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-    duplex: 'half',
-    signal: controller.signal,
-  } as RequestInit);
-  const response = await handler(request);
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, key) => (out[key] = value));
-  res.writeHead(response.status, out);
-  res.flushHeaders();
-  if (response.body) {
-    const reader = response.body.getReader();
-    res.on('close', () => void reader.cancel().catch(() => {}));
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-    } catch {
-      /* the stream failed or the client left */
-    }
-  }
-  res.end();
-}
+type RouteHandler = FetchHandler;
 
 export async function startHub(): Promise<RunningServer> {
   let base = '';
@@ -98,11 +59,7 @@ export async function startHub(): Promise<RunningServer> {
       res.writeHead(404).end();
       return;
     }
-    toFetch(handler, req, res, base).catch((err) => {
-      console.error('hub test server:', err);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    void serveWithFetchHandler(handler, req, res, base);
   });
   base = await listen(server);
   return { url: base, close: () => closeServer(server) };

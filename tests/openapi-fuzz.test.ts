@@ -14,15 +14,16 @@ import { randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { beforeAll, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { openApiDocument } from '../server/api/openapi';
+import { getDb } from '../server/db/client';
+import { asText, generate, HOSTILE, known, prng, PROTO_KEYS, type Json, type Rng, type Schema } from './fuzz-inputs';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess } from './helpers';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed13);
 /** Mutated inputs per operation per credential, after the one plausible input. */
 const MUTATIONS_PER_CALL = 5;
 
-type Schema = Record<string, any>;
-type Json = unknown;
 interface Param {
   name: string;
   in: 'query' | 'path';
@@ -36,22 +37,6 @@ interface Operation {
   body?: Schema;
   response: Schema;
 }
-
-/** mulberry32: small, fast and good enough to pick test inputs. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
 
 const ops: Operation[] = [];
 const ORDER = ['get', 'post', 'put', 'delete'];
@@ -71,87 +56,6 @@ for (const [path, item] of Object.entries<any>(openApiDocument().paths ?? {})) {
 const rank = (op: Operation) => (op.path === '/account/sign-out-everywhere' ? ORDER.length : ORDER.indexOf(op.method));
 ops.sort((a, b) => rank(a) - rank(b));
 
-/**
- * Values that name real rows (so plausible inputs reach past "not found"), filled in beforeAll; the users
- * behind the credentials are not among them, so no fuzzed call deletes or demotes a caller.
- */
-const known = { uuids: [] as string[], slugs: [] as string[], byField: {} as Record<string, string[]>, idsByPath: {} as Record<string, string[]> };
-/** The ids an `id` field of the operation being generated names (its path's rows). */
-let idPool: string[] = [];
-
-function generate(schema: Schema | undefined, rng: Rng, name = ''): Json {
-  if (!schema) return null;
-  const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return generate(rng.pick(alternatives), rng, name);
-  if (schema.allOf) return generate(Object.assign({}, ...schema.allOf), rng, name);
-  if ('const' in schema) return schema.const;
-  if (schema.enum) return rng.pick(schema.enum);
-  const type = Array.isArray(schema.type) ? rng.pick(schema.type.filter((t: string) => t !== 'null')) : schema.type;
-  switch (type) {
-    case 'object': {
-      const out: Record<string, Json> = {};
-      const required = new Set<string>(schema.required ?? []);
-      for (const [key, sub] of Object.entries<Schema>(schema.properties ?? {})) {
-        if (required.has(key) || rng.chance(0.5)) out[key] = generate(sub, rng, key);
-      }
-      return out;
-    }
-    case 'array':
-      return Array.from({ length: rng.int(0, Math.min(3, schema.maxItems ?? 3)) }, () => generate(schema.items, rng, name));
-    case 'integer':
-    case 'number': {
-      const lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
-      const hi = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : lo + 100);
-      return rng.int(lo, Math.min(hi, lo + 1000));
-    }
-    case 'boolean':
-      return rng.chance(0.5);
-    case 'string':
-      return plausibleString(schema, rng, name);
-    default:
-      return rng.pick(['x', 1, true, null]);
-  }
-}
-
-function plausibleString(schema: Schema, rng: Rng, name: string): string {
-  if (schema.format === 'uuid' || /(^id$|_id$)/.test(name)) return rng.chance(0.8) ? rng.pick(known.byField[name] ?? (name === 'id' && idPool.length ? idPool : known.uuids)) : randomUUID();
-  if (schema.format === 'date-time' || /^(since|until)$/.test(name)) return new Date(Date.now() - rng.int(0, 1e10)).toISOString();
-  if (name === 'ip') return rng.chance(0.5) ? `203.0.113.${rng.int(1, 254)}` : `2001:db8::${rng.int(1, 9999)}`;
-  if (schema.format === 'email' || name === 'email') return `fuzz${rng.int(0, 1e6)}@example.test`;
-  if (schema.format === 'uri' || /url/.test(name)) return `https://example.test/${rng.int(0, 1e6)}`;
-  if (name === 'slug') return rng.chance(0.5) ? rng.pick(known.slugs) : `fuzz-${rng.int(0, 1e6)}`;
-  const min = schema.minLength ?? 1;
-  const max = Math.min(schema.maxLength ?? 24, min + 24);
-  const letters = 'abcdefghijklmnopqrstuvwxyz0123456789-';
-  return Array.from({ length: rng.int(min, Math.max(min, max)) }, (_, i) => (i === 0 ? 'f' : rng.pick([...letters]))).join('');
-}
-
-/** Values of the wrong shape or beyond every sane range. */
-const HOSTILE: readonly Json[] = [
-  'x'.repeat(200_000),
-  'a\u0000b',
-  'not-a-uuid',
-  '00000000-0000-0000-0000-00000000000g',
-  -1,
-  1e308,
-  2 ** 53 + 1,
-  -2147483649,
-  1.5,
-  '0000-01-01T00:00:00Z',
-  '+275760-09-13T00:00:00.001Z',
-  'yesterday',
-  '',
-  true,
-  null,
-  [],
-  [1, 'two', null],
-  { nested: { deeper: ['x'] } },
-  '\ud800',
-  '../../etc/passwd',
-  "' or 1=1 --",
-];
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
-
 interface Input {
   label: string;
   path: string;
@@ -162,7 +66,7 @@ interface Input {
 }
 
 function plausible(op: Operation, rng: Rng): Input {
-  idPool = known.idsByPath[op.path.replace(/\/\{id\}.*$/, '')] ?? [];
+  known.idPool = known.idsByPath[op.path.replace(/\/\{id\}.*$/, '')] ?? [];
   let path = op.path;
   const query: Record<string, string> = {};
   for (const p of op.params) {
@@ -182,8 +86,6 @@ function encodeSegment(value: string) {
     return '%ED%A0%80';
   }
 }
-
-const asText = (v: Json) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** One mutation of a plausible input; the label says which, for the failure message. */
 function mutate(op: Operation, base: Input, rng: Rng): Input {
@@ -259,12 +161,21 @@ addFormats(ajv);
 
 let credentials: { kind: string; headers: Record<string, string> }[];
 
+/**
+ * One known-good call for the operations whose random plausible input rarely succeeds (a valid template
+ * body, the one member who may be removed, a DNS record that exists): each must answer 2xx, so every
+ * operation has at least one success whose body is checked against its schema. Each names fixtures of
+ * its own, outside the pools the random inputs draw from, so no earlier fuzzed call has consumed them.
+ */
+let examples: Record<string, Input & { headers: Record<string, string> }>;
+
 beforeAll(async () => {
   const platformAdmin = await createUser({ role: 'superadmin', name: 'Platform Admin' });
   const orgAdmin = await createUser({ name: 'Org Admin' });
   const member = await createUser({ name: 'Member' });
   const victims = await Promise.all([createUser({ name: 'Victim' }), createUser({ name: 'Victim Two' })]);
-  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!] });
+  const [leaving, doomed, promoted, invitee] = await Promise.all(['Leaving', 'Doomed', 'Promoted', 'Invitee'].map((name) => createUser({ name })));
+  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!, leaving!] });
   const otherOrg = await createOrg({ admin: victims[1] });
   const key = await createKey(org.id, 'fuzz core');
   const spareKeys = await Promise.all([createKey(org.id, 'spare'), createKey(otherOrg.id, 'theirs')]);
@@ -299,6 +210,39 @@ beforeAll(async () => {
     '/support/tickets': [ticket.body.ticket.id],
   };
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const admin = bearer(platformAdmin.token);
+  const [emptyCategory, grantCategory] = await Promise.all([createCategory(), createCategory({ isPrivate: true })]);
+  const [doomedTemplate, editedTemplate] = await Promise.all([createTemplate({ categoryId: category.id }), createTemplate({ categoryId: category.id })]);
+  const doomedGrant = await grantAccess(otherOrg.id, grantCategory.id);
+  const dnsKey = await createKey(org.id, 'fuzz dns');
+  expect((await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status).toBe(200);
+  // As if the record had been made a minute ago: one DNS change per 10 s per instance would refuse the delete.
+  await (await getDb()).execute(sql`update audit_log set created_at = created_at - interval '1 minute' where target_id = ${dnsKey.id}`);
+  const json = { label: 'known-good', query: {} };
+  examples = {
+    'GET /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
+    'DELETE /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
+    'POST /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { email: invitee!.email, role: 'member' } },
+    'DELETE /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), query: { user_id: leaving!.id } },
+    'POST /admin/templates': {
+      ...json,
+      path: '/admin/templates',
+      headers: admin,
+      body: { name: 'Fuzz known good', slug: `fuzz-known-${randomUUID().slice(0, 8)}`, category_id: category.id, image_name: 'nginx' },
+    },
+    'PUT /admin/templates': { ...json, path: '/admin/templates', headers: admin, body: { id: editedTemplate.id, description: 'Edited by the fuzz' } },
+    'DELETE /admin/templates': { ...json, path: '/admin/templates', headers: admin, query: { id: doomedTemplate.id } },
+    'DELETE /admin/categories': { ...json, path: '/admin/categories', headers: admin, query: { id: emptyCategory.id } },
+    'DELETE /admin/catalog-access': { ...json, path: '/admin/catalog-access', headers: admin, query: { id: doomedGrant.id } },
+    'PUT /admin/users': { ...json, path: '/admin/users', headers: admin, body: { id: promoted!.id, role: 'admin' } },
+    'DELETE /admin/users': { ...json, path: '/admin/users', headers: admin, query: { id: doomed!.id } },
+    'POST /addon-audit-events': {
+      ...json,
+      path: '/addon-audit-events',
+      headers: bearer(key.secret),
+      body: { events: [{ id: randomUUID(), addon: 'backup', action: 'run', occurred_at: new Date().toISOString() }] },
+    },
+  };
   credentials = [
     { kind: 'none', headers: {} },
     { kind: 'garbage bearer', headers: bearer('garbage.\u00ff.token') },
@@ -315,10 +259,20 @@ it(`every operation answers every credential and input without a 5xx, with {code
   const rng = prng(SEED);
   const failures: string[] = [];
   const seen = { ok: 0, error: 0 };
+  const succeeded = new Set<string>();
   for (const op of ops) {
     const method = op.method.toUpperCase();
     expect(op.response, `${method} ${op.path} declares a JSON 200 response`).toBeDefined();
     const validate = ajv.compile(op.response);
+    const example = examples[`${method} ${op.path}`];
+    if (example) {
+      const qs = new URLSearchParams(example.query).toString();
+      const res = await api(`${example.path}${qs ? `?${qs}` : ''}`, { method, body: example.body, headers: example.headers });
+      const where = `${method} ${example.path} (known-good input) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
+      if (res.status < 200 || res.status >= 300) failures.push(`${where}: expected 2xx`);
+      else if (!validate(res.body)) failures.push(`${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)}`);
+      else succeeded.add(`${method} ${op.path}`);
+    }
     for (const cred of credentials) {
       const first = plausible(op, rng);
       const inputs = [first, ...Array.from({ length: MUTATIONS_PER_CALL }, () => mutate(op, first, rng))];
@@ -335,6 +289,7 @@ it(`every operation answers every credential and input without a 5xx, with {code
         if (res.status >= 500) failures.push(`${where}: 5xx ${shown}`);
         else if (res.status >= 200 && res.status < 300) {
           seen.ok++;
+          succeeded.add(`${method} ${op.path}`);
           if (!validate(res.body)) failures.push(`${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)} in ${shown}`);
         } else {
           seen.error++;
@@ -348,5 +303,6 @@ it(`every operation answers every credential and input without a 5xx, with {code
   expect(failures, `${failures.length} failures; rerun with FUZZ_SEED=${SEED}`).toEqual([]);
   // The fuzz reached past the refusals: plenty of calls succeeded and had their bodies checked.
   expect(seen.ok).toBeGreaterThan(ops.length);
+  expect(ops.map((op) => `${op.method.toUpperCase()} ${op.path}`).filter((name) => !succeeded.has(name)), 'operations that never answered 2xx').toEqual([]);
   expect(seen.error).toBeGreaterThan(ops.length);
 }, 120_000);

@@ -46,6 +46,9 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
   if (cookies.length > 0) headers['set-cookie'] = cookies;
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
+  // An event stream's headers go out now: its first event may be minutes away (an MCP GET stream), and
+  // the client waits for the headers to know the stream is open.
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) res.flushHeaders();
   const reader = response.body.getReader();
   res.once('close', () => void reader.cancel().catch(() => {}));
   try {
