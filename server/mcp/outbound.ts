@@ -58,15 +58,23 @@ export function isPrivateAddress(address: string): boolean {
   return true; // not an IP address at all: refuse
 }
 
+/**
+ * The message names neither the host nor what it resolved to: the caller learns that the instance's URL is
+ * refused, not how the Hub's network looks. `host` and `address` are for the log.
+ */
 export class UpstreamBlockedError extends Error {
   readonly code = 'HUB_UPSTREAM_BLOCKED';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(
+      "The instance's MCP URL points to a loopback, private, link-local or metadata address, which this Hub does not proxy to (the operator may allow it with HUB_ALLOW_PRIVATE_UPSTREAMS=true)",
+    );
+  }
 }
 
-function blockedError(host: string, address: string) {
-  return new UpstreamBlockedError(
-    `The instance's MCP URL host ${host} resolves to ${address}, a loopback, private, link-local or metadata address that this Hub does not proxy to (the operator may allow it with HUB_ALLOW_PRIVATE_UPSTREAMS=true)`,
-  );
-}
+const blockedError = (host: string, address: string) => new UpstreamBlockedError(host, address);
 
 /** net's lookup, but resolving every address and refusing private ones unless allowed. */
 const guardedLookup: LookupFunction = (hostname, options, callback) => {

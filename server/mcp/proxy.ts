@@ -24,7 +24,7 @@ import { admit, RateLimitRefusal, rateLimitHeaders } from '../api/rateLimit';
 import { sourceAddress } from '../domain/support/addresses';
 import { resolvePat } from '../auth/credentials';
 import { DomainError } from '../domain/errors';
-import { noteCaller } from '../log';
+import { noteCaller, requestLogger } from '../log';
 import { recordMcpCall, type ResolvedPat } from '../domain/pats';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
@@ -72,7 +72,8 @@ function bearerToken(headers: Headers): string | null {
 }
 
 /** The JSON-RPC method(s) and id of a small POST body; nulls when it is not JSON-RPC. */
-function inspectRpc(body: Uint8Array): { method: string | null; id: RpcId } {
+/** The JSON-RPC method(s) and id of a body the Hub read, or null when it is not JSON at all. */
+function inspectRpc(body: Uint8Array): { method: string | null; id: RpcId } | null {
   try {
     const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
@@ -83,7 +84,7 @@ function inspectRpc(body: Uint8Array): { method: string | null; id: RpcId } {
     const id = !Array.isArray(parsed) && first && (typeof first.id === 'string' || typeof first.id === 'number') ? first.id : null;
     return { method: methods.length > 0 ? methods.join(',') : null, id };
   } catch {
-    return { method: null, id: null };
+    return null;
   }
 }
 
@@ -217,13 +218,12 @@ function forward(req: Request, target: URL, assertion: string, body: Uint8Array 
       if (err instanceof UpstreamTimeout) {
         resolve({ response: rpcErrorResponse(504, RPC_UPSTREAM_TIMEOUT, err.message, rpcId), upstreamStatus: null });
       } else if (err instanceof UpstreamBlockedError) {
+        requestLogger().warn({ upstream: err.host, address: err.address }, 'MCP upstream refused: private address');
         resolve({ response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, err.message, rpcId), upstreamStatus: null });
       } else {
-        const code = (err as NodeJS.ErrnoException).code;
-        resolve({
-          response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, `The instance's MCP endpoint is unreachable${code ? ` (${code})` : ''}`, rpcId),
-          upstreamStatus: null,
-        });
+        // Which error (refused, reset, no such name) stays in the log: it would tell the caller which hosts answer.
+        requestLogger().warn({ upstream: target.host, code: (err as NodeJS.ErrnoException).code }, 'MCP upstream unreachable');
+        resolve({ response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, "The instance's MCP endpoint is unreachable", rpcId), upstreamStatus: null });
       }
     };
 
@@ -323,7 +323,10 @@ async function proxy(req: Request): Promise<Response> {
     const length = Number(req.headers.get('content-length') ?? NaN);
     if (Number.isFinite(length) && length <= INSPECT_MAX_BYTES) {
       body = new Uint8Array(await req.arrayBuffer());
-      ({ method, id: rpcId } = inspectRpc(body));
+      const rpc = inspectRpc(body);
+      // Not JSON: JSON-RPC's parse error, from the Hub (an instance may well fail on it with a 5xx).
+      if (!rpc) return rpcErrorResponse(400, -32700, 'Parse error: the request body is not valid JSON', null);
+      ({ method, id: rpcId } = rpc);
     } else {
       body = req.body;
     }
@@ -347,6 +350,7 @@ async function proxy(req: Request): Promise<Response> {
   }
   const blocked = checkLiteralHost(target.url.hostname);
   if (blocked) {
+    requestLogger().warn({ upstream: blocked.host }, 'MCP upstream refused: private address');
     record(null);
     return rpcErrorResponse(502, RPC_UPSTREAM_FAILED, blocked.message, rpcId);
   }
