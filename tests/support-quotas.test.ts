@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { afterEach, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
-import { addonAuditEvents, supportTickets } from '../server/db/schema';
+import { addonAuditEvents, supportTickets, supportUsage } from '../server/db/schema';
 import { api, createUser } from './helpers';
 import { supportWorld, trpcAs } from './support-helpers';
 
@@ -65,4 +65,23 @@ it('addon events: a batch that would go over is refused whole', async () => {
   const [row] = await db.select({ n: count() }).from(addonAuditEvents).where(eq(addonAuditEvents.orgId, a.org.id));
   expect(row!.n).toBe(4);
   expect((await send(1)).status).toBe(200);
+});
+
+it('the stored usage stays equal to the rows: duplicates count nothing, refused and concurrent batches count only what was stored', async () => {
+  process.env.HUB_QUOTA_ADDON_EVENTS = '20';
+  const a = await supportWorld();
+  const batch = () => Array.from({ length: 3 }, () => ({ id: randomUUID(), addon: 'backup', action: 'run', occurred_at: '2026-03-01T10:00:00Z' }));
+  const send = (events: ReturnType<typeof batch>) => api('/addon-audit-events', { method: 'POST', token: a.key.secret, body: { events } });
+  const first = batch();
+  expect((await send(first)).body).toEqual({ accepted: 3, duplicates: 0 });
+  expect((await send(first)).body).toEqual({ accepted: 0, duplicates: 3 });
+  // 10 batches of 3 at once into the 17 left: 5 fit whole, the others are refused whole.
+  const results = await Promise.all(Array.from({ length: 10 }, () => send(batch())));
+  expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+  for (const r of results.filter((r) => r.status !== 200)) expectQuota(r, 'HUB_QUOTA_ADDON_EVENTS');
+  const db = await getDb();
+  const [rows] = await db.select({ n: count() }).from(addonAuditEvents).where(eq(addonAuditEvents.orgId, a.org.id));
+  const [usage] = await db.select().from(supportUsage).where(eq(supportUsage.orgId, a.org.id));
+  expect(rows!.n).toBe(18);
+  expect(usage!.addonEvents).toBe(18);
 });

@@ -416,6 +416,21 @@ export const addonAuditEvents = pgTable(
   ],
 );
 
+/**
+ * What each organization stores of the quota-bounded support data, maintained in the writing transaction
+ * (server/domain/support/quotas.ts), so a write checks its quota without counting the rows. Rows only
+ * ever leave with their organization, which takes this row with it.
+ */
+export const supportUsage = pgTable('support_usage', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  tickets: integer('tickets').notNull().default(0),
+  /** Customer messages (instances and organization members); staff replies are the Hub's own. */
+  ticketMessages: integer('ticket_messages').notNull().default(0),
+  addonEvents: integer('addon_events').notNull().default(0),
+});
+
 /** MCP proxy calls, recorded for the minter's organization. */
 export const mcpCalls = pgTable(
   'mcp_calls',

@@ -11,7 +11,7 @@ import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { addonAuditEvents, instanceKeys, organizations } from '../../db/schema';
 import { paginate } from '../paginate';
-import { checkQuota } from './quotas';
+import { useQuota } from './quotas';
 import { isPlatformAdmin, type InstancePrincipal, type Principal } from '../principal';
 
 export interface AddonEventInput {
@@ -26,7 +26,6 @@ export interface AddonEventInput {
 export async function ingestAddonEvents(instance: InstancePrincipal, events: AddonEventInput[]) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    await checkQuota(tx, 'addon_events', instance.orgId, events.length);
     const inserted = await tx
       .insert(addonAuditEvents)
       .values(
@@ -43,6 +42,8 @@ export async function ingestAddonEvents(instance: InstancePrincipal, events: Add
       )
       .onConflictDoNothing({ target: [addonAuditEvents.instanceKeyId, addonAuditEvents.id] })
       .returning({ id: addonAuditEvents.id });
+    // Only new events count (re-sent ids store nothing); over the quota, the insert is rolled back whole.
+    await useQuota(tx, 'addon_events', instance.orgId, inserted.length);
     return { accepted: inserted.length, duplicates: events.length - inserted.length };
   });
 }

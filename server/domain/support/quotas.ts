@@ -1,24 +1,24 @@
 /**
  * Quotas on what an organization's instances may store on the Hub (support data): tickets, ticket
- * messages and addon audit events, counted per organization. A write that would go over answers 403
- * (reason quota_exceeded) naming the quota, and stores nothing. Checked under a per-organization
- * transaction lock, so concurrent writers cannot overshoot it together.
+ * messages and addon audit events, counted per organization in `support_usage` by the writes themselves
+ * (no count of the rows per write). A write that would go over answers 403 (reason quota_exceeded)
+ * naming the quota, and stores nothing.
  *
- *   HUB_QUOTA_TICKETS          tickets per organization                 default 1000
- *   HUB_QUOTA_TICKET_MESSAGES  messages per organization (all tickets)  default 20000
- *   HUB_QUOTA_ADDON_EVENTS     addon audit events per organization      default 1000000
+ *   HUB_QUOTA_TICKETS          tickets per organization                                 default 1000
+ *   HUB_QUOTA_TICKET_MESSAGES  customer messages per organization (all tickets)         default 20000
+ *   HUB_QUOTA_ADDON_EVENTS     addon audit events per organization                      default 1000000
  */
-import { count, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
-import { addonAuditEvents, supportMessages, supportTickets } from '../../db/schema';
+import { supportUsage } from '../../db/schema';
 import { DomainError } from '../errors';
 
 export type Quota = 'tickets' | 'ticket_messages' | 'addon_events';
 
-const SETTINGS: Record<Quota, { env: string; fallback: number; what: string }> = {
-  tickets: { env: 'HUB_QUOTA_TICKETS', fallback: 1000, what: 'support tickets' },
-  ticket_messages: { env: 'HUB_QUOTA_TICKET_MESSAGES', fallback: 20_000, what: 'ticket messages' },
-  addon_events: { env: 'HUB_QUOTA_ADDON_EVENTS', fallback: 1_000_000, what: 'addon audit events' },
+const SETTINGS: Record<Quota, { env: string; fallback: number; what: string; column: 'tickets' | 'ticketMessages' | 'addonEvents' }> = {
+  tickets: { env: 'HUB_QUOTA_TICKETS', fallback: 1000, what: 'support tickets', column: 'tickets' },
+  ticket_messages: { env: 'HUB_QUOTA_TICKET_MESSAGES', fallback: 20_000, what: 'ticket messages', column: 'ticketMessages' },
+  addon_events: { env: 'HUB_QUOTA_ADDON_EVENTS', fallback: 1_000_000, what: 'addon audit events', column: 'addonEvents' },
 };
 
 export function quotaOf(quota: Quota): number {
@@ -26,30 +26,25 @@ export function quotaOf(quota: Quota): number {
   return Number.isInteger(n) && n > 0 ? n : SETTINGS[quota].fallback;
 }
 
-async function stored(tx: Tx, quota: Quota, orgId: string): Promise<number> {
-  const [row] =
-    quota === 'tickets'
-      ? await tx.select({ n: count() }).from(supportTickets).where(eq(supportTickets.orgId, orgId))
-      : quota === 'ticket_messages'
-        ? await tx
-            .select({ n: count() })
-            .from(supportMessages)
-            .innerJoin(supportTickets, eq(supportTickets.id, supportMessages.ticketId))
-            .where(eq(supportTickets.orgId, orgId))
-        : await tx.select({ n: count() }).from(addonAuditEvents).where(eq(addonAuditEvents.orgId, orgId));
-  return row?.n ?? 0;
-}
-
-/** Refuses (403) unless `adding` more items fit in the organization's quota; call inside the write's transaction. */
-export async function checkQuota(tx: Tx, quota: Quota, orgId: string, adding: number): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`quota:${quota}:${orgId}`}))`);
+/**
+ * Counts `adding` more items against the organization's quota, inside the write's transaction (so a
+ * refused or failed write counts nothing), or refuses (403) when they do not fit. The usage row is locked
+ * by the update until the transaction ends: concurrent writers of one organization take turns.
+ */
+export async function useQuota(tx: Tx, quota: Quota, orgId: string, adding: number): Promise<void> {
+  if (adding === 0) return;
+  const { column, what, env } = SETTINGS[quota];
   const limit = quotaOf(quota);
-  const used = await stored(tx, quota, orgId);
-  if (used + adding > limit) {
-    throw new DomainError(
-      'forbidden',
-      `This organization has reached its quota of ${limit} ${SETTINGS[quota].what} (${used} stored, ${adding} more sent); ask the Hub's operator to raise ${SETTINGS[quota].env}`,
-      { reason: 'quota_exceeded' },
-    );
+  const used = supportUsage[column];
+  await tx.insert(supportUsage).values({ orgId }).onConflictDoNothing();
+  const [row] = await tx
+    .update(supportUsage)
+    .set({ [column]: sql`${used} + ${adding}` })
+    .where(eq(supportUsage.orgId, orgId))
+    .returning({ used });
+  if (row!.used > limit) {
+    throw new DomainError('forbidden', `This organization has reached its quota of ${limit} ${what} (${row!.used - adding} stored, ${adding} more sent); ask the Hub's operator to raise ${env}`, {
+      reason: 'quota_exceeded',
+    });
   }
 }

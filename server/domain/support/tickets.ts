@@ -12,7 +12,7 @@ import { instanceKeys, organizations, supportMessages, supportTickets, users } f
 import { writeAudit } from '../audit';
 import { isPlatformAdmin, type InstancePrincipal, type UserPrincipal } from '../principal';
 import { paginate } from '../paginate';
-import { checkQuota } from './quotas';
+import { useQuota } from './quotas';
 
 export type TicketStatus = 'open' | 'pending' | 'closed';
 export type TicketSeverity = 'low' | 'normal' | 'high' | 'urgent';
@@ -41,7 +41,7 @@ export interface NewTicket {
 export async function createTicket(instance: InstancePrincipal, input: NewTicket) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    await checkQuota(tx, 'tickets', instance.orgId, 1);
+    await useQuota(tx, 'tickets', instance.orgId, 1);
     const [row] = await tx
       .insert(supportTickets)
       .values({
@@ -158,7 +158,7 @@ export async function addTicketMessage(scope: TicketScope, id: string, author: M
       .for('update');
     if (!before) throw notFound(id);
     // Staff answers are the Hub's own data; the quota bounds what customers store.
-    if (customer) await checkQuota(tx, 'ticket_messages', before.orgId, 1);
+    if (customer) await useQuota(tx, 'ticket_messages', before.orgId, 1);
     const reopened = customer && before.status !== 'open';
     const [ticket] = await tx
       .update(supportTickets)
