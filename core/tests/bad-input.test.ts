@@ -54,6 +54,7 @@ it('every write endpoint answers every malformed body with a 4xx {code, message}
   }
   expect(failures).toEqual([]);
   for (const [method, path] of WRITES) expect(await tooLarge(method, path), `${method} ${path}`).toBe(413);
+  for (const [method, path] of WRITES) expect(await tooLarge(method, path, { chunked: true }), `${method} ${path} (chunked)`).toBe(413);
   const after = JSON.stringify([
     (await t.call('GET', '/api/v1/users', { token: admin })).body.pagination.total,
     (await t.call('GET', '/api/v1/tokens', { token: admin })).body.pagination.total,
@@ -81,16 +82,22 @@ it('odd paths and queries are 4xx too', async () => {
   }
 });
 
-/** A 300 KiB body with its Content-Length, on a connection of its own (Core answers 413 at once and closes it after draining). */
-function tooLarge(method: string, path: string): Promise<number> {
+/**
+ * A 300 KiB body on a connection of its own, with its Content-Length (Core answers 413 at once and closes
+ * the connection after draining) or `chunked`, sent in 16 KiB pieces without a length (Core counts as it reads).
+ */
+function tooLarge(method: string, path: string, opts: { chunked?: boolean } = {}): Promise<number> {
   const body = JSON.stringify({ value: 'x'.repeat(300 * 1024) });
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), authorization: `Bearer ${admin}` };
+    const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${admin}` };
+    if (!opts.chunked) headers['content-length'] = String(Buffer.byteLength(body));
     const req = http.request(t.url + path, { method, headers, agent: false }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
     req.on('error', reject);
-    req.end(body);
+    if (!opts.chunked) return void req.end(body);
+    for (let i = 0; i < body.length; i += 16 * 1024) req.write(body.slice(i, i + 16 * 1024));
+    req.end();
   });
 }
