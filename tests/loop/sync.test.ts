@@ -51,7 +51,7 @@ async function coreView() {
 async function syncCore() {
   const res = await call(core.url, '/api/v1/catalog/sync', { method: 'POST', token: coreAdmin });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { added: number; updated: number; removed: number; checked_at: string };
+  return res.body as { added: number; updated: number; removed: number; checked_at: string; not_modified: boolean };
 }
 
 async function expectConverged(step: string) {
@@ -153,12 +153,15 @@ it('converges with the Hub after a seeded random sequence of catalog changes', a
     if (i % 6 === 5) {
       const counts = await syncCore();
       changes += counts.added + counts.updated + counts.removed;
+      if (counts.added + counts.updated + counts.removed > 0) expect(counts.not_modified).toBe(false);
       expect(await coreView(), `random step ${i} (seed ${SEED})`).toEqual(await hubView());
     }
   }
   expect(changes).toBeGreaterThan(0); // the syncs did work, not only confirm an unchanged copy
-  // An idle sync changes nothing (the Hub answers 304 to If-None-Match).
+  // An idle sync changes nothing; from the second on, the poll is the same request as the one before
+  // (checked_at stays put) and the Hub answers 304 to its If-None-Match.
   expect(await syncCore()).toMatchObject({ added: 0, updated: 0, removed: 0 });
+  expect(await syncCore()).toMatchObject({ added: 0, updated: 0, removed: 0, not_modified: true });
 });
 
 it('keeps serving its copy while the Hub is down, says why, and recovers by itself', async () => {

@@ -9,6 +9,9 @@
 import type { Db } from '../db/client';
 import type { Logger } from '../log';
 import { applySync, StaleConnection, type CatalogTemplate, type SyncCounts } from '../domain/catalog';
+
+/** What one sync did; `not_modified`: the Hub answered 304 (nothing changed since checked_at). */
+export type SyncResult = SyncCounts & { not_modified: boolean };
 import { CoreError } from '../domain/errors';
 import { HubError } from './client';
 import type { HubConnection, HubCredentials } from './connection';
@@ -85,13 +88,13 @@ export class CatalogSync {
   }
 
   /** One sync (serialized with any other). Throws CoreError: not_found (no Hub configured), bad_gateway (the Hub's problem). */
-  syncNow(): Promise<SyncCounts> {
+  syncNow(): Promise<SyncResult> {
     const run = this.running.catch(() => {}).then(() => this.syncOnce());
     this.running = run;
     return run;
   }
 
-  private async syncOnce(): Promise<SyncCounts> {
+  private async syncOnce(): Promise<SyncResult> {
     let creds = await this.connection.credentials();
     if (!creds) throw new CoreError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
     if (creds.row.keyRefused) {
@@ -120,17 +123,17 @@ export class CatalogSync {
     }
   }
 
-  private async pull(creds: HubCredentials): Promise<SyncCounts> {
+  private async pull(creds: HubCredentials): Promise<SyncResult> {
     const generation = creds.row.connectedAt;
     if (creds.row.checkedAt === null) return this.fullSync(creds, generation);
     let since = creds.row.checkedAt;
     let etag = creds.row.etag;
-    const total: SyncCounts = { added: 0, updated: 0, removed: 0, checked_at: since };
+    const total: SyncResult = { added: 0, updated: 0, removed: 0, checked_at: since, not_modified: false };
     for (let round = 0; round < MAX_PAGES; round++) {
       const answer = await creds.client.updates(since, etag);
       if (answer === null) {
         await applySync(this.db, { full: false, templates: [], removedIds: [], checkedAt: since, etag, generation });
-        return total;
+        return { ...total, not_modified: round === 0 };
       }
       const counts = await applySync(this.db, {
         full: false,
@@ -156,7 +159,7 @@ export class CatalogSync {
    * Every page of the catalog. The watermark is taken from the Hub before the first page, so a change made
    * while the pages are read is fetched again by the next update: it is never missed.
    */
-  private async fullSync(creds: HubCredentials, generation: Date): Promise<SyncCounts> {
+  private async fullSync(creds: HubCredentials, generation: Date): Promise<SyncResult> {
     const mark = await creds.client.updates(new Date().toISOString(), null);
     const checkedAt = mark!.checked_at;
     const templates: CatalogTemplate[] = [];
@@ -167,7 +170,7 @@ export class CatalogSync {
     }
     const counts = await applySync(this.db, { full: true, templates: dedupe(templates), removedIds: [], checkedAt, etag: null, generation });
     this.log.info('hub catalog synced (full)', { templates: templates.length, ...counts });
-    return counts;
+    return { ...counts, not_modified: false };
   }
 }
 

@@ -6,7 +6,13 @@ import { BEARER, errors, json } from '../../schemas';
 import { badGateway } from './schemas';
 
 const SyncResultSchema = z
-  .object({ added: z.number().int(), updated: z.number().int(), removed: z.number().int(), checked_at: z.string() })
+  .object({
+    added: z.number().int(),
+    updated: z.number().int(),
+    removed: z.number().int(),
+    checked_at: z.string(),
+    not_modified: z.boolean().describe('The Hub answered 304 Not Modified to the poll (If-None-Match): nothing changed since checked_at'),
+  })
   .openapi('SyncResult');
 
 const route = createRoute({
