@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -113,7 +114,7 @@ export type CoreStore = Store;
 export const hubStore = () => store('hub_loop', 'DATABASE_URL', 'HUB_DATA_DIR', { HUB_SECRET: 'loop-test-hub-secret' });
 export const coreStore = () => store('core_loop', 'CORE_DATABASE_URL', 'CORE_DATA_DIR');
 
-export async function startHub(store: HubStore, opts: { port?: number; users?: string[]; seed?: boolean } = {}): Promise<HubProc> {
+export async function startHub(store: HubStore, opts: { port?: number; users?: string[]; seed?: boolean; env?: Record<string, string> } = {}): Promise<HubProc> {
   const port = opts.port ?? (await freePort());
   const jwts = new Map<string, string>();
   const proc = await launch(
@@ -126,6 +127,7 @@ export async function startHub(store: HubStore, opts: { port?: number; users?: s
       HUB_FIXTURE_ASSERTIONS: '1',
       HUB_FIXTURE_USERS: (opts.users ?? []).join(','),
       HUB_FIXTURE_SEED: opts.seed ? '1' : '',
+      ...opts.env,
     },
     /^LISTENING (\S+)/,
     (line) => {
@@ -160,6 +162,25 @@ export async function startCore(store: CoreStore, env: Record<string, string> = 
     /"msg":"Core listening".*"url":"([^"]+)"/,
   );
   return { ...proc, port };
+}
+
+/**
+ * A reverse proxy in front of a Hub, as in production: it forwards every request and appends the client's
+ * address (here a fixed public one, as if the client came from the internet) to X-Forwarded-For.
+ */
+export async function reverseProxy(target: () => string, clientAddress: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const upstream = http.request(new URL(req.url ?? '/', target()), { method: req.method, headers: { ...req.headers, 'x-forwarded-for': clientAddress } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    // The Hub is down: the connection is dropped, so the client sees the Hub as unreachable.
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
 }
 
 /** JSON over HTTP. */

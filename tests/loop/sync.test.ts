@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hubOk, organizationWithKey } from './hub-account';
-import { call, coreStore, eventually, hubStore, startCore, startHub, TEMP_ADMIN, type CoreProc, type CoreStore, type HubProc, type HubStore } from './processes';
+import { call, coreStore, eventually, hubStore, reverseProxy, startCore, startHub, TEMP_ADMIN, type CoreProc, type CoreStore, type HubProc, type HubStore } from './processes';
 
 const ROOT = 'root@sync.test'; // Hub superadmin: changes the catalog
 const ALICE = 'alice@sync.test'; // admin of the organization whose key Core holds
@@ -14,6 +14,8 @@ const BOB = 'bob@sync.test'; // another organization
 const SEED = Number(process.env.SYNC_TEST_SEED ?? 20261126);
 
 let hubDb: HubStore, coreDb: CoreStore, hub: HubProc, core: CoreProc;
+let proxy: Awaited<ReturnType<typeof reverseProxy>>;
+const CORE_PUBLIC_ADDRESS = '203.0.113.9';
 let key: { id: string; key: string };
 let coreAdmin: string;
 let root: string;
@@ -61,19 +63,23 @@ async function expectConverged(step: string) {
 
 beforeAll(async () => {
   [hubDb, coreDb] = await Promise.all([hubStore(), coreStore()]);
-  hub = await startHub(hubDb, { users: [`${ROOT}:superadmin`, `${ALICE}:user`, `${BOB}:user`], seed: true });
+  // The Hub behind a reverse proxy it trusts: Core's requests arrive from a public address, as in production.
+  hub = await startHub(hubDb, { users: [`${ROOT}:superadmin`, `${ALICE}:user`, `${BOB}:user`], seed: true, env: { HUB_TRUSTED_PROXIES: '127.0.0.1' } });
+  proxy = await reverseProxy(() => hub.url, CORE_PUBLIC_ADDRESS);
   root = hub.jwts.get(ROOT)!;
   const mine = await organizationWithKey(hub.url, hub.jwts.get(ALICE)!, 'sync-mine');
   key = mine.key;
   const other = await hubOk(hub.url, '/account/organizations', hub.jwts.get(BOB)!, 'POST', { name: 'Other', slug: 'sync-other' });
   orgs = { mine: mine.org.id, other: other.organization.id };
   // The environment's connection (it wins over settings). The loop runs every 2 s beside the test's own syncs (they never overlap).
-  core = await startCore(coreDb, { CORE_HUB_URL: hub.url, CORE_HUB_INSTANCE_KEY: key.key, CORE_HUB_SYNC_INTERVAL: '2' });
+  // CORE_HUB_DNS: Core keeps its dynamic DNS record at the Hub current, from its registration on.
+  core = await startCore(coreDb, { CORE_HUB_URL: proxy.url, CORE_HUB_INSTANCE_KEY: key.key, CORE_HUB_SYNC_INTERVAL: '2', CORE_HUB_DNS: 'true' });
   coreAdmin = (await call(core.url, '/api/v1/auth/login', { method: 'POST', body: { username: TEMP_ADMIN.username, password: TEMP_ADMIN.password } })).body.access_token;
 }, 180_000);
 
 afterAll(async () => {
   await core?.stop();
+  await proxy?.close();
   await hub?.stop();
   await Promise.all([hubDb?.drop(), coreDb?.drop()]);
 });
@@ -164,6 +170,14 @@ it('converges with the Hub after a seeded random sequence of catalog changes', a
   expect(await syncCore()).toMatchObject({ added: 0, updated: 0, removed: 0, not_modified: true });
 });
 
+it('publishes its dynamic DNS record at the Hub (CORE_HUB_DNS=true): the address it connects from, as the Hub sees it', async () => {
+  const record = await eventually('the DNS record at the Hub', async () => {
+    const res = await call(hub.url, '/api/v1/dns', { token: key.key });
+    return res.status === 200 ? res.body.record : undefined;
+  });
+  expect(record).toMatchObject({ ip: CORE_PUBLIC_ADDRESS, hostname: expect.stringContaining('.') });
+});
+
 it('keeps serving its copy while the Hub is down, says why, and recovers by itself', async () => {
   const before = await coreView();
   await hub.stop();
@@ -174,7 +188,7 @@ it('keeps serving its copy while the Hub is down, says why, and recovers by itse
   const down = (await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body;
   expect(down).toMatchObject({ connected: false, key_refused: false, last_error: expect.stringMatching(/unreachable/) });
 
-  hub = await startHub(hubDb, { port: hub.port, users: [`${ALICE}:user`] });
+  hub = await startHub(hubDb, { port: hub.port, users: [`${ALICE}:user`], env: { HUB_TRUSTED_PROXIES: '127.0.0.1' } });
   const { template } = await hubOk(hub.url, '/admin/templates', root, 'POST', { name: 'After the outage', slug: 'after-outage', category_id: before[0].category_id, image_name: 'example/x', is_public: true });
   // No manual sync: the loop backs off and comes back on its own.
   await eventually('the loop to sync after the outage', async () => (await call(core.url, '/api/v1/catalog/templates/after-outage', { token: coreAdmin })).status === 200, 45_000);
