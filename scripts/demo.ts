@@ -6,7 +6,8 @@
  *   - a Core admin user and, at the Hub, a personal access token for the same person bound to the instance;
  *   - it prints the URLs, the sign-in details and a ready MCP client configuration. Ctrl-C stops both.
  * Data lives in ./.demo-data (wiped at every start). Ports: DEMO_HUB_PORT (3000; its OpenID provider takes
- * the next one) and DEMO_CORE_PORT (4000).
+ * the next one) and DEMO_CORE_PORT (4000). `npm run demo -- --check` stops both once everything is shown to
+ * work (CI runs it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -158,6 +159,7 @@ ${JSON.stringify(mcpConfig, null, 2)}
 
  Logs: ${DATA}/hub.log, ${DATA}/core.log          Ctrl-C stops both.
 ────────────────────────────────────────────────────────────────────────`);
+  if (process.argv.includes('--check')) await stop(0);
 }
 
 main().catch(async (err: unknown) => {
