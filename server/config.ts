@@ -70,6 +70,14 @@ export const config = {
   get shutdownTimeoutMs() {
     return intEnv('HUB_SHUTDOWN_TIMEOUT_MS', 25_000);
   },
+  /**
+   * SIGTERM: milliseconds to go on serving while /readyz already answers 503, before the listening socket
+   * closes: load balancers that route by health checks take the process out first (Kubernetes: like a
+   * preStop sleep). 0: close at once (balancers that retry a refused connection need no more).
+   */
+  get shutdownReadyDelayMs() {
+    return countEnv('HUB_SHUTDOWN_READY_DELAY_MS', 0);
+  },
   /** Production server: most open client connections at once (more are refused at accept). */
   get maxConnections() {
     return intEnv('HUB_MAX_CONNECTIONS', 1_000);

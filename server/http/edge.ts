@@ -113,7 +113,9 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
   async function drain(reason: string) {
     draining = true;
     const deadline = config.shutdownTimeoutMs;
-    logger.info({ reason, inFlight: inFlight.size, deadlineMs: deadline }, 'draining');
+    logger.info({ reason, inFlight: inFlight.size, deadlineMs: deadline, readyDelayMs: config.shutdownReadyDelayMs }, 'draining');
+    // Not ready, still serving: balancers that follow /readyz stop sending new requests before the socket closes.
+    if (config.shutdownReadyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownReadyDelayMs));
     server.close();
     server.closeIdleConnections();
     // Answers not yet started close their connection once sent: no further request arrives on it.
