@@ -161,7 +161,12 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
       .offset(offset)
       .as('chosen');
   const list = db
-    .select({ ...templateSelection, matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int` })
+    .select({
+      ...templateSelection,
+      // For the admin list (one query, not a second look-up); the catalog's own answers drop it.
+      hasRegistryCredentials: sql<boolean>`(${templates.registryCredentialsEnc} is not null)`,
+      matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int`,
+    })
     .from(chosen)
     .innerJoin(templates, eq(templates.id, chosen.id))
     .innerJoin(categories, eq(categories.id, templates.categoryId))
@@ -237,7 +242,7 @@ export async function checkpointBefore(db: Db, scope: CatalogScope, filters: Tem
 
 async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
   const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
-  const pageOf = (rows: (TemplateRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
+  const pageOf = (rows: (ListedRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
   if (countedByCategory(filters)) {
     const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
     if (page.page === 1) {
@@ -266,11 +271,25 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
   return { rows: [], total: page.page === 1 ? 0 : await total(countQuery) };
 }
 
-export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
+/** A listed template and whether it has registry credentials (what the admin list adds). */
+export type ListedRow = TemplateRow & { hasRegistryCredentials: boolean };
+
+async function listRows(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
   const db = await getDb();
   const found = await listMatching(db, scope, filters, page, 'substring');
   if (found.total > 0 || !filters.search) return found;
   return listMatching(db, scope, filters, page, 'similar');
+}
+
+export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: TemplateRow[]; total: number }> {
+  const { rows, total } = await listRows(scope, filters, page);
+  return { rows: rows.map(({ hasRegistryCredentials: _, ...row }) => row), total };
+}
+
+/** The admin list: every template, with whether it has registry credentials (the same single query). */
+export async function listTemplatesForAdmin(filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
+  const { rows, total } = await listRows({ kind: 'admin' }, filters, page);
+  return { rows: rows.map((row) => ({ ...row, hasRegistryCredentials: Boolean(row.hasRegistryCredentials) })), total };
 }
 
 /**
