@@ -51,6 +51,9 @@ const categoryIdOf = (slug: string) => sql`(select c_filter.id from categories c
 /** Tags as the read model keeps them: lower-cased (migration 0005), so a tag matches whatever its case. */
 const foldedTags = (tags: string[]) => sql`array[${sql.join(tags.map((t) => sql`lower(${t})`), sql`, `)}]::text[]`;
 
+/** A tag equal to the term, within search_tags (every tag between unit separators; trigram-indexed). */
+const tagPattern = (term: string) => sql`lower(${`%\x1f${escapeLike(term)}\x1f%`})`;
+
 /** The filters as SQL over catalog_entries (every list and count filters the read model, not templates). */
 export function templateFilterSql(filters: TemplateFilters, match: SearchMatch = 'substring'): SQL[] {
   const conditions: SQL[] = [];
@@ -60,7 +63,7 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
     const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
     conditions.push(
       match === 'substring'
-        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern), sql`${entries.tags} @> ${foldedTags([filters.search])}`)!
+        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern), like(entries.searchTags, tagPattern(filters.search)))!
         : sql`lower(${filters.search}) <% ${entries.searchName}`,
     );
   }
@@ -84,7 +87,7 @@ function searchRank(term: string, match: SearchMatch): SQL {
     ? sql`case when ${entries.searchName} = lower(${term}) then 0
                when ${entries.searchName} like lower(${`${escaped}%`}) then 1
                when ${entries.searchName} like lower(${`%${escaped}%`}) then 2
-               when ${entries.tags} @> ${foldedTags([term])} then 3
+               when ${entries.searchTags} like ${tagPattern(term)} then 3
                else 4 end`
     : sql`-similarity(lower(${term}), ${entries.searchName})`;
 }
