@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../server/db/client';
+import { checkpointStats } from '../server/domain/catalog/queries';
 import { catalogWrite } from '../server/domain/catalog/writes';
 import { api, createCategory, createTemplate } from './helpers';
 
@@ -56,5 +57,29 @@ describe('deep pages', () => {
     expected = await expectedSlugs();
     expect(expected[0]).toBe('deep-first');
     for (const n of [11, 21]) expect((await page(n, 100, '&v=2')).slugs, `page ${n} after the write`).toEqual(expected.slice((n - 1) * 100, n * 100));
+  });
+
+  it('start from a checkpoint: read once per catalog generation, then each deep page skips fewer than 1,000 entries', async () => {
+    const before = { ...checkpointStats };
+    await page(1, 50, '&featured=false');
+    expect(checkpointStats.pagesFromCheckpoint).toBe(before.pagesFromCheckpoint);
+
+    // (Requests no earlier test made: the response cache would answer those.)
+    // Offset 1,050: the checkpoint at entry 1,000 (position 999) is the start; 50 entries are skipped.
+    await page(22, 50);
+    expect(checkpointStats.pagesFromCheckpoint).toBe(before.pagesFromCheckpoint + 1);
+    expect(checkpointStats.lastSkipped).toBe(50);
+    const reads = checkpointStats.reads;
+    // Offset 2,000: the checkpoint at entry 2,000 exactly, nothing skipped; the same checkpoints, not read again.
+    await page(41, 50);
+    expect(checkpointStats.pagesFromCheckpoint).toBe(before.pagesFromCheckpoint + 2);
+    expect(checkpointStats.lastSkipped).toBe(0);
+    expect(checkpointStats.reads).toBe(reads);
+
+    // A write moves the generation: the next deep page reads them again.
+    await createTemplate({ slug: 'deep-second', name: 'Deep 00', categoryId });
+    await page(11, 100);
+    expect(checkpointStats.reads).toBe(reads + 1);
+    expect(checkpointStats.pagesFromCheckpoint).toBe(before.pagesFromCheckpoint + 3);
   });
 });

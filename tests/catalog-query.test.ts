@@ -1,5 +1,7 @@
 /** List parameters: pagination rules, filters alone and combined, route order, and bad values → 400. */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { execRows, getDb } from '../server/db/client';
 import { api, createCategory, createTemplate } from './helpers';
 
 const slugs = (res: { body: any }) => res.body.templates.map((t: any) => t.slug);
@@ -144,5 +146,14 @@ describe('bad values get 400 naming the parameter', () => {
     const res = await api(`/catalog/templates?search=${'x'.repeat(201)}`);
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('search');
+  });
+});
+
+describe('query execution', () => {
+  it('runs without JIT compilation on the Hub connection (PostgreSQL compiles costly plans in 100–300 ms otherwise)', async () => {
+    // pg_jit_available() is false on PGlite (no LLVM) and true on a PostgreSQL built with it, where the
+    // Hub's connection must have jit off.
+    const [row] = await execRows<{ jit: boolean }>(await getDb(), sql`select pg_jit_available() and current_setting('jit')::boolean as jit`);
+    expect(row!.jit).toBe(false);
   });
 });

@@ -38,8 +38,10 @@ async function openPostgres(url: string): Promise<Database> {
     // Queries wait for a reconnect attempt; the default backoff grows to 20 s (the 3–15 s hangs of an outage).
     // A short constant retry fails them fast (ECONNREFUSED → 503) and recovers as soon as the server is back.
     backoff: () => 0.25,
-    // Per connection: no statement holds a connection (and a request) longer than this.
-    connection: { application_name: 'hub', statement_timeout: config.databaseStatementTimeoutMs },
+    // Per connection: no statement holds a connection (and a request) longer than this. No JIT: the Hub's
+    // queries are short index-driven reads whose estimated cost can still pass jit_above_cost (100,000),
+    // and compiling them costs 100–300 ms (PostgreSQL 15 with LLVM), far more than running them.
+    connection: { application_name: 'hub', statement_timeout: config.databaseStatementTimeoutMs, jit: 'off' },
   });
   const db = drizzle(client, { schema }) as unknown as Db;
   // Several Hub processes may start at once: one migrates, the others wait for it.

@@ -233,7 +233,14 @@ export const catalogEntries = pgTable(
     /** lower(name) and lower(description): what search matches, folded once on write (LIKE, not ILIKE per row). */
     searchName: text('search_name').notNull(),
     searchDescription: text('search_description').notNull(),
+    /** Lower-cased (migration 0005): tag filters and search match tags whatever their case. */
     tags: text('tags').array().notNull(),
+    /**
+     * The lower-cased tags as one text, each between unit separators (U+001F): a search term equal to a tag
+     * is `LIKE '%\x1fterm\x1f%'`, answered by a trigram index like name and description are, so a search
+     * combined with a tag filter still ANDs index bitmaps (the tags' GIN index serves the filter).
+     */
+    searchTags: text('search_tags').notNull().default(''),
   },
   (t) => [
     // Covering (the trailing columns follow a unique prefix, so they only carry the visibility columns):
@@ -243,6 +250,7 @@ export const catalogEntries = pgTable(
     index('catalog_entries_tags_idx').using('gin', t.tags),
     index('catalog_entries_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
     index('catalog_entries_description_trgm_idx').using('gin', sql`${t.searchDescription} gin_trgm_ops`),
+    index('catalog_entries_tags_trgm_idx').using('gin', sql`${t.searchTags} gin_trgm_ops`),
   ],
 );
 

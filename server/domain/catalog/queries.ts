@@ -39,13 +39,20 @@ function escapeLike(term: string) {
 const entries = catalogEntries;
 
 /**
- * How a search term matches. A substring of the name or the description (case-insensitive) is the match;
- * only when nothing visible contains the term does a word of the name that is trigram-similar to it match
- * (a misspelling finds what was meant, and a common term never pays for the fuzzy match).
+ * How a search term matches. A substring of the name or the description, or a tag equal to the term (all
+ * case-insensitive), is the match; only when nothing visible matches so does a word of the name that is
+ * trigram-similar to it match (a misspelling finds what was meant, and a common term never pays for the
+ * fuzzy match).
  */
 export type SearchMatch = 'substring' | 'similar';
 
 const categoryIdOf = (slug: string) => sql`(select c_filter.id from categories c_filter where c_filter.slug = ${slug})`;
+
+/** Tags as the read model keeps them: lower-cased (migration 0005), so a tag matches whatever its case. */
+const foldedTags = (tags: string[]) => sql`array[${sql.join(tags.map((t) => sql`lower(${t})`), sql`, `)}]::text[]`;
+
+/** A tag equal to the term, within search_tags (every tag between unit separators; trigram-indexed). */
+const tagPattern = (term: string) => sql`lower(${`%\x1f${escapeLike(term)}\x1f%`})`;
 
 /** The filters as SQL over catalog_entries (every list and count filters the read model, not templates). */
 export function templateFilterSql(filters: TemplateFilters, match: SearchMatch = 'substring'): SQL[] {
@@ -56,20 +63,21 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
     const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
     conditions.push(
       match === 'substring'
-        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern))!
+        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern), like(entries.searchTags, tagPattern(filters.search)))!
         : sql`lower(${filters.search}) <% ${entries.searchName}`,
     );
   }
   if (filters.featured) conditions.push(eq(entries.isFeatured, true));
   if (filters.tags && filters.tags.length > 0) {
-    conditions.push(sql`${entries.tags} && ${sql`array[${sql.join(filters.tags.map((t) => sql`${t}`), sql`, `)}]::text[]`}`);
+    conditions.push(sql`${entries.tags} && ${foldedTags(filters.tags)}`);
   }
   return conditions;
 }
 
 /**
  * Search relevance, lower first (README, "Search ranking"). Substring matches: 0 the name is the term,
- * 1 the name starts with it, 2 the name contains it, 3 only the description contains it. Similar matches
+ * 1 the name starts with it, 2 the name contains it, 3 a tag is the term, 4 only the description
+ * contains it. Similar matches
  * (a word of the name is close to the term): the name most similar as a whole first (pg_trgm similarity).
  * Ties as rankedPage() orders them: the order is total, so pages never overlap or skip.
  */
@@ -79,7 +87,8 @@ function searchRank(term: string, match: SearchMatch): SQL {
     ? sql`case when ${entries.searchName} = lower(${term}) then 0
                when ${entries.searchName} like lower(${`${escaped}%`}) then 1
                when ${entries.searchName} like lower(${`%${escaped}%`}) then 2
-               else 3 end`
+               when ${entries.searchTags} like ${tagPattern(term)} then 3
+               else 4 end`
     : sql`-similarity(lower(${term}), ${entries.searchName})`;
 }
 
@@ -155,7 +164,12 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
       .offset(offset)
       .as('chosen');
   const list = db
-    .select({ ...templateSelection, matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int` })
+    .select({
+      ...templateSelection,
+      // For the admin list (one query, not a second look-up); the catalog's own answers drop it.
+      hasRegistryCredentials: sql<boolean>`(${templates.registryCredentialsEnc} is not null)`,
+      matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int`,
+    })
     .from(chosen)
     .innerJoin(templates, eq(templates.id, chosen.id))
     .innerJoin(categories, eq(categories.id, templates.categoryId))
@@ -185,6 +199,16 @@ const CHECKPOINT_EVERY = 1000;
 // The TTL bounds what a change made outside catalogWrite (plain SQL, no announcement) can leave stale, as the response cache's does.
 const checkpoints = new LRUCache<string, { generation: number; keys: Promise<OrderKey[]> }>({ max: 500, ttl: 60_000 });
 
+/** What the checkpoints did in this process (tests assert deep pages use them; cheap enough to keep). */
+export const checkpointStats = {
+  /** Passes that read the checkpoints of a scope and filter. */
+  reads: 0,
+  /** Pages that started at a checkpoint instead of the start of the list. */
+  pagesFromCheckpoint: 0,
+  /** The entries the last such page skipped after its checkpoint (always < CHECKPOINT_EVERY). */
+  lastSkipped: 0,
+};
+
 /** The keys of every CHECKPOINT_EVERY-th entry in catalog order, unexecuted (the benchmark EXPLAINs it). */
 export function checkpointQuery(db: Db, scope: CatalogScope, filters: TemplateFilters) {
   const position = sql<number>`row_number() over (order by ${entries.featuredRank}, ${entries.name}, ${entries.templateId})`.as('position');
@@ -205,6 +229,7 @@ function checkpointKeys(db: Db, scope: CatalogScope, filters: TemplateFilters): 
   const current = generation('catalog');
   const cached = checkpoints.get(cacheKey);
   if (cached && cached.generation === current) return cached.keys;
+  checkpointStats.reads++;
   const keys = checkpointQuery(db, scope, filters).then((rows) => rows);
   checkpoints.set(cacheKey, { generation: current, keys });
   keys.catch(() => checkpoints.delete(cacheKey));
@@ -220,7 +245,7 @@ export async function checkpointBefore(db: Db, scope: CatalogScope, filters: Tem
 
 async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
   const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
-  const pageOf = (rows: (TemplateRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
+  const pageOf = (rows: (ListedRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
   if (countedByCategory(filters)) {
     const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
     if (page.page === 1) {
@@ -232,6 +257,10 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
     const offset = (page.page - 1) * page.limit;
     const [known, after] = await Promise.all([total(countQuery), offset >= CHECKPOINT_EVERY ? checkpointBefore(db, scope, filters, offset) : undefined]);
     if (offset >= known) return { rows: [], total: known };
+    if (after) {
+      checkpointStats.pagesFromCheckpoint++;
+      checkpointStats.lastSkipped = offset - (after.position + 1);
+    }
     return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { match, after }).list), total: known };
   }
   const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
@@ -245,11 +274,25 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
   return { rows: [], total: page.page === 1 ? 0 : await total(countQuery) };
 }
 
-export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page) {
+/** A listed template and whether it has registry credentials (what the admin list adds). */
+export type ListedRow = TemplateRow & { hasRegistryCredentials: boolean };
+
+async function listRows(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
   const db = await getDb();
   const found = await listMatching(db, scope, filters, page, 'substring');
   if (found.total > 0 || !filters.search) return found;
   return listMatching(db, scope, filters, page, 'similar');
+}
+
+export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: TemplateRow[]; total: number }> {
+  const { rows, total } = await listRows(scope, filters, page);
+  return { rows: rows.map(({ hasRegistryCredentials: _, ...row }) => row), total };
+}
+
+/** The admin list: every template, with whether it has registry credentials (the same single query). */
+export async function listTemplatesForAdmin(filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
+  const { rows, total } = await listRows({ kind: 'admin' }, filters, page);
+  return { rows: rows.map((row) => ({ ...row, hasRegistryCredentials: Boolean(row.hasRegistryCredentials) })), total };
 }
 
 /**

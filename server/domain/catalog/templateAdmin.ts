@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../errors';
-import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
-import { getDb, type Queryable, type Tx } from '../../db/client';
+import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
+import { type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
 import { encryptSecret, sealedFields } from '../secrets';
-import { listTemplates, templateSelection, type Page, type TemplateFilters, type TemplateRow } from './queries';
+import { listTemplatesForAdmin, templateSelection, type Page, type TemplateFilters, type TemplateRow } from './queries';
 import { catalogWrite, recordExits, type CatalogChange } from './writes';
 
 type Insert = typeof templates.$inferInsert;
@@ -38,19 +38,8 @@ export async function getAdminTemplate(q: Queryable, id: string): Promise<AdminT
   return row ? { ...row, hasRegistryCredentials: Boolean(row.hasRegistryCredentials) } : null;
 }
 
-export async function listAdminTemplates(filters: TemplateFilters, page: Page) {
-  const { rows, total } = await listTemplates({ kind: 'admin' }, filters, page);
-  const ids = rows.map((r) => r.id);
-  const withCredentials = new Set<string>();
-  if (ids.length > 0) {
-    const db = await getDb();
-    const found = await db
-      .select({ id: templates.id })
-      .from(templates)
-      .where(and(inArray(templates.id, ids), isNotNull(templates.registryCredentialsEnc)));
-    for (const r of found) withCredentials.add(r.id);
-  }
-  return { rows: rows.map((r) => ({ ...r, hasRegistryCredentials: withCredentials.has(r.id) })), total };
+export async function listAdminTemplates(filters: TemplateFilters, page: Page): Promise<{ rows: AdminTemplateRow[]; total: number }> {
+  return listTemplatesForAdmin(filters, page);
 }
 
 /** The template's id is known before the write: the ciphertext is bound to it. */

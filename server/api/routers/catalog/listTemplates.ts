@@ -7,9 +7,9 @@ import { PaginationSchema, pageInput, pagination, queryBool, queryList, resolveP
 
 export const TemplateFiltersInput = {
   category: z.string().trim().max(100).optional().describe('Category slug'),
-  search: z.string().trim().max(200).optional().describe('Case-insensitive match on name or description'),
+  search: z.string().trim().max(200).optional().describe('Case-insensitive match on name or description, or a tag equal to it; ranked by relevance'),
   featured: queryBool().optional().describe('When true, only featured templates'),
-  tags: queryList().optional().describe('Comma-separated; templates having any of these tags'),
+  tags: queryList().optional().describe('Comma-separated; templates having any of these tags (case-insensitive)'),
 };
 
 export const listTemplatesInput = z.object({ ...TemplateFiltersInput, ...pageInput });
