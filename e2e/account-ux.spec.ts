@@ -167,6 +167,7 @@ test('a ticket status change needs its confirmation, and ArrowDown on the focuse
 });
 
 test('at 390 px every action on the account and support pages is within the viewport and nothing scrolls sideways', async () => {
+  const testInfo = test.info();
   await page.setViewportSize({ width: 390, height: 844 });
   for (const path of ['/account', '/account/tokens', '/support', '/support/instances', '/support/addon-events', `/support/tickets/${ticket.id}`]) {
     await page.goto(path);
@@ -188,6 +189,7 @@ test('at 390 px every action on the account and support pages is within the view
         .map(({ el, box }) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)}`),
     );
     expect(outside, `actions outside the 390 px viewport on ${path}`).toEqual([]);
+    await page.screenshot({ path: testInfo.outputPath(`${path.split('/').filter(Boolean).slice(0, 2).join('-')}-390.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 });

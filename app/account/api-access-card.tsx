@@ -59,7 +59,12 @@ export function ApiAccessCard() {
   return (
     <Card
       title="API tokens"
-      description="Short-lived tokens for scripts calling the Hub's REST API (/api/v1) as you, with your current role. Treat them like passwords. Tokens from `hub token` on the command line are listed here too."
+      description={
+        <>
+          Short-lived tokens for scripts calling the Hub&apos;s REST API (/api/v1) as you, with your current role. Treat them like passwords. Tokens from{' '}
+          <code className="font-mono text-xs">hub token</code> on the command line are listed here too.
+        </>
+      }
     >
       <form
         className="flex flex-wrap items-end gap-2"
@@ -68,14 +73,15 @@ export function ApiAccessCard() {
           issue.mutate({ ttl_seconds: ttl, ...(label.trim() ? { label: label.trim() } : {}) });
         }}
       >
-        <Field id="token-label" label="Name (optional)" hint="What the token is for" error={errors.label} className="min-w-0 flex-1 basis-48">
+        <Field id="token-label" label="Name (optional)" error={errors.label} className="min-w-0 flex-1 basis-48">
           <Input
             id="token-label"
             value={label}
             onChange={(e) => setLabel(e.target.value)}
             maxLength={100}
+            placeholder="e.g. nightly backup script"
             aria-invalid={errors.label ? true : undefined}
-            aria-describedby={errors.label ? 'token-label-error' : 'token-label-hint'}
+            aria-describedby={errors.label ? 'token-label-error' : undefined}
           />
         </Field>
         <Field id="token-ttl" label="Valid for" error={errors.ttl_seconds}>
@@ -113,7 +119,9 @@ export function ApiAccessCard() {
       ) : tokens.isError ? (
         <ErrorState message={errorMessage(tokens.error)} />
       ) : tokens.data.tokens.length === 0 ? (
-        <EmptyState title="No API tokens yet">Issue one above, or on the command line with `hub token`.</EmptyState>
+        <EmptyState title="No API tokens yet">
+          Issue one above, or on the command line with <code className="font-mono text-xs">hub token</code>.
+        </EmptyState>
       ) : (
         <StackedTable caption="API tokens">
           <thead>
