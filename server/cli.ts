@@ -4,24 +4,26 @@
  *
  *   migrate                                   apply database migrations
  *   user create --email E [--name N] [--role user|admin|superadmin]
- *   token --email E [--ttl SECONDS]           print a Hub JWT for that user
+ *   token --email E [--ttl SECONDS] [--label L]  print a Hub JWT for that user (recorded: listed and revocable
+ *                                             in the dashboard and at /api/v1/account/api-tokens)
  *   seed                                      load the demo catalog (idempotent)
  */
 import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
+import { config } from './config';
 import { closeDatabase, getDatabase, getDb } from './db/client';
 import { users } from './db/schema';
 import { seedCatalog } from './domain/catalog/seed';
-import { signUserToken } from './domain/jwt';
+import { issueScriptToken, SCRIPT_TOKEN_MAX_TTL_SECONDS } from './domain/scriptTokens';
 import { normalizeEmail, upsertUserByEmail } from './domain/users';
 
 /** `hub token --ttl` at most 30 days. */
-const CLI_TOKEN_MAX_TTL_SECONDS = 30 * 86_400;
+const CLI_TOKEN_MAX_TTL_SECONDS = SCRIPT_TOKEN_MAX_TTL_SECONDS;
 
 const USAGE = `usage: hub <command>
   migrate
   user create --email E [--name N] [--role user|admin|superadmin]
-  token --email E [--ttl SECONDS]
+  token --email E [--ttl SECONDS] [--label L]
   seed`;
 
 class UsageError extends Error {}
@@ -50,7 +52,7 @@ async function run(argv: string[]): Promise<unknown> {
       return { id: user.id, email: user.email, name: user.name, role: user.role, org_id: user.orgId };
     }
     case 'token': {
-      const f = flags(rest, { email: { type: 'string' }, ttl: { type: 'string' } });
+      const f = flags(rest, { email: { type: 'string' }, ttl: { type: 'string' }, label: { type: 'string' } });
       if (!f.email) throw new UsageError('--email is required');
       const ttl = f.ttl === undefined ? undefined : Number(f.ttl);
       // Capped like GitLab's and GitHub's expiring tokens: a leaked script token dies within a month.
@@ -58,9 +60,18 @@ async function run(argv: string[]): Promise<unknown> {
         throw new UsageError(`--ttl must be a whole number of seconds from 1 to ${CLI_TOKEN_MAX_TTL_SECONDS} (30 days)`);
       }
       const db = await getDb();
-      const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, normalizeEmail(f.email)));
+      const [user] = await db.select({ id: users.id, orgId: users.orgId }).from(users).where(eq(users.email, normalizeEmail(f.email)));
       if (!user) throw new Error(`no user with email ${f.email}; create it with "hub user create"`);
-      process.stdout.write((await signUserToken(user.id, ttl)) + '\n');
+      if (f.label !== undefined && f.label.trim().length > 100) throw new UsageError('--label must be at most 100 characters');
+      const issued = await issueScriptToken({
+        userId: user.id,
+        source: 'cli',
+        label: f.label,
+        ttlSeconds: ttl ?? Math.min(config.jwtTtlSeconds, CLI_TOKEN_MAX_TTL_SECONDS),
+        actor: { kind: 'system', id: 'cli' },
+        orgId: user.orgId,
+      });
+      process.stdout.write(issued.token + '\n');
       return undefined;
     }
     case 'seed':

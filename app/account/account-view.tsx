@@ -23,7 +23,7 @@ export function AccountView() {
           <div className="lg:col-span-2">
             <KeysCard isOrgAdmin={isOrgAdmin} />
           </div>
-          <div className="lg:col-span-2">
+          <div className="lg:col-span-2" data-testid="members-section">
             <MembersCard isOrgAdmin={isOrgAdmin} selfId={profile.data.profile.id} />
           </div>
         </>

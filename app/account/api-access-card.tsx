@@ -1,10 +1,14 @@
 'use client';
 import { useState } from 'react';
 import { toast } from 'sonner';
-import { errorMessage } from '../_lib/errors';
-import { trpc } from '../_lib/trpc';
-import { CopyButton } from '../_components/dialog';
-import { Button, Card, Field, Select } from '../_components/ui';
+import { errorMessage, fieldErrors } from '../_lib/errors';
+import { toastUnlessInline } from '../_lib/form-errors';
+import { trpc, type RouterOutputs } from '../_lib/trpc';
+import { ConfirmDialog, CopyButton } from '../_components/dialog';
+import { StackedTable } from '../_components/stacked-table';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, td, th } from '../_components/ui';
+
+type ApiToken = RouterOutputs['account']['listApiTokens']['tokens'][number];
 
 const TTLS = [
   { value: 900, label: '15 minutes' },
@@ -12,30 +16,75 @@ const TTLS = [
   { value: 8 * 3600, label: '8 hours' },
 ];
 
+const STATUS: Record<ApiToken['status'], { label: string; tone: 'green' | 'amber' | 'red' | 'neutral' }> = {
+  active: { label: 'active', tone: 'green' },
+  expired: { label: 'expired', tone: 'neutral' },
+  revoked: { label: 'revoked', tone: 'red' },
+  signed_out: { label: 'signed out everywhere', tone: 'amber' },
+};
+
+const SOURCE: Record<ApiToken['source'], string> = { cli: 'hub token (CLI)', dashboard: 'Dashboard' };
+
 export function ApiAccessCard() {
+  const utils = trpc.useUtils();
+  const tokens = trpc.account.listApiTokens.useQuery({});
   const [ttl, setTtl] = useState(3600);
-  const [issued, setIssued] = useState<{ token: string; expires_at: string } | null>(null);
+  const [label, setLabel] = useState('');
+  const [issued, setIssued] = useState<{ token: string; expires_at: string; label: string } | null>(null);
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const refresh = () => utils.account.listApiTokens.invalidate();
   const issue = trpc.dashboard.issueApiToken.useMutation({
-    onSuccess: (data) => {
+    onSuccess: async (data) => {
       setIssued(data);
+      setLabel('');
       toast.success('API token issued');
+      await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: (err) => toastUnlessInline(err, ['label', 'ttl_seconds']),
   });
+  const revoke = trpc.account.revokeApiToken.useMutation({
+    onSuccess: async () => {
+      toast.success(`API token ${revoking?.label ?? ''} revoked: it no longer works`);
+      setRevoking(null);
+      await refresh();
+    },
+    onError: async (err) => {
+      setRevoking(null);
+      toast.error(`The token could not be revoked: ${errorMessage(err)}`);
+      await refresh();
+    },
+  });
+  const errors = fieldErrors(issue.error);
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
   return (
     <Card
-      title="API access"
-      description="A short-lived token for scripts calling the Hub's REST API (/api/v1) as you, with your current role. Treat it like a password."
+      title="API tokens"
+      description={
+        <>
+          Short-lived tokens for scripts calling the Hub&apos;s REST API (/api/v1) as you, with your current role. Treat them like passwords. Tokens from{' '}
+          <code className="font-mono text-xs">hub token</code> on the command line are listed here too.
+        </>
+      }
     >
       <form
         className="flex flex-wrap items-end gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          issue.mutate({ ttl_seconds: ttl });
+          issue.mutate({ ttl_seconds: ttl, ...(label.trim() ? { label: label.trim() } : {}) });
         }}
       >
-        <Field id="token-ttl" label="Valid for">
+        <Field id="token-label" label="Name (optional)" error={errors.label} className="min-w-0 flex-1 basis-48">
+          <Input
+            id="token-label"
+            value={label}
+            onChange={(e) => setLabel(e.target.value)}
+            maxLength={100}
+            placeholder="e.g. nightly backup script"
+            aria-invalid={errors.label ? true : undefined}
+            aria-describedby={errors.label ? 'token-label-error' : undefined}
+          />
+        </Field>
+        <Field id="token-ttl" label="Valid for" error={errors.ttl_seconds}>
           <Select id="token-ttl" value={ttl} onChange={(e) => setTtl(Number(e.target.value))} className="w-40">
             {TTLS.map((t) => (
               <option key={t.value} value={t.value}>
@@ -50,9 +99,11 @@ export function ApiAccessCard() {
       </form>
       {issued ? (
         <div className="mt-4 space-y-2 text-sm" data-testid="api-token">
-          <p className="font-medium text-amber-900">Copy it now: you will not see it again. It expires {issued.expires_at.replace('T', ' ').slice(0, 16)} UTC.</p>
+          <p className="font-medium text-amber-900">
+            Copy {issued.label} now: you will not see it again. It expires {formatDate(issued.expires_at)}.
+          </p>
           <div className="flex items-start gap-2">
-            <code className="block flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">{issued.token}</code>
+            <code className="block min-w-0 flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">{issued.token}</code>
             <CopyButton value={issued.token} what="API token" />
           </div>
           <p className="text-zinc-700">Example:</p>
@@ -61,6 +112,62 @@ export function ApiAccessCard() {
           </pre>
         </div>
       ) : null}
+
+      <h3 className="mt-6 mb-2 text-sm font-semibold text-zinc-900">Your API tokens</h3>
+      {tokens.isPending ? (
+        <Loading rows={2} />
+      ) : tokens.isError ? (
+        <ErrorState message={errorMessage(tokens.error)} />
+      ) : tokens.data.tokens.length === 0 ? (
+        <EmptyState title="No API tokens yet">
+          Issue one above, or on the command line with <code className="font-mono text-xs">hub token</code>.
+        </EmptyState>
+      ) : (
+        <StackedTable caption="API tokens">
+          <thead>
+            <tr>
+              <th scope="col" className={th}>Name</th>
+              <th scope="col" className={th}>Issued by</th>
+              <th scope="col" className={th}>Status</th>
+              <th scope="col" className={th}>Created</th>
+              <th scope="col" className={th}>Expires</th>
+              <th scope="col" className={th}>Last used</th>
+              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-zinc-100">
+            {tokens.data.tokens.map((t) => (
+              <tr key={t.id} data-testid={`api-token-row-${t.id}`}>
+                <td className={`${td} font-medium`}>{t.label}</td>
+                <td data-label="Issued by" className={td}>{SOURCE[t.source]}</td>
+                <td data-label="Status" className={td}>
+                  <Badge tone={STATUS[t.status].tone}>{STATUS[t.status].label}</Badge>
+                </td>
+                <td data-label="Created" className={`${td} whitespace-nowrap`}>{formatDate(t.created_at)}</td>
+                <td data-label="Expires" className={`${td} whitespace-nowrap`}>{formatDate(t.expires_at)}</td>
+                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
+                <td className={`${td} text-right`}>
+                  {t.status === 'active' ? (
+                    <Button size="sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke API token ${t.label}`}>
+                      Revoke
+                    </Button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </StackedTable>
+      )}
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
+        pending={revoke.isPending}
+        title={`Revoke API token ${revoking?.label ?? ''}?`}
+        confirmLabel="Revoke token"
+      >
+        <p>Scripts using it are refused from their next call. This cannot be undone.</p>
+      </ConfirmDialog>
     </Card>
   );
 }

@@ -2,9 +2,11 @@
 import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../_lib/errors';
+import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, SecretDialog } from '../_components/dialog';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Table, td, th } from '../_components/ui';
+import { StackedTable } from '../_components/stacked-table';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, td, th } from '../_components/ui';
 
 type ApiKey = RouterOutputs['account']['listApiKeys']['apiKeys'][number];
 type Pending = { kind: 'reissue' | 'revoke'; key: ApiKey } | null;
@@ -23,15 +25,21 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
       setIssued({ title: 'Instance key created', secret: data.apiKey.key, name: data.apiKey.name });
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: (err) => toastUnlessInline(err, ['name']),
   });
+  // On failure the dialog closes and the list is read again: the key may have been revoked meanwhile
+  // (elsewhere), and then it offers no action any more.
   const reissue = trpc.account.reissueApiKey.useMutation({
     onSuccess: async (data) => {
       setPending(null);
       setIssued({ title: 'Instance key re-issued', secret: data.apiKey.key, name: data.apiKey.name });
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: async (err) => {
+      setPending(null);
+      toast.error(`${pending?.key.name ?? 'The key'} could not be re-issued: ${errorMessage(err)}`);
+      await refresh();
+    },
   });
   const revoke = trpc.account.revokeApiKey.useMutation({
     onSuccess: async () => {
@@ -39,7 +47,11 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
       setPending(null);
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: async (err) => {
+      setPending(null);
+      toast.error(`${pending?.key.name ?? 'The key'} could not be revoked: ${errorMessage(err)}`);
+      await refresh();
+    },
   });
   const errors = fieldErrors(create.error);
 
@@ -57,7 +69,15 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
           }}
         >
           <Field id="key-name" label="New key name" hint="e.g. the instance's host name" error={errors.name} className="min-w-0 flex-1">
-            <Input id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} aria-invalid={errors.name ? true : undefined} />
+            <Input
+              id="key-name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              required
+              maxLength={100}
+              aria-invalid={errors.name ? true : undefined}
+              aria-describedby={errors.name ? 'key-name-error' : 'key-name-hint'}
+            />
           </Field>
           <Button type="submit" disabled={create.isPending}>
             {create.isPending ? 'Creating…' : 'Create key'}
@@ -74,7 +94,7 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
       ) : keys.data.apiKeys.length === 0 ? (
         <EmptyState title="No instance keys yet">{isOrgAdmin ? 'Create one for each Core instance.' : null}</EmptyState>
       ) : (
-        <Table caption="Instance keys">
+        <StackedTable caption="Instance keys">
           <thead>
             <tr>
               <th scope="col" className={th}>Name</th>
@@ -88,31 +108,34 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
           <tbody className="divide-y divide-zinc-100">
             {keys.data.apiKeys.map((k) => (
               <tr key={k.id} data-testid={`key-row-${k.name}`}>
-                <td className={`${td} font-medium`}>{k.name}</td>
-                <td className={`${td} font-mono text-xs`}>{k.key_prefix}…</td>
-                <td className={td}>
+                <td className={`${td} font-medium max-sm:text-base`}>{k.name}</td>
+                <td data-label="Key" className={`${td} font-mono text-xs`}>{k.key_prefix}…</td>
+                <td data-label="Status" className={td}>
                   <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
                 </td>
-                <td className={`${td} whitespace-nowrap`}>{formatDate(k.created_at)}</td>
-                <td className={`${td} whitespace-nowrap`}>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+                <td data-label="Created" className={`${td} whitespace-nowrap`}>{formatDate(k.created_at)}</td>
+                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
                 {isOrgAdmin ? (
                   <td className={`${td} whitespace-nowrap text-right`}>
-                    <div className="flex justify-end gap-2">
-                      <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'reissue', key: k })} aria-label={`Re-issue ${k.name}`}>
-                        Re-issue
-                      </Button>
-                      {k.status === 'active' ? (
+                    {/* A revoked key can be neither re-issued nor revoked again: nothing is offered. */}
+                    {k.status === 'active' ? (
+                      <div className="flex justify-end gap-2 max-sm:pt-1">
+                        <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'reissue', key: k })} aria-label={`Re-issue ${k.name}`}>
+                          Re-issue
+                        </Button>
                         <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'revoke', key: k })} aria-label={`Revoke ${k.name}`}>
                           Revoke
                         </Button>
-                      ) : null}
-                    </div>
+                      </div>
+                    ) : (
+                      <span className="text-xs text-zinc-600">No actions: revoked for good</span>
+                    )}
                   </td>
                 ) : null}
               </tr>
             ))}
           </tbody>
-        </Table>
+        </StackedTable>
       )}
 
       <SecretDialog open={issued !== null} onClose={() => setIssued(null)} title={issued?.title ?? ''} secret={issued?.secret ?? null} what="Instance key">
@@ -138,7 +161,7 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
         title={`Revoke ${pending?.key.name ?? ''}?`}
         confirmLabel="Revoke key"
       >
-        <p>The key stops working immediately. You can re-issue it later to get a new secret under the same id.</p>
+        <p>The key stops working immediately and for good: a revoked key cannot be re-issued. Create a new key for the instance instead.</p>
       </ConfirmDialog>
     </Card>
   );

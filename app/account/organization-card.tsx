@@ -3,6 +3,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../_lib/errors';
+import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc } from '../_lib/trpc';
 import { Badge, Button, Card, ErrorState, Field, Input, Loading } from '../_components/ui';
 
@@ -54,7 +55,11 @@ function CreateOrganization() {
       await utils.invalidate();
       router.refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    // A taken slug is shown beside the slug field, like every field's own message: no toast as well.
+    onError: (err) => {
+      if ((err as { data?: { code?: string } | null }).data?.code === 'CONFLICT') return;
+      toastUnlessInline(err, ['name', 'slug']);
+    },
   });
   const errors = fieldErrors(create.error);
   const conflict = create.error?.data?.code === 'CONFLICT' ? create.error.message : undefined;
@@ -74,6 +79,7 @@ function CreateOrganization() {
             required
             maxLength={100}
             aria-invalid={errors.name ? true : undefined}
+            aria-describedby={errors.name ? 'org-name-error' : undefined}
             onChange={(e) => {
               setName(e.target.value);
               if (!slugEdited) setSlug(slugify(e.target.value));

@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
+import { HydrationBoundary } from '@tanstack/react-query';
 import { requireUser } from '@/server/auth/session';
+import { serverHelpers } from '../_lib/prefetch';
 import { ButtonLink, PageHeader } from '../_components/ui';
 import { AccountView } from './account-view';
 
@@ -8,6 +10,14 @@ export const dynamic = 'force-dynamic';
 
 export default async function AccountPage() {
   const { user } = await requireUser('/account');
+  // Server-rendered first data: the cards' queries are answered here and hydrated into the browser's cache.
+  const helpers = await serverHelpers();
+  await Promise.all([
+    helpers.account.getProfile.prefetch({}),
+    helpers.account.getOrganization.prefetch({}),
+    helpers.account.listApiTokens.prefetch({}),
+    ...(user.orgId ? [helpers.account.listApiKeys.prefetch({})] : []),
+  ]);
   return (
     <div>
       <PageHeader
@@ -19,7 +29,9 @@ export default async function AccountPage() {
           </ButtonLink>
         }
       />
-      <AccountView />
+      <HydrationBoundary state={helpers.dehydrate()}>
+        <AccountView />
+      </HydrationBoundary>
     </div>
   );
 }

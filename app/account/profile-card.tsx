@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../_lib/errors';
+import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { Badge, Button, Card, Field, Input } from '../_components/ui';
 
@@ -15,7 +16,7 @@ export function ProfileCard({ profile }: { profile: Profile }) {
       toast.success('Profile saved');
       await utils.account.getProfile.invalidate();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: (err) => toastUnlessInline(err, ['name']),
   });
   const errors = fieldErrors(update.error);
   const signOutEverywhere = trpc.account.signOutEverywhere.useMutation({

@@ -1,7 +1,8 @@
 'use client';
 import Link from 'next/link';
 import { useState } from 'react';
-import { EmptyState, Field, formatDate, Select, Table, td, th } from '../_components/ui';
+import { StackedTable } from '../_components/stacked-table';
+import { EmptyState, Field, formatDate, Select, td, th } from '../_components/ui';
 import { trpc } from '../_lib/trpc';
 import { OrgSelect, SeverityBadge, StatusBadge } from './support-ui';
 import { ListView } from '../_components/list-view';
@@ -59,7 +60,7 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
         onPage={setPage}
       >
         {(tickets) => (
-          <Table caption="Support tickets">
+          <StackedTable caption="Support tickets">
             <thead>
               <tr>
                 <th scope="col" className={th}>#</th>
@@ -75,22 +76,22 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
             <tbody className="divide-y divide-zinc-100">
               {tickets.map((t) => (
                 <tr key={t.id}>
-                  <td className={td}>{t.number}</td>
-                  <td className={td}>
+                  <td data-label="#" className={td}>{t.number}</td>
+                  <td data-label="Subject" className={`${td} break-words`}>
                     <Link href={`/support/tickets/${t.id}`} className="font-medium text-blue-700 underline">
                       {t.subject}
                     </Link>
                   </td>
-                  <td className={td}><StatusBadge status={t.status} /></td>
-                  <td className={td}><SeverityBadge severity={t.severity} /></td>
-                  {isAdmin ? <td className={td}>{t.organization.name}</td> : null}
-                  <td className={td}>{t.instance?.name ?? '—'}</td>
-                  <td className={td}>{t.message_count}</td>
-                  <td className={td}>{formatDate(t.updated_at)}</td>
+                  <td data-label="Status" className={td}><StatusBadge status={t.status} /></td>
+                  <td data-label="Severity" className={td}><SeverityBadge severity={t.severity} /></td>
+                  {isAdmin ? <td data-label="Organization" className={td}>{t.organization.name}</td> : null}
+                  <td data-label="Instance" className={td}>{t.instance?.name ?? '—'}</td>
+                  <td data-label="Messages" className={td}>{t.message_count}</td>
+                  <td data-label="Updated" className={`${td} whitespace-nowrap`}>{formatDate(t.updated_at)}</td>
                 </tr>
               ))}
             </tbody>
-          </Table>
+          </StackedTable>
         )}
       </ListView>
     </div>

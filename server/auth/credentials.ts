@@ -10,14 +10,16 @@
  * and dies at once when an 'auth' change is announced (re-issue, revoke, rotation, membership, organization
  * status, a new MCP URL; server/db/invalidation.ts), in this process and through LISTEN/NOTIFY in the
  * others. Expiry is checked on every call. Users behind a JWT are read on every call (role and
- * organization are never stale). last_used_at has one throttled writer for both kinds.
+ * organization are never stale), with the row of a script token (a JWT with a `jti`, server/domain/scriptTokens.ts)
+ * in the same statement, so its revocation holds at once in every process. last_used_at has one throttled
+ * writer for every kind.
  */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { config } from '../config';
 import { getDb, type Db } from '../db/client';
 import { generation } from '../db/invalidation';
-import { instanceKeys, instanceReports, organizations, personalAccessTokens, users } from '../db/schema';
+import { instanceKeys, instanceReports, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
 import { DomainError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
 import { issuedBeforeSignOut } from '../domain/profile';
@@ -89,7 +91,7 @@ async function cachedLookup<K extends Lookup['kind']>(kind: K, token: string, lo
 // processes from writing more often than that together.
 const LAST_USED_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
-const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens };
+const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens, script: scriptTokens };
 
 function touchLastUsed(kind: keyof typeof LAST_USED_TABLES, id: string): void {
   const now = Date.now();
@@ -133,17 +135,24 @@ async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
 
 // ---------------------------------------------------------------- Hub JWTs (session cookie or bearer)
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
 async function resolveUserToken(token: string): Promise<Principal> {
   let subject: string | undefined;
   let issuedAt: number | undefined;
+  let jti: string | undefined;
   try {
-    ({ sub: subject, iat: issuedAt } = await verifyJwt(token));
+    ({ sub: subject, iat: issuedAt, jti } = await verifyJwt(token));
   } catch {
     unauthenticated('Invalid or expired token', 'invalid_token');
   }
-  if (!subject || !/^[0-9a-f-]{36}$/i.test(subject)) unauthenticated('Invalid or expired token', 'invalid_token');
+  if (!subject || !UUID.test(subject)) unauthenticated('Invalid or expired token', 'invalid_token');
+  // A `jti` marks a recorded script token (hub token, the dashboard's API access panel): its row must exist and not be revoked.
+  if (jti !== undefined && !UUID.test(jti)) unauthenticated('Invalid or expired token', 'invalid_token');
   const db = await getDb();
-  // Role, organization and existence come from the database on every request: no stale authority.
+  // Role, organization, existence and (for script tokens) revocation come from the database on every request,
+  // in one statement: no stale authority, and a revocation is refused at once by every process (no cache).
   const [user] = await db
     .select({
       id: users.id,
@@ -154,11 +163,19 @@ async function resolveUserToken(token: string): Promise<Principal> {
       orgRole: users.orgRole,
       orgStatus: organizations.status,
       sessionsValidAfter: users.sessionsValidAfter,
+      scriptTokenId: scriptTokens.id,
+      scriptTokenRevokedAt: scriptTokens.revokedAt,
     })
     .from(users)
     .leftJoin(organizations, eq(organizations.id, users.orgId))
+    .leftJoin(scriptTokens, and(eq(scriptTokens.id, jti ?? NIL_UUID), eq(scriptTokens.userId, users.id)))
     .where(eq(users.id, subject));
   if (!user) unauthenticated('This user no longer exists', 'unknown_user');
+  if (jti !== undefined) {
+    if (!user.scriptTokenId) unauthenticated('Unknown API token (it may have been deleted)', 'unknown_token');
+    if (user.scriptTokenRevokedAt) unauthenticated('This API token has been revoked', 'revoked');
+    touchLastUsed('script', jti);
+  }
   if (issuedBeforeSignOut(issuedAt, user.sessionsValidAfter)) unauthenticated('This session has been signed out; sign in again', 'signed_out');
   // A member of a suspended organization keeps their account but acts without it: no catalog view of
   // the organization and no operations on it (its keys and tokens are refused as well).

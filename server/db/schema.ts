@@ -136,6 +136,27 @@ export const personalAccessTokens = pgTable(
   (t) => [index('pat_org_idx').on(t.orgId), index('pat_user_idx').on(t.userId)],
 );
 
+/**
+ * Hub JWTs issued for scripts (`hub token`, the dashboard's API access panel): the token's `jti` is the id.
+ * Never the token itself. A script JWT whose row is gone or revoked is refused (server/auth/credentials.ts).
+ */
+export const scriptTokens = pgTable(
+  'script_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    label: text('label').notNull().default(''),
+    source: text('source', { enum: ['cli', 'dashboard'] }).notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('script_tokens_user_idx').on(t.userId, t.createdAt)],
+);
+
 // ---------------------------------------------------------------- catalog
 
 export const categories = pgTable('categories', {

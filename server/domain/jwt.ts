@@ -6,6 +6,7 @@
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
+  decodeJwt,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -98,9 +99,18 @@ export async function signJwt({ subject, audience, ttlSeconds, claims = {} }: Si
     .sign(signing.key);
 }
 
-/** A Hub API token (session or script) for a user. */
+/** A Hub API token for a user (browser sessions; carries no `jti`, so it is not a recorded script token). */
 export function signUserToken(userId: string, ttlSeconds = config.jwtTtlSeconds): Promise<string> {
   return signJwt({ subject: userId, audience: HUB_API_AUDIENCE, ttlSeconds });
+}
+
+/**
+ * A recorded script token (server/domain/scriptTokens.ts): a Hub API token whose `jti` names its row in
+ * script_tokens; the resolver refuses it once that row is revoked or gone.
+ */
+export async function signScriptJwt(userId: string, ttlSeconds: number, jti: string): Promise<{ token: string; expiresAt: Date }> {
+  const token = await signJwt({ subject: userId, audience: HUB_API_AUDIENCE, ttlSeconds, claims: { jti } });
+  return { token, expiresAt: new Date(decodeJwt(token).exp! * 1000) };
 }
 
 /** Verifies signature (ES256 only), issuer, audience and expiry; throws on any failure. */

@@ -97,3 +97,19 @@ it('a key revoked through one process is refused by the other within a second', 
   const took = await within(1000, async () => (await call(b, '/catalog/templates', { token: secret })).status === 401);
   expect(took).toBeLessThan(1000);
 });
+
+it('an API token (hub token) revoked through one process is refused by the other on its very next call', async () => {
+  const user = 'mp-script@example.test';
+  cli('user', 'create', '--email', user);
+  const session = cli('token', '--email', user, '--label', 'mp session');
+  const script = cli('token', '--email', user, '--label', 'mp script');
+  expect((await call(b, '/account/profile', { token: script })).status).toBe(200); // used through B
+  const listed = await call(a, '/account/api-tokens', { token: session });
+  const row = listed.body.tokens.find((t: { label: string }) => t.label === 'mp script');
+  expect(row).toMatchObject({ source: 'cli', status: 'active' });
+  expect((await call(a, '/account/api-tokens', { method: 'DELETE', token: session, body: { id: row.id } })).status).toBe(200);
+  // No waiting: the resolver reads the token's row with its user on every call, in every process.
+  expect((await call(b, '/account/profile', { token: script })).status).toBe(401);
+  expect((await call(a, '/account/profile', { token: script })).status).toBe(401);
+  expect((await call(b, '/account/profile', { token: session })).status).toBe(200);
+});

@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
+import { HydrationBoundary } from '@tanstack/react-query';
 import { requireUser } from '@/server/auth/session';
 import { config } from '@/server/config';
+import { serverHelpers } from '../../_lib/prefetch';
 import { ButtonLink, PageHeader } from '../../_components/ui';
 import { ConnectGuide } from './connect-guide';
 import { TokensView } from './tokens-view';
@@ -9,7 +11,14 @@ export const metadata: Metadata = { title: 'Personal access tokens' };
 export const dynamic = 'force-dynamic';
 
 export default async function TokensPage() {
-  await requireUser('/account/tokens');
+  const { user } = await requireUser('/account/tokens');
+  // Server-rendered first data, hydrated into the browser's query cache (see app/_lib/prefetch.ts).
+  const helpers = await serverHelpers();
+  await Promise.all([
+    helpers.account.getProfile.prefetch({}),
+    helpers.tokens.list.prefetch({}),
+    ...(user.orgId ? [helpers.account.listApiKeys.prefetch({})] : []),
+  ]);
   const mcpUrl = `${config.hubUrl}/mcp`;
   return (
     <div className="space-y-4">
@@ -22,7 +31,9 @@ export default async function TokensPage() {
           </ButtonLink>
         }
       />
-      <TokensView mcpUrl={mcpUrl} />
+      <HydrationBoundary state={helpers.dehydrate()}>
+        <TokensView mcpUrl={mcpUrl} />
+      </HydrationBoundary>
       <ConnectGuide mcpUrl={mcpUrl} />
     </div>
   );

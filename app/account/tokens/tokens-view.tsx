@@ -2,9 +2,11 @@
 import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../../_lib/errors';
+import { toastUnlessInline } from '../../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog, SecretDialog } from '../../_components/dialog';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Notice, Select, Table, td, th } from '../../_components/ui';
+import { StackedTable } from '../../_components/stacked-table';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Notice, Select, td, th } from '../../_components/ui';
 import { clientConfigs, ConfigBlock } from './connect-guide';
 
 type Token = RouterOutputs['tokens']['list']['tokens'][number];
@@ -58,7 +60,7 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
       });
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: (err) => toastUnlessInline(err, ['name', 'instance_id', 'expires_in_days']),
   });
   const rotate = trpc.tokens.rotate.useMutation({
     onSuccess: async (data) => {
@@ -72,7 +74,11 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
       });
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: async (err) => {
+      setPending(null);
+      toast.error(`${pending?.token.name ?? 'The token'} could not be rotated: ${errorMessage(err)}`);
+      await refresh();
+    },
   });
   const revoke = trpc.tokens.revoke.useMutation({
     onSuccess: async () => {
@@ -80,7 +86,11 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
       setPending(null);
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: async (err) => {
+      setPending(null);
+      toast.error(`${pending?.token.name ?? 'The token'} could not be revoked: ${errorMessage(err)}`);
+      await refresh();
+    },
   });
   const errors = fieldErrors(create.error);
 
@@ -111,11 +121,11 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
               create.mutate({ name: name.trim(), instance_id: chosenInstance, expires_in_days: expiry === 'none' ? null : Number(expiry) });
             }}
           >
-            <Field id="pat-name" label="Name" hint="e.g. the assistant and the machine" error={errors.name} className="min-w-48 flex-1">
+            <Field id="pat-name" label="Name" hint="e.g. the assistant and the machine" error={errors.name} className="min-w-0 flex-1 basis-48">
               <Input id="pat-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} aria-invalid={errors.name ? true : undefined} />
             </Field>
             <Field id="pat-instance" label="Instance" error={errors.instance_id}>
-              <Select id="pat-instance" value={chosenInstance} onChange={(e) => setInstanceId(e.target.value)} className="w-56" aria-invalid={errors.instance_id ? true : undefined}>
+              <Select id="pat-instance" value={chosenInstance} onChange={(e) => setInstanceId(e.target.value)} className="w-56 max-w-full" aria-invalid={errors.instance_id ? true : undefined}>
                 {activeKeys.map((k) => (
                   <option key={k.id} value={k.id}>
                     {k.name}
@@ -150,7 +160,7 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
         ) : tokens.data.tokens.length === 0 ? (
           <EmptyState title="No personal access tokens yet">Mint one above, then connect your assistant as shown below.</EmptyState>
         ) : (
-          <Table caption="Personal access tokens">
+          <StackedTable caption="Personal access tokens">
             <thead>
               <tr>
                 <th scope="col" className={th}>Name</th>
@@ -172,14 +182,14 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
                     <td className={`${td} font-medium`} title={`Created ${formatDate(t.created_at)}`}>
                       {t.name}
                     </td>
-                    <td className={td}>{t.instance_name}</td>
-                    {isOrgAdmin ? <td className={td}>{mine ? 'you' : t.minter.name || t.minter.email}</td> : null}
-                    <td className={`${td} font-mono text-xs`}>{t.token_prefix}…</td>
-                    <td className={td}>
+                    <td data-label="Instance" className={td}>{t.instance_name}</td>
+                    {isOrgAdmin ? <td data-label="Owner" className={`${td} break-all`}>{mine ? 'you' : t.minter.name || t.minter.email}</td> : null}
+                    <td data-label="Token" className={`${td} font-mono text-xs`}>{t.token_prefix}…</td>
+                    <td data-label="Status" className={td}>
                       <Badge tone={status.tone}>{status.label}</Badge>
                     </td>
-                    <td className={`${td} whitespace-nowrap`}>{t.expires_at ? formatDate(t.expires_at) : 'never'}</td>
-                    <td className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
+                    <td data-label="Expires" className={`${td} whitespace-nowrap`}>{t.expires_at ? formatDate(t.expires_at) : 'never'}</td>
+                    <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
                     <td className={`${td} whitespace-nowrap text-right`}>
                       <div className="flex justify-end gap-2">
                         {mine && t.status === 'active' ? (
@@ -198,7 +208,7 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
                 );
               })}
             </tbody>
-          </Table>
+          </StackedTable>
         )}
       </Card>
 

@@ -1,6 +1,7 @@
 'use client';
 import { useState } from 'react';
-import { buttonClass, Button, EmptyState, Field, formatDate, Input, Select, Table, td, th } from '../../_components/ui';
+import { StackedTable } from '../../_components/stacked-table';
+import { buttonClass, Button, EmptyState, Field, formatDate, Input, Select, td, th } from '../../_components/ui';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect } from '../support-ui';
 import { ListView } from '../../_components/list-view';
@@ -95,7 +96,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
           >
             Clear
           </Button>
-          <span className="ml-auto flex gap-2">
+          <span className="flex flex-wrap gap-2 sm:ml-auto">
             <a className={buttonClass('secondary', 'sm')} href={exportHref('csv')} download>
               Export CSV
             </a>
@@ -114,7 +115,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
         onPage={setPage}
       >
         {(events) => (
-          <Table caption="Addon audit events">
+          <StackedTable caption="Addon audit events">
             <thead>
               <tr>
                 <th scope="col" className={th}>Occurred</th>
@@ -129,17 +130,17 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
             <tbody className="divide-y divide-zinc-100">
               {events.map((e) => (
                 <tr key={e.id}>
-                  <td className={td}>{formatDate(e.occurred_at)}</td>
-                  {isAdmin ? <td className={td}>{e.organization.name}</td> : null}
-                  <td className={td}>{e.instance?.name ?? '—'}</td>
-                  <td className={td}>{e.addon}</td>
-                  <td className={td}><span className="font-mono text-xs">{e.action}</span></td>
-                  <td className={td}>{e.actor ?? '—'}</td>
-                  <td className={td}>
+                  <td data-label="Occurred" className={`${td} whitespace-nowrap`}>{formatDate(e.occurred_at)}</td>
+                  {isAdmin ? <td data-label="Organization" className={td}>{e.organization.name}</td> : null}
+                  <td data-label="Instance" className={td}>{e.instance?.name ?? '—'}</td>
+                  <td data-label="Addon" className={td}>{e.addon}</td>
+                  <td data-label="Action" className={td}><span className="font-mono text-xs break-all">{e.action}</span></td>
+                  <td data-label="Actor" className={`${td} break-all`}>{e.actor ?? '—'}</td>
+                  <td data-label="Details" className={`${td} min-w-0`}>
                     {e.details ? (
                       <details>
                         <summary className="cursor-pointer text-xs text-blue-700">Show</summary>
-                        <pre className="mt-1 max-h-60 max-w-md overflow-auto rounded bg-zinc-50 p-2 text-xs">{JSON.stringify(e.details, null, 2)}</pre>
+                        <pre className="mt-1 max-h-60 max-w-[calc(100vw-4rem)] overflow-auto rounded bg-zinc-50 p-2 text-xs sm:max-w-md">{JSON.stringify(e.details, null, 2)}</pre>
                       </details>
                     ) : (
                       '—'
@@ -148,7 +149,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
                 </tr>
               ))}
             </tbody>
-          </Table>
+          </StackedTable>
         )}
       </ListView>
     </div>

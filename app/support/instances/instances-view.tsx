@@ -1,7 +1,8 @@
 'use client';
 import { useState } from 'react';
 import { toast } from 'sonner';
-import { Badge, Button, EmptyState, Field, formatDate, Select, Table, td, th } from '../../_components/ui';
+import { StackedTable } from '../../_components/stacked-table';
+import { Badge, Button, EmptyState, Field, formatDate, Select, td, th } from '../../_components/ui';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect, PublishBadge } from '../support-ui';
@@ -55,7 +56,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
         onPage={setPage}
       >
         {(instances) => (
-          <Table caption="Instances">
+          <StackedTable caption="Instances">
             <thead>
               <tr>
                 <th scope="col" className={th}>Instance</th>
@@ -73,25 +74,25 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
                     <div className="font-mono text-xs text-zinc-600">{i.key_prefix}…</div>
                     {i.status !== 'active' ? <Badge tone="red">{i.status}</Badge> : null}
                   </td>
-                  {isAdmin ? <td className={td}>{i.organization.name}</td> : null}
-                  <td className={td}>
+                  {isAdmin ? <td data-label="Organization" className={td}>{i.organization.name}</td> : null}
+                  <td data-label="Reported" className={`${td} min-w-0`}>
                     {i.reported ? (
                       <dl className="space-y-0.5 text-xs">
                         <div><dt className="inline text-zinc-600">Version </dt><dd className="inline">{i.reported.version ?? '—'}</dd></div>
-                        <div className="max-w-xs truncate" title={i.reported.base_url ?? ''}><dt className="inline text-zinc-600">URL </dt><dd className="inline">{i.reported.base_url ?? '—'}</dd></div>
-                        <div className="max-w-xs truncate" title={i.reported.mcp_url ?? ''}><dt className="inline text-zinc-600">MCP </dt><dd className="inline">{i.reported.mcp_url ?? '—'}</dd></div>
+                        <div className="max-w-[calc(100vw-10rem)] truncate sm:max-w-xs" title={i.reported.base_url ?? ''}><dt className="inline text-zinc-600">URL </dt><dd className="inline">{i.reported.base_url ?? '—'}</dd></div>
+                        <div className="max-w-[calc(100vw-10rem)] truncate sm:max-w-xs" title={i.reported.mcp_url ?? ''}><dt className="inline text-zinc-600">MCP </dt><dd className="inline">{i.reported.mcp_url ?? '—'}</dd></div>
                         <div className="text-zinc-600">{formatDate(i.reported.reported_at)}</div>
                       </dl>
                     ) : (
                       <span className="text-zinc-600">Never</span>
                     )}
                   </td>
-                  <td className={td}>
+                  <td data-label="DNS" className={`${td} min-w-0`}>
                     {i.dns_publish ? (
                       <div className="space-y-1 text-xs">
                         {i.dns ? (
                           <div>
-                            <span className="font-mono">{i.dns.hostname}</span> → <span className="font-mono">{i.dns.ip}</span>
+                            <span className="font-mono break-all">{i.dns.hostname}</span> → <span className="font-mono">{i.dns.ip}</span>
                           </div>
                         ) : (
                           <div className="text-zinc-600">Being removed from DNS</div>
@@ -114,11 +115,11 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
                       <span className="text-zinc-600">No record</span>
                     )}
                   </td>
-                  <td className={td}>{formatDate(i.last_used_at)}</td>
+                  <td data-label="Last used" className={`${td} whitespace-nowrap`}>{formatDate(i.last_used_at)}</td>
                 </tr>
               ))}
             </tbody>
-          </Table>
+          </StackedTable>
         )}
       </ListView>
     </div>

@@ -136,6 +136,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's API tokens (Hub JWTs from `hub token` and the dashboard's API access panel)
+         * @description Newest first, at most 100; never the tokens themselves. Browser sessions are not listed (sign-out and sign-out-everywhere end them). Personal access tokens (svp_) are at /account/tokens.
+         */
+        get: operations["account-listApiTokens"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your API tokens: refused at once by every Hub process
+         * @description id in the JSON body or as ?id=. Only your own tokens (another person's token id: 404). Revoking again is harmless.
+         */
+        delete: operations["account-revokeApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api-keys": {
         parameters: {
             query?: never;
@@ -1557,6 +1581,180 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                };
+            };
+        };
+    };
+    "account-listApiTokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: {
+                            /**
+                             * Format: uuid
+                             * @description The token's jti
+                             */
+                            id: string;
+                            label: string;
+                            /**
+                             * @description cli: `hub token`; dashboard: the API access panel
+                             * @enum {string}
+                             */
+                            source: "cli" | "dashboard";
+                            /** @description ISO 8601 */
+                            created_at: string;
+                            /** @description ISO 8601 */
+                            expires_at: string;
+                            /** @description ISO 8601; updated at most once a minute */
+                            last_used_at: string | null;
+                            revoked_at: string | null;
+                            /**
+                             * @description active, or why the Hub refuses the token now
+                             * @enum {string}
+                             */
+                            status: "active" | "expired" | "revoked" | "signed_out";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                };
+            };
+        };
+    };
+    "account-revokeApiToken": {
+        parameters: {
+            query: {
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The same fields as the query parameters, as JSON (either form is accepted). */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @constant */
+                            status: "revoked";
+                            revoked_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.NOT_FOUND"];
                 };
             };
             /** @description Internal server error */

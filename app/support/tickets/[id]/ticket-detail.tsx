@@ -4,15 +4,28 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { Badge, Button, Card, ErrorState, Field, formatDate, Loading, PageHeader, Select, Textarea } from '../../../_components/ui';
 import { errorMessage, fieldErrors } from '../../../_lib/errors';
+import { toastUnlessInline } from '../../../_lib/form-errors';
+import { ConfirmDialog } from '../../../_components/dialog';
 import { trpc } from '../../../_lib/trpc';
 import { SeverityBadge, StatusBadge } from '../../support-ui';
 
 const AUTHOR_TONE = { instance: 'violet', user: 'blue', staff: 'green' } as const;
+type Status = 'open' | 'pending' | 'closed';
+
+/** The confirmation's question and button for moving ticket #n to `to`. */
+function statusChange(n: number, to: Status) {
+  if (to === 'closed') return { title: `Close ticket #${n}?`, confirm: 'Close ticket', body: 'The ticket is marked as resolved. A reply from the instance or the organization opens it again.' };
+  if (to === 'pending') return { title: `Mark ticket #${n} as pending?`, confirm: 'Mark as pending', body: 'Pending means waiting for the customer. A reply from the instance or the organization opens it again.' };
+  return { title: `Reopen ticket #${n}?`, confirm: 'Reopen ticket', body: 'The ticket is open again and waits for Hub support.' };
+}
 
 export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) {
   const utils = trpc.useUtils();
   const ticket = trpc.support.dashboardGetTicket.useQuery({ id });
   const [reply, setReply] = useState('');
+  // The select only chooses; nothing changes until "Change status" and its confirmation (arrow keys are safe).
+  const [draftStatus, setDraftStatus] = useState<Status | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const refresh = async () => {
     await Promise.all([utils.support.dashboardGetTicket.invalidate({ id }), utils.support.dashboardListTickets.invalidate()]);
   };
@@ -22,14 +35,20 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
       toast.success(r.reopened ? 'Reply sent; the ticket is open again' : 'Reply sent');
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: (err) => toastUnlessInline(err, ['body']),
   });
   const setStatus = trpc.support.setTicketStatus.useMutation({
     onSuccess: async (r) => {
+      setConfirming(false);
+      setDraftStatus(null);
       toast.success(`Ticket #${r.ticket.number} is now ${r.ticket.status}`);
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    onError: async (err) => {
+      setConfirming(false);
+      toast.error(`The status could not be changed: ${errorMessage(err)}`);
+      await refresh();
+    },
   });
 
   if (ticket.isPending) return <Loading rows={6} />;
@@ -44,6 +63,8 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
   }
   const t = ticket.data.ticket;
   const replyError = send.error ? fieldErrors(send.error).body : undefined;
+  const chosen = draftStatus ?? t.status;
+  const change = statusChange(t.number, chosen);
   return (
     <div className="space-y-4">
       <PageHeader
@@ -58,15 +79,34 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
       />
       {isAdmin ? (
         <Card title="Status" description="Only platform admins set the status. A reply from the instance or the organization reopens a closed or pending ticket.">
-          <div className="flex max-w-sm items-end gap-2">
-            <Field id="status" label="Set status" className="flex-1">
-              <Select id="status" value={t.status} disabled={setStatus.isPending} onChange={(e) => setStatus.mutate({ id, status: e.target.value as 'open' | 'pending' | 'closed' })}>
+          <form
+            className="flex max-w-md flex-wrap items-end gap-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (chosen !== t.status) setConfirming(true);
+            }}
+          >
+            <Field id="status" label="New status" className="min-w-0 flex-1 basis-48">
+              <Select id="status" value={chosen} disabled={setStatus.isPending} onChange={(e) => setDraftStatus(e.target.value as Status)}>
                 <option value="open">Open</option>
                 <option value="pending">Pending (waiting for the customer)</option>
                 <option value="closed">Closed</option>
               </Select>
             </Field>
-          </div>
+            <Button type="submit" variant="secondary" disabled={chosen === t.status || setStatus.isPending}>
+              Change status
+            </Button>
+          </form>
+          <ConfirmDialog
+            open={confirming}
+            onClose={() => setConfirming(false)}
+            onConfirm={() => setStatus.mutate({ id, status: chosen })}
+            pending={setStatus.isPending}
+            title={change.title}
+            confirmLabel={change.confirm}
+          >
+            <p>{change.body}</p>
+          </ConfirmDialog>
         </Card>
       ) : null}
       <Card title="Description">
