@@ -17,6 +17,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openApiDocument } from '../server/api/openapi';
 import { getDb } from '../server/db/client';
+import { issueScriptToken } from '../server/domain/scriptTokens';
 import { asText, generate, HOSTILE, known, prng, PROTO_KEYS, type Json, type Rng, type Schema } from './fuzz-inputs';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess } from './helpers';
 
@@ -174,8 +175,8 @@ beforeAll(async () => {
   const orgAdmin = await createUser({ name: 'Org Admin' });
   const member = await createUser({ name: 'Member' });
   const victims = await Promise.all([createUser({ name: 'Victim' }), createUser({ name: 'Victim Two' })]);
-  const [leaving, doomed, promoted, invitee] = await Promise.all(['Leaving', 'Doomed', 'Promoted', 'Invitee'].map((name) => createUser({ name })));
-  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!, leaving!] });
+  const [leaving, doomed, promoted, invitee, raised] = await Promise.all(['Leaving', 'Doomed', 'Promoted', 'Invitee', 'Raised'].map((name) => createUser({ name })));
+  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!, leaving!, raised!] });
   const otherOrg = await createOrg({ admin: victims[1] });
   const key = await createKey(org.id, 'fuzz core');
   const spareKeys = await Promise.all([createKey(org.id, 'spare'), createKey(otherOrg.id, 'theirs')]);
@@ -215,6 +216,8 @@ beforeAll(async () => {
   const [doomedTemplate, editedTemplate] = await Promise.all([createTemplate({ categoryId: category.id }), createTemplate({ categoryId: category.id })]);
   const doomedGrant = await grantAccess(otherOrg.id, grantCategory.id);
   const dnsKey = await createKey(org.id, 'fuzz dns');
+  const [revokedKey, rotated] = await Promise.all([createKey(org.id, 'fuzz revoked'), api('/account/tokens', { method: 'POST', token: member.token, body: { name: 'rotated', instance_id: key.id } })]);
+  const scriptToken = await issueScriptToken({ userId: member.id, source: 'cli', ttlSeconds: 3600, actor: { kind: 'system' } });
   expect((await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status).toBe(200);
   // As if the record had been made a minute ago: one DNS change per 10 s per instance would refuse the delete.
   await (await getDb()).execute(sql`update audit_log set created_at = created_at - interval '1 minute' where target_id = ${dnsKey.id}`);
@@ -223,6 +226,10 @@ beforeAll(async () => {
     'GET /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'DELETE /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'POST /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { email: invitee!.email, role: 'member' } },
+    'PUT /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { user_id: raised!.id, role: 'admin' } },
+    'DELETE /account/api-keys': { ...json, path: '/account/api-keys', headers: bearer(orgAdmin.token), query: { id: revokedKey.id } },
+    'PUT /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { id: rotated.body.token.id } },
+    'DELETE /account/api-tokens': { ...json, path: '/account/api-tokens', headers: bearer(member.token), query: { id: scriptToken.id } },
     'DELETE /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), query: { user_id: leaving!.id } },
     'POST /admin/templates': {
       ...json,
