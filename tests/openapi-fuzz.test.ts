@@ -212,11 +212,24 @@ beforeAll(async () => {
   };
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const admin = bearer(platformAdmin.token);
-  const [emptyCategory, grantCategory] = await Promise.all([createCategory(), createCategory({ isPrivate: true })]);
+  const [emptyCategory, grantCategory, editedCategory, grantableCategory] = await Promise.all([
+    createCategory(),
+    createCategory({ isPrivate: true }),
+    createCategory(),
+    createCategory({ isPrivate: true }),
+  ]);
+  const [reissuedKey, adminRevokedKey, reportingKey, dnsPutKey, tieredOrg] = await Promise.all([
+    createKey(org.id, 'fuzz reissued'),
+    createKey(org.id, 'fuzz admin-revoked'),
+    createKey(org.id, 'fuzz reporting'),
+    createKey(org.id, 'fuzz dns put'),
+    createOrg({ name: 'Fuzz tiered' }),
+  ]);
   const [doomedTemplate, editedTemplate] = await Promise.all([createTemplate({ categoryId: category.id }), createTemplate({ categoryId: category.id })]);
   const doomedGrant = await grantAccess(otherOrg.id, grantCategory.id);
   const dnsKey = await createKey(org.id, 'fuzz dns');
-  const [revokedKey, rotated] = await Promise.all([createKey(org.id, 'fuzz revoked'), api('/account/tokens', { method: 'POST', token: member.token, body: { name: 'rotated', instance_id: key.id } })]);
+  const mint = (name: string) => api('/account/tokens', { method: 'POST', token: member.token, body: { name, instance_id: key.id } });
+  const [revokedKey, rotated, revokedPat] = await Promise.all([createKey(org.id, 'fuzz revoked'), mint('rotated'), mint('revoked')]);
   const scriptToken = await issueScriptToken({ userId: member.id, source: 'cli', ttlSeconds: 3600, actor: { kind: 'system' } });
   expect((await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status).toBe(200);
   // As if the record had been made a minute ago: one DNS change per 10 s per instance would refuse the delete.
@@ -226,9 +239,21 @@ beforeAll(async () => {
     'GET /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'DELETE /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'POST /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { email: invitee!.email, role: 'member' } },
+    'GET /support/tickets/{id}': { ...json, path: `/support/tickets/${ticket.body.ticket.id}`, headers: bearer(key.secret) },
+    'POST /support/tickets/{id}/messages': { ...json, path: `/support/tickets/${ticket.body.ticket.id}/messages`, headers: bearer(key.secret), body: { body: 'More detail' } },
+    'POST /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { name: 'known good', instance_id: key.id } },
+    'GET /catalog/templates/{slug}': { ...json, path: `/catalog/templates/${templates[0]!.slug}`, headers: bearer(key.secret) },
+    'PUT /dns': { ...json, path: '/dns', headers: bearer(dnsPutKey.secret), body: { ip: '203.0.113.8' } },
+    'PUT /instance-info': { ...json, path: '/instance-info', headers: bearer(reportingKey.secret), body: { version: '1.2.3' } },
+    'PUT /account/api-keys': { ...json, path: '/account/api-keys', headers: bearer(orgAdmin.token), body: { id: reissuedKey.id } },
+    'DELETE /admin/api-keys': { ...json, path: '/admin/api-keys', headers: admin, query: { id: adminRevokedKey.id } },
+    'POST /admin/catalog-access': { ...json, path: '/admin/catalog-access', headers: admin, body: { org_id: org.id, category_id: grantableCategory.id } },
+    'PUT /admin/categories': { ...json, path: '/admin/categories', headers: admin, body: { id: editedCategory.id, description: 'Edited by the fuzz' } },
+    'PUT /admin/organizations': { ...json, path: '/admin/organizations', headers: admin, body: { id: tieredOrg.id, tier: 'pro' } },
     'PUT /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { user_id: raised!.id, role: 'admin' } },
     'DELETE /account/api-keys': { ...json, path: '/account/api-keys', headers: bearer(orgAdmin.token), query: { id: revokedKey.id } },
     'PUT /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { id: rotated.body.token.id } },
+    'DELETE /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), query: { id: revokedPat.body.token.id } },
     'DELETE /account/api-tokens': { ...json, path: '/account/api-tokens', headers: bearer(member.token), query: { id: scriptToken.id } },
     'DELETE /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), query: { user_id: leaving!.id } },
     'POST /admin/templates': {
