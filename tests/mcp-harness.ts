@@ -162,6 +162,14 @@ export async function startUpstream(opts: { hubUrl: string; issuer?: string }): 
       { description: 'Echoes its input', inputSchema: { text: z.string() } },
       async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
     );
+    server.registerTool(
+      'sleep',
+      { description: 'Sends nothing for `ms` milliseconds, then answers', inputSchema: { ms: z.number() } },
+      async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
+      },
+    );
     server.registerTool('slow-progress', { description: 'Reports progress, then waits until the client saw it' }, async (extra) => {
       const progressToken = extra._meta?.progressToken;
       if (progressToken === undefined) return { content: [{ type: 'text', text: 'no progress token' }], isError: true };
