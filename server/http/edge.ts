@@ -87,6 +87,8 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     res.once('close', () => {
       inFlight.delete(res);
       if (inFlight.size === 0) allDone?.();
+      // Draining: a kept-alive connection whose answer (e.g. a stream) ended after the signal takes no further request.
+      if (draining) setImmediate(() => server.closeIdleConnections());
       // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
       logger[isProbe(pathname) ? 'debug' : 'info'](
         {
