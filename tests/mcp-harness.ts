@@ -18,6 +18,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import * as mcpRoute from '../app/mcp/route';
 import * as jwksRoute from '../app/.well-known/jwks.json/route';
+import { forwardedFor } from '../server/http/bridge';
 import { api } from './helpers';
 
 export interface RunningServer {
@@ -52,6 +53,9 @@ async function toFetch(handler: RouteHandler, req: IncomingMessage, res: ServerR
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
     else if (value !== undefined) headers.set(name, value);
   }
+  // As the production edge does: the socket's peer appended to X-Forwarded-For (the rate limits' client address).
+  const forwarded = forwardedFor(req);
+  if (forwarded) headers.set('x-forwarded-for', forwarded);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
   const request = new Request(new URL(req.url ?? '/', base), {
     method: req.method,

@@ -17,7 +17,7 @@ import { checkDatabase, closeDatabase, type Database } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
 import { logger, withRequestContext, type RequestContext } from '../log';
 import { handleMcp } from '../mcp/proxy';
-import { serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
+import { forwardedFor, serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
@@ -70,6 +70,9 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (pathname === '/mcp') {
       return void serveWithFetchHandler(MCP_METHODS.has(req.method ?? 'GET') ? handleMcp : methodNotAllowed, req, res, `http://${req.headers.host ?? 'localhost'}`);
     }
+    // Next.js copies the peer into X-Forwarded-For only when the header is missing: give it the same chain.
+    const forwarded = forwardedFor(req);
+    if (forwarded) req.headers['x-forwarded-for'] = forwarded;
     fallback(req, res);
   }
 
