@@ -108,9 +108,21 @@ export const config = {
   get mcpConnectTimeoutMs() {
     return intEnv('HUB_MCP_CONNECT_TIMEOUT_MS', 5_000);
   },
-  /** MCP proxy: milliseconds until the instance's response headers arrive (streams are not timed once started). */
+  /** MCP proxy: milliseconds until the instance's response headers arrive (once started, HUB_MCP_IDLE_TIMEOUT_MS applies). */
   get mcpResponseTimeoutMs() {
     return intEnv('HUB_MCP_RESPONSE_TIMEOUT_MS', 30_000);
+  },
+  /** MCP proxy: most calls and streams one personal access token may have open at once (per Hub process); more → 429. */
+  get mcpMaxStreamsPerToken() {
+    return intEnv('HUB_MCP_MAX_STREAMS_PER_TOKEN', 64);
+  },
+  /** MCP proxy: most bytes relayed in one response (one POST's answer or one GET stream); beyond it the response is cut. */
+  get mcpMaxResponseBytes() {
+    return intEnv('HUB_MCP_MAX_RESPONSE_BYTES', 16 * 1024 * 1024);
+  },
+  /** MCP proxy: a started response from which nothing arrives for this long is closed (a stalled instance cannot pin sockets). */
+  get mcpIdleTimeoutMs() {
+    return intEnv('HUB_MCP_IDLE_TIMEOUT_MS', 100_000);
   },
 };
 

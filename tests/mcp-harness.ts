@@ -119,6 +119,28 @@ export async function startUpstream(opts: { hubUrl: string; issuer?: string }): 
       { description: 'Echoes its input', inputSchema: { text: z.string() } },
       async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
     );
+    server.registerTool(
+      'sleep',
+      { description: 'Sends nothing for `ms` milliseconds, then answers', inputSchema: { ms: z.number() } },
+      async ({ ms }) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return { content: [{ type: 'text', text: `slept ${ms} ms` }] };
+      },
+    );
+    server.registerTool(
+      'ticks',
+      { description: 'Sends `count` progress notifications `everyMs` apart, then answers', inputSchema: { count: z.number(), everyMs: z.number() } },
+      async ({ count, everyMs }, extra) => {
+        const progressToken = extra._meta?.progressToken;
+        for (let i = 1; i <= count; i++) {
+          await new Promise((resolve) => setTimeout(resolve, everyMs));
+          if (progressToken !== undefined) {
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: count } });
+          }
+        }
+        return { content: [{ type: 'text', text: `ticked ${count}` }] };
+      },
+    );
     server.registerTool('slow-progress', { description: 'Reports progress, then waits until the client saw it' }, async (extra) => {
       const progressToken = extra._meta?.progressToken;
       if (progressToken === undefined) return { content: [{ type: 'text', text: 'no progress token' }], isError: true };

@@ -62,7 +62,7 @@ describe('MCP client through the Hub', () => {
     await ready;
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'slow-progress', 'whoami']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['echo', 'sleep', 'slow-progress', 'ticks', 'whoami']);
 
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
     expect(echo.content).toEqual([{ type: 'text', text: 'echo: hello' }]);

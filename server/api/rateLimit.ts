@@ -73,27 +73,30 @@ function windowOf(key: string, now: number): Window {
   return w;
 }
 
-function statusOf(name: LimitName, w: Window, now: number): LimitStatus {
-  const limit = limitOf(name);
-  return { name, limit, remaining: Math.max(0, limit - w.shared - w.pending), resetSeconds: Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000)) };
+function statusOf(name: LimitName, limit: number, w: Window, now: number, exceeded: boolean): LimitStatus & { exceeded: boolean } {
+  const remaining = limit - w.shared - w.pending;
+  return { name, limit, remaining: remaining > 0 ? remaining : 0, resetSeconds: Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000)), exceeded };
 }
 
 /** Where a key stands, without counting a hit. */
 export function peek(name: LimitName, subject: string): LimitStatus {
   const now = Date.now();
-  return statusOf(name, windowOf(`${name}:${subject}`, now), now);
+  const w = windowOf(`${name}:${subject}`, now);
+  const limit = limitOf(name);
+  return statusOf(name, limit, w, now, w.shared + w.pending >= limit);
 }
 
-/** Counts one hit; the status says whether it was over the limit (remaining 0 before it). */
+/** Counts one hit; the status says whether it was over the limit (remaining 0 before it). One status object, one read of the limit. */
 export function hit(name: LimitName, subject: string): LimitStatus & { exceeded: boolean } {
   const now = Date.now();
   const w = windowOf(`${name}:${subject}`, now);
-  const exceeded = w.shared + w.pending >= limitOf(name);
+  const limit = limitOf(name);
+  const exceeded = w.shared + w.pending >= limit;
   if (!exceeded) {
     w.pending++;
-    scheduleFlush();
+    if (!state.timer) scheduleFlush();
   }
-  return { ...statusOf(name, w, now), exceeded };
+  return statusOf(name, limit, w, now, exceeded);
 }
 
 export function rateLimitedError(status: LimitStatus): DomainError {

@@ -22,11 +22,27 @@ async function readAll(req: IncomingMessage): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+/**
+ * X-Forwarded-For as the Hub's handlers read it: the request's own header with the TCP peer's address
+ * appended, as a reverse proxy appends it (nginx's $proxy_add_x_forwarded_for). The last entry is thus
+ * always the real peer, which a client cannot forge; entries to its left count only when the peer is one of
+ * HUB_TRUSTED_PROXIES (support/addresses.ts). Null only when there is neither a header nor a peer address.
+ */
+export function forwardedFor(req: IncomingMessage): string | null {
+  const raw = req.headers['x-forwarded-for']; // Node joins repeated X-Forwarded-For lines with ", "
+  const given = Array.isArray(raw) ? raw.join(', ') : raw;
+  const peer = req.socket.remoteAddress;
+  if (!peer) return given ?? null;
+  return given ? `${given}, ${peer}` : peer;
+}
+
 export async function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Promise<Request> {
   const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  // As `next start` does: the socket's address when no proxy said otherwise (see support/addresses.ts).
-  if (!headers.has('x-forwarded-for') && req.socket.remoteAddress) headers.set('x-forwarded-for', req.socket.remoteAddress);
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() !== 'x-forwarded-for') headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  const forwarded = forwardedFor(req);
+  if (forwarded) headers.set('x-forwarded-for', forwarded);
   const method = req.method ?? 'GET';
   let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
   if (method !== 'GET' && method !== 'HEAD') {
@@ -110,9 +126,9 @@ function writeAnswer(answer: RestAnswer, req: IncomingMessage, res: ServerRespon
 export function serveRest(req: IncomingMessage, res: ServerResponse) {
   const headers = {
     get(name: string): string | null {
+      if (name === 'x-forwarded-for') return forwardedFor(req);
       const value = req.headers[name];
-      // As `next start` does: the socket's address when no proxy said otherwise (see support/addresses.ts).
-      if (value === undefined) return name === 'x-forwarded-for' ? (req.socket.remoteAddress ?? null) : null;
+      if (value === undefined) return null;
       return Array.isArray(value) ? value.join(', ') : value;
     },
   };

@@ -15,9 +15,9 @@ import { REST_PREFIX } from '../api/rest';
 import { config } from '../config';
 import { checkDatabase, closeDatabase, type Database } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
-import { logger, withRequestContext, type RequestContext } from '../log';
+import { accessLogger, logger, withRequestContext, type Caller, type RequestContext } from '../log';
 import { handleMcp } from '../mcp/proxy';
-import { serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
+import { forwardedFor, serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
@@ -39,6 +39,17 @@ function writeJson(res: ServerResponse, status: number, body: unknown, headers: 
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(body));
 }
+
+interface AccessLine {
+  requestId: string;
+  method: string | undefined;
+  route: string;
+  status: number;
+  durationMs: number;
+  caller: Caller;
+  aborted?: true;
+}
+const ANONYMOUS_CALLER: Caller = { kind: 'anonymous' };
 
 export interface Edge {
   server: http.Server;
@@ -70,15 +81,23 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (pathname === '/mcp') {
       return void serveWithFetchHandler(MCP_METHODS.has(req.method ?? 'GET') ? handleMcp : methodNotAllowed, req, res, `http://${req.headers.host ?? 'localhost'}`);
     }
+    // Next.js copies the peer into X-Forwarded-For only when the header is missing: give it the same chain.
+    const forwarded = forwardedFor(req);
+    if (forwarded) req.headers['x-forwarded-for'] = forwarded;
     fallback(req, res);
   }
 
+  // The configuration is fixed for the life of the process: computed once, not per request.
+  const securityHeaders = Object.entries(baseSecurityHeaders());
+
   const server = http.createServer((req, res) => {
     const started = performance.now();
-    const pathname = (req.url ?? '/').split('?', 1)[0]!;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const pathname = query === -1 ? url : url.slice(0, query);
     const context: RequestContext = { requestId: requestIdOf(req) };
     res.setHeader('x-request-id', context.requestId);
-    for (const [name, value] of Object.entries(baseSecurityHeaders())) res.setHeader(name, value);
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     // Pages get theirs, with a nonce, from proxy.ts.
     if (isRest(pathname) || pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
     if (draining) res.setHeader('connection', 'close');
@@ -87,19 +106,19 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     res.once('close', () => {
       inFlight.delete(res);
       if (inFlight.size === 0) allDone?.();
+      // Draining: a kept-alive connection whose answer (e.g. a stream) ended after the signal takes no further request.
+      if (draining) setImmediate(() => server.closeIdleConnections());
       // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
-      logger[isProbe(pathname) ? 'debug' : 'info'](
-        {
-          requestId: context.requestId,
-          method: req.method,
-          route: pathname,
-          status: res.statusCode,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-          caller: context.caller ?? { kind: 'anonymous' },
-          ...(res.writableFinished ? {} : { aborted: true }),
-        },
-        'request',
-      );
+      const line: AccessLine = {
+        requestId: context.requestId,
+        method: req.method,
+        route: pathname,
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        caller: context.caller ?? ANONYMOUS_CALLER,
+      };
+      if (!res.writableFinished) line.aborted = true;
+      accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
     });
     withRequestContext(context, () => route(req, res, pathname));
   });

@@ -12,7 +12,19 @@
  *   403 (error="insufficient_scope") the organization is suspended;
  *   503 JSON-RPC error -32010: the instance has not registered its MCP URL;
  *   502 JSON-RPC error -32011 (instance unreachable, refused address, or it answered 5xx/3xx/401),
- *   504 JSON-RPC error -32012 (no connection or no response headers in time; started streams are never timed out).
+ *   504 JSON-RPC error -32012 (no connection or no response headers in time);
+ *   429 JSON-RPC error -32013 + Retry-After: the token already has HUB_MCP_MAX_STREAMS_PER_TOKEN calls and streams open.
+ *
+ * Limits per personal access token (what a stalled or greedy instance or client can hold on the Hub):
+ *   - open calls and streams at once (HUB_MCP_MAX_STREAMS_PER_TOKEN, per process): a call counts from the moment
+ *     it is forwarded until its response has ended or was cut; over the limit → 429 before anything is forwarded;
+ *   - bytes per response (HUB_MCP_MAX_RESPONSE_BYTES): a larger Content-Length → 502 -32013 before relaying;
+ *     a streamed response that grows past it is cut (see below);
+ *   - idle time (HUB_MCP_IDLE_TIMEOUT_MS): a started response that relays nothing for that long is closed, and its
+ *     connection to the instance with it.
+ * A response cut for bytes or idleness: an SSE answer to a POST ends with a JSON-RPC error event for the call's id
+ * (-32013, so the client's pending call fails with the reason instead of hanging), a GET stream simply ends (the
+ * client reconnects), any other body (or the answer to a POST whose id the Hub did not read) is aborted.
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -24,7 +36,7 @@ import { admit, RateLimitRefusal, rateLimitHeaders } from '../api/rateLimit';
 import { sourceAddress } from '../domain/support/addresses';
 import { resolvePat } from '../auth/credentials';
 import { DomainError } from '../domain/errors';
-import { noteCaller, requestLogger } from '../log';
+import { logger, noteCaller, requestLogger } from '../log';
 import { recordMcpCall, type ResolvedPat } from '../domain/pats';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
@@ -41,6 +53,7 @@ const ASSERTION_MIN_REMAINING_MS = 30_000;
 export const RPC_NOT_REGISTERED = -32010;
 export const RPC_UPSTREAM_FAILED = -32011;
 export const RPC_UPSTREAM_TIMEOUT = -32012;
+export const RPC_LIMIT_EXCEEDED = -32013;
 
 type RpcId = string | number | null;
 
@@ -58,8 +71,33 @@ function refusalResponse(refusal: DomainError): Response {
   }));
 }
 
-function rpcErrorResponse(status: number, code: number, message: string, id: RpcId): Response {
-  return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
+function rpcErrorResponse(status: number, code: number, message: string, id: RpcId, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: '2.0', id, error: { code, message } }, { status, headers: { 'cache-control': 'no-store', ...headers } });
+}
+
+// ---------------------------------------------------------------- limits per token
+
+/** Calls and streams open per token in this process. */
+const openPerToken = new Map<string, number>();
+
+/** Takes one of the token's slots; returns its release (idempotent), or null when the token has none left. */
+function takeSlot(tokenId: string): (() => void) | null {
+  const open = openPerToken.get(tokenId) ?? 0;
+  if (open >= config.mcpMaxStreamsPerToken) return null;
+  openPerToken.set(tokenId, open + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (openPerToken.get(tokenId) ?? 1) - 1;
+    if (left <= 0) openPerToken.delete(tokenId);
+    else openPerToken.set(tokenId, left);
+  };
+}
+
+/** Open calls and streams of a token in this process (tests, diagnostics). */
+export function openMcpCalls(tokenId: string): number {
+  return openPerToken.get(tokenId) ?? 0;
 }
 
 // ---------------------------------------------------------------- request inspection
@@ -145,26 +183,70 @@ interface Forwarded {
   upstreamStatus: number | null;
 }
 
-/** A web stream over the instance's response that pauses the socket when the client reads slowly. */
-function webStream(res: IncomingMessage, onEnd: () => void): ReadableStream<Uint8Array> {
+interface StreamLimits {
+  maxBytes: number;
+  idleMs: number;
+  /** The JSON-RPC id of the call this answers (null: a GET stream, a batch, an unread body). */
+  rpcId: RpcId;
+  sse: boolean;
+  /** A GET stream (server-to-client messages) rather than the answer to a POST. */
+  isGet: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A web stream over the instance's response that pauses the socket when the client reads slowly, and cuts
+ * the response when it grows past the byte limit or relays nothing for the idle time (see the file comment).
+ */
+function webStream(res: IncomingMessage, limits: StreamLimits, onEnd: () => void): ReadableStream<Uint8Array> {
   let finished = false;
+  let relayed = 0;
+  let idle: NodeJS.Timeout | undefined;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        const cut = (why: string) => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(idle);
+          onEnd();
+          res.destroy();
+          logger.warn({ rpcId: limits.rpcId, relayedBytes: relayed }, `MCP response cut: ${why}`);
+          if (limits.sse && limits.isGet) return controller.close(); // the client reconnects
+          if (limits.sse && limits.rpcId !== null) {
+            // End any partial event, then fail the pending call with the reason.
+            const event = JSON.stringify({ jsonrpc: '2.0', id: limits.rpcId, error: { code: RPC_LIMIT_EXCEEDED, message: why } });
+            controller.enqueue(encoder.encode(`\n\nevent: message\ndata: ${event}\n\n`));
+            return controller.close();
+          }
+          controller.error(new Error(why)); // the client sees the answer aborted
+        };
+        idle = setTimeout(
+          () => cut(`The instance sent nothing for ${limits.idleMs} ms; the Hub closed the response (HUB_MCP_IDLE_TIMEOUT_MS)`),
+          limits.idleMs,
+        );
         res.on('data', (chunk: Buffer) => {
           if (finished) return;
+          relayed += chunk.byteLength;
+          if (relayed > limits.maxBytes) {
+            return cut(`The instance's response exceeded ${limits.maxBytes} bytes; the Hub cut it (HUB_MCP_MAX_RESPONSE_BYTES)`);
+          }
+          idle!.refresh();
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) res.pause();
         });
         res.once('end', () => {
           if (finished) return;
           finished = true;
+          clearTimeout(idle);
           onEnd();
           controller.close();
         });
         res.once('close', () => {
           if (finished) return;
           finished = true;
+          clearTimeout(idle);
           onEnd();
           controller.error(new Error('The instance closed the MCP stream'));
         });
@@ -175,6 +257,7 @@ function webStream(res: IncomingMessage, onEnd: () => void): ReadableStream<Uint
       cancel() {
         // The client went away: close the instance's stream too (no leaked sockets).
         finished = true;
+        clearTimeout(idle);
         onEnd();
         res.destroy();
       },
@@ -183,7 +266,15 @@ function webStream(res: IncomingMessage, onEnd: () => void): ReadableStream<Uint
   );
 }
 
-function forward(req: Request, target: URL, assertion: string, body: Uint8Array | ReadableStream<Uint8Array> | null, rpcId: RpcId): Promise<Forwarded> {
+/** Forwards one call; `release` runs once when it is over (failed, answered without a body, or its body ended or was cut). */
+function forward(
+  req: Request,
+  target: URL,
+  assertion: string,
+  body: Uint8Array | ReadableStream<Uint8Array> | null,
+  rpcId: RpcId,
+  release: () => void,
+): Promise<Forwarded> {
   return new Promise<Forwarded>((resolve) => {
     const headers: Record<string, string> = { authorization: `Bearer ${assertion}`, 'accept-encoding': 'identity' };
     for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -207,7 +298,10 @@ function forward(req: Request, target: URL, assertion: string, body: Uint8Array 
     const timers: NodeJS.Timeout[] = [];
     const clearTimers = () => timers.forEach(clearTimeout);
     const onClientAbort = () => upstream.destroy(new Error('client disconnected'));
-    const detach = () => req.signal.removeEventListener('abort', onClientAbort);
+    const detach = () => {
+      req.signal.removeEventListener('abort', onClientAbort);
+      release();
+    };
 
     const fail = (err: Error) => {
       if (settled) return;
@@ -257,6 +351,14 @@ function forward(req: Request, target: URL, assertion: string, body: Uint8Array 
         resolve({ response: rpcErrorResponse(502, RPC_UPSTREAM_FAILED, `The instance's MCP endpoint ${what}`, rpcId), upstreamStatus: status });
         return;
       }
+      const maxBytes = config.mcpMaxResponseBytes;
+      if (Number(res.headers['content-length'] ?? 0) > maxBytes) {
+        detach();
+        res.destroy();
+        const message = `The instance's response (${res.headers['content-length']} bytes) exceeds the Hub's limit of ${maxBytes} bytes (HUB_MCP_MAX_RESPONSE_BYTES)`;
+        resolve({ response: rpcErrorResponse(502, RPC_LIMIT_EXCEEDED, message, rpcId), upstreamStatus: status });
+        return;
+      }
       const out = new Headers({ 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
       for (const name of FORWARDED_RESPONSE_HEADERS) {
         const value = res.headers[name];
@@ -268,7 +370,11 @@ function forward(req: Request, target: URL, assertion: string, body: Uint8Array 
         resolve({ response: new Response(null, { status, headers: out }), upstreamStatus: status });
         return;
       }
-      resolve({ response: new Response(webStream(res, detach), { status, headers: out }), upstreamStatus: status });
+      const limits: StreamLimits = { maxBytes, idleMs: config.mcpIdleTimeoutMs, rpcId,
+        sse: (res.headers['content-type'] ?? '').startsWith('text/event-stream'),
+        isGet: req.method === 'GET',
+      };
+      resolve({ response: new Response(webStream(res, limits, detach), { status, headers: out }), upstreamStatus: status });
     });
 
     if (body instanceof Uint8Array) upstream.end(body);
@@ -355,10 +461,29 @@ async function proxy(req: Request): Promise<Response> {
     return rpcErrorResponse(502, RPC_UPSTREAM_FAILED, blocked.message, rpcId);
   }
 
+  const release = takeSlot(pat.tokenId);
+  if (!release) {
+    // Not forwarded, not recorded: a client over its limit costs no write.
+    const max = config.mcpMaxStreamsPerToken;
+    if (body instanceof ReadableStream) void body.cancel().catch(() => {});
+    return rpcErrorResponse(
+      429,
+      RPC_LIMIT_EXCEEDED,
+      `Too many open MCP calls and streams with this token (${max} at once, HUB_MCP_MAX_STREAMS_PER_TOKEN); retry when one has finished`,
+      rpcId,
+      { 'retry-after': '1' },
+    );
+  }
   marks.push(['body', performance.now()]);
-  const assertion = await assertionFor(pat);
+  let assertion: string;
+  try {
+    assertion = await assertionFor(pat);
+  } catch (err) {
+    release();
+    throw err;
+  }
   marks.push(['assertion', performance.now()]);
-  const { response, upstreamStatus } = await forward(req, target.url, assertion, body, rpcId);
+  const { response, upstreamStatus } = await forward(req, target.url, assertion, body, rpcId, release);
   marks.push(['upstream', performance.now()]);
   record(upstreamStatus);
   return serverTiming(response, marks);

@@ -2,17 +2,17 @@
  * IP addresses for dynamic DNS: validation of an address an instance registers, and the source address
  * of a request.
  *
- * Where the source address comes from: Next.js route handlers get no socket address. `next start`
- * (Next 16, base-server) copies the TCP peer address into X-Forwarded-For only when the request has no
- * such header (`x-forwarded-for ??= socket.remoteAddress`) and passes a client-supplied header through
- * unchanged. So the Hub reads X-Forwarded-For and trusts it from the right: the last entry is the peer as
- * Next or the nearest proxy recorded it; entries listed in HUB_TRUSTED_PROXIES are skipped, and the first
- * entry that is not a trusted proxy is the client. Entries to the left of it (written by the client or by
- * untrusted hops) are never used. Without HUB_TRUSTED_PROXIES only the last entry counts.
+ * Where the source address comes from: handlers read X-Forwarded-For. The production server's edge
+ * (server/http/bridge.ts, forwardedFor) appends the TCP peer's address to whatever the request carried, as
+ * a reverse proxy does, for REST, /mcp and what it hands to Next.js alike; so the last entry is always the
+ * real peer. The Hub trusts the chain from the right: entries listed in HUB_TRUSTED_PROXIES are skipped,
+ * and the first entry that is not a trusted proxy is the client. Entries to the left of it (written by the
+ * client or by untrusted hops) are never used. Without HUB_TRUSTED_PROXIES only the peer counts. This
+ * address keys the per-address rate limits (api/rateLimit.ts) and the DNS source address.
  *
- * A caller that reaches `next start` directly can therefore claim an address by sending its own
- * X-Forwarded-For. That gives it nothing: an instance key may register any routable address for its own
- * hostname through the `ip` field anyway. The source address is a convenience, not a proof.
+ * `next dev` (no edge) copies the peer into X-Forwarded-For only when the request has none
+ * (`x-forwarded-for ??= socket.remoteAddress`), so there a client can claim an address; in-process Fetch
+ * calls (tests) have none at all and share the "unknown" bucket.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { supportSettings } from './settings';
