@@ -47,7 +47,6 @@ procedures.sort((a, b) => Number(a.path.endsWith('signOutEverywhere')) - Number(
 let credentials: { kind: string; headers: Record<string, string> }[];
 let hub: RunningServer;
 let upstream: Upstream;
-let patToken: string;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 beforeAll(async () => {
@@ -71,8 +70,6 @@ beforeAll(async () => {
 
   hub = await startHub();
   upstream = await startUpstream({ hubUrl: hub.url });
-  await registerMcpUrl(key, upstream.mcpUrl(key.id));
-  patToken = (await mintToken(member.token, key.id, { name: 'fuzz' })).token;
 });
 
 afterAll(async () => {
@@ -176,6 +173,11 @@ function mcpRequest(rng: Rng): { label: string; method: string; headers: Record<
 it(`/mcp answers malformed and hostile requests from every credential without a 5xx, with an error body it can explain (seed ${SEED})`, async () => {
   const rng = prng(SEED + 1);
   const failures: string[] = [];
+  // An organization of its own: the tRPC fuzz before may have suspended the other one or removed its members.
+  const person = await createUser({ name: 'Assistant user' });
+  const key = await createKey((await createOrg({ admin: person })).id, 'fuzz mcp');
+  await registerMcpUrl(key, upstream.mcpUrl(key.id));
+  const patToken = (await mintToken(person.token, key.id, { name: 'fuzz' })).token;
   const madeUp = issueSecret('svp_').secret; // well-formed, valid checksum, unknown
   const mcpCredentials = [
     ...credentials,
