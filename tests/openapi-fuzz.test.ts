@@ -15,7 +15,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { beforeAll, expect, it } from 'vitest';
 import { openApiDocument } from '../server/api/openapi';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess } from './helpers';
+import { createInvitation } from '../server/domain/invitations';
+import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, principalOf, unique } from './helpers';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed13);
 /** Mutated inputs per operation per credential, after the one plausible input. */
@@ -66,9 +67,11 @@ for (const [path, item] of Object.entries<any>(openApiDocument().paths ?? {})) {
     });
   }
 }
-// Reads first, destructive calls last, and signing out everywhere (which ends the JWTs' sessions) at the
-// very end, so the credentials stay usable for as long as possible.
-const rank = (op: Operation) => (op.path === '/account/sign-out-everywhere' ? ORDER.length : ORDER.indexOf(op.method));
+// Reads first, destructive calls last, then leaving the organization (which ends the member's org
+// operations) and signing out everywhere (which ends the JWTs' sessions) at the very end, so the
+// credentials stay usable for as long as possible.
+const LAST = ['/account/leave', '/account/sign-out-everywhere'];
+const rank = (op: Operation) => (LAST.includes(op.path) ? ORDER.length + LAST.indexOf(op.path) : ORDER.indexOf(op.method));
 ops.sort((a, b) => rank(a) - rank(b));
 
 /**
@@ -287,7 +290,16 @@ beforeAll(async () => {
   const grant = await grantAccess(otherOrg.id, privateCategory.id);
   const ticket = await api('/support/tickets', { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: { subject: 'fuzz', body: 'help' } });
   expect(ticket.status).toBe(200);
+  const invitations = await Promise.all(
+    [`${unique('invitee')}@example.test`, platformAdmin.email].map((email) =>
+      createInvitation(principalOf(orgAdmin, { id: org.id, role: 'admin' }), org.id, { email, role: 'member' }),
+    ),
+  );
+  known.uuids.push(...invitations.map((i) => i.id));
   known.idsByPath = {
+    '/account/invitations': invitations.map((i) => i.id),
+    '/account/invitations/accept': invitations.map((i) => i.id),
+    '/account/invitations/decline': invitations.map((i) => i.id),
     '/admin/templates': templates.map((t) => t.id),
     '/admin/categories': [category.id, privateCategory.id],
     '/admin/catalog-access': [grant.id],
