@@ -84,24 +84,27 @@ test('a role change needs its confirmation; ArrowDown on the role select applies
   page.on('request', (req) => {
     if (req.url().includes('account.updateMember')) calls.push(req.url());
   });
-  const select = page.getByLabel(`Role of ${bob.email}`);
+  const select = page.getByLabel(`Role of ${bob.email}`, { exact: true });
   await expect(select).toHaveValue('member');
   await select.focus();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('ArrowDown');
+  // The keys did reach the select (it shows the picked value) ...
+  await expect(select).toHaveValue('admin');
+  // ... but picking only prepares the change: no dialog, no request.
   await expect(page.getByRole('dialog')).toHaveCount(0);
   await page.waitForTimeout(500);
   expect(calls).toEqual([]);
   // Nothing was stored: after a reload Bob is still a member.
   await page.reload();
-  await expect(page.getByLabel(`Role of ${bob.email}`)).toHaveValue('member');
+  await expect(page.getByLabel(`Role of ${bob.email}`, { exact: true })).toHaveValue('member');
   await bobPage.reload();
   await expect(bobPage.getByText('Only organization admins create, re-issue and revoke keys.')).toBeVisible();
 
   // The explicit action: pick, press Change role, read the confirmation, confirm.
-  await page.getByLabel(`Role of ${bob.email}`).selectOption('admin');
+  await page.getByLabel(`Role of ${bob.email}`, { exact: true }).selectOption('admin');
   await expect(page.getByRole('dialog')).toHaveCount(0);
   await page.getByRole('button', { name: `Change role of ${bob.email}` }).click();
   const dialog = page.getByRole('dialog', { name: `Make ${bob.name} an admin of ${org.name}?` });
@@ -111,15 +114,15 @@ test('a role change needs its confirmation; ArrowDown on the role select applies
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
   expect(calls).toEqual([]);
-  await expect(page.getByLabel(`Role of ${bob.email}`)).toHaveValue('member');
+  await expect(page.getByLabel(`Role of ${bob.email}`, { exact: true })).toHaveValue('member');
 
-  await page.getByLabel(`Role of ${bob.email}`).selectOption('admin');
+  await page.getByLabel(`Role of ${bob.email}`, { exact: true }).selectOption('admin');
   await page.getByRole('button', { name: `Change role of ${bob.email}` }).click();
   await dialog.getByRole('button', { name: 'Make admin' }).click();
   await toast(page, `${bob.name} is now an admin of ${org.name}`);
   expect(calls).toHaveLength(1);
   await page.reload();
-  await expect(page.getByLabel(`Role of ${bob.email}`)).toHaveValue('admin');
+  await expect(page.getByLabel(`Role of ${bob.email}`, { exact: true })).toHaveValue('admin');
 });
 
 test('at 390 px the member rows keep emails readable and every action on screen', async () => {
@@ -127,7 +130,7 @@ test('at 390 px the member rows keep emails readable and every action on screen'
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
   const row = memberRow(page, bob.email);
-  for (const control of [row.getByLabel(`Role of ${bob.email}`), row.getByRole('button', { name: `Change role of ${bob.email}` }), row.getByRole('button', { name: `Remove ${bob.email}` })]) {
+  for (const control of [row.getByLabel(`Role of ${bob.email}`, { exact: true }), row.getByRole('button', { name: `Change role of ${bob.email}` }), row.getByRole('button', { name: `Remove ${bob.email}` })]) {
     const box = (await control.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
