@@ -11,7 +11,11 @@ import { checkPage, signIn, uniqueSuffix } from './helpers';
 test.describe.configure({ mode: 'serial' });
 
 const run = process.env.E2E_RUN ?? uniqueSuffix();
-/** journeys.spec.ts expects its admin to be the platform's first user (the superadmin); keep it so in any file order. */
+/**
+ * journeys.spec.ts expects to start on an empty Hub (its admin is the first user, the overview counts one
+ * user), so this file is named to run after it (files run in name order on one worker). Run alone, it
+ * still signs in the journeys' admin first, so the platform's first user is the same person in any order.
+ */
 const platformAdmin = { email: `admin-${run}@example.test`, name: 'Ada Admin' };
 const owner = { email: `inv-owner-${run}@example.test`, name: 'Ivy Owner' };
 const bob = { email: `inv-bob-${run}@example.test`, name: 'Bob Invitee' };
