@@ -330,7 +330,7 @@ test('remaining admin pages: users (role change), API keys, audit log', async ()
 test('sign-out ends the session', async () => {
   const page = ownerPage;
   await page.goto('/account');
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible();
   const cookies = await ownerContext.cookies();
   expect(cookies.find((c) => c.name.includes('session-token'))).toBeUndefined();
