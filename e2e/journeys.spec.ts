@@ -268,10 +268,13 @@ test('a member cannot see the admin pages, and the server refuses the admin call
   await signIn(page, member.email, member.name, { from: '/signin?callbackUrl=/account', expectPath: /\/account$/ });
   await ownerPage.goto('/account');
   await ownerPage.getByLabel('Email').fill(member.email);
-  await ownerPage.getByRole('button', { name: 'Add member' }).click();
-  await toast(ownerPage, `${member.email} added as member`);
+  await ownerPage.getByRole('button', { name: 'Send invitation' }).click();
+  await toast(ownerPage, `Invitation for ${member.email} created`);
 
+  // Nobody joins without consent: the member accepts the invitation on their account page.
   await page.goto('/account');
+  await page.getByRole('button', { name: `Accept invitation to ${org.name}` }).click();
+  await toast(page, `You joined ${org.name}`);
   await expect(page.getByTestId('org-name')).toHaveText(org.name);
   await expect(page.getByText('Only organization admins create, re-issue and revoke keys.')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Admin', exact: true })).toHaveCount(0);
@@ -327,7 +330,7 @@ test('remaining admin pages: users (role change), API keys, audit log', async ()
 test('sign-out ends the session', async () => {
   const page = ownerPage;
   await page.goto('/account');
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible();
   const cookies = await ownerContext.cookies();
   expect(cookies.find((c) => c.name.includes('session-token'))).toBeUndefined();

@@ -4,8 +4,11 @@
  * Platform admins here belong to no organization: org-scoped endpoints (keys, members) refuse them (403).
  */
 import { describe, expect, it } from 'vitest';
-import { api, createUser, unique } from './helpers';
+import { createInvitation } from '../server/domain/invitations';
+import { api, principalOf, unique } from './helpers';
 import { CALLERS, world, type CallerKind, type World } from './account-admin-fixtures';
+
+const invite = (w: World, email: string) => createInvitation(principalOf(w.orgAdmin, { id: w.org.id, role: 'admin' }), w.org.id, { email, role: 'member' });
 
 type Row = {
   name: string;
@@ -44,13 +47,34 @@ const rows: Row[] = [
   { name: 'PUT /account/api-keys', request: async (w) => ({ method: 'PUT', path: '/account/api-keys', body: { id: w.key.id } }), expect: orgAdmin },
   { name: 'DELETE /account/api-keys', request: async (w) => ({ method: 'DELETE', path: '/account/api-keys', body: { id: w.key.id } }), expect: orgAdmin },
   { name: 'GET /account/members', request: async () => ({ method: 'GET', path: '/account/members' }), expect: orgMember },
+  { name: 'GET /account/invitations', request: async () => ({ method: 'GET', path: '/account/invitations' }), expect: orgAdmin },
   {
-    name: 'POST /account/members',
-    request: async () => {
-      const newcomer = await createUser();
-      return { method: 'POST', path: '/account/members', body: { email: newcomer.email, role: 'member' } };
-    },
+    name: 'POST /account/invitations',
+    request: async () => ({ method: 'POST', path: '/account/invitations', body: { email: `${unique('invitee')}@example.test`, role: 'member' } }),
     expect: orgAdmin,
+  },
+  {
+    name: 'DELETE /account/invitations',
+    request: async (w) => ({ method: 'DELETE', path: '/account/invitations', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    expect: orgAdmin,
+  },
+  { name: 'GET /account/invitations/received', request: async () => ({ method: 'GET', path: '/account/invitations/received' }), expect: signedIn(200) },
+  {
+    // Addressed to nobody among the callers: the same 404 for every signed-in caller.
+    name: 'POST /account/invitations/accept',
+    request: async (w) => ({ method: 'POST', path: '/account/invitations/accept', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    expect: signedIn(404),
+  },
+  {
+    name: 'POST /account/invitations/decline',
+    request: async (w) => ({ method: 'POST', path: '/account/invitations/decline', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    expect: signedIn(404),
+  },
+  {
+    // The org admin is the last admin; platform admins here belong to no organization.
+    name: 'POST /account/leave',
+    request: async () => ({ method: 'POST', path: '/account/leave', body: {} }),
+    expect: signedIn(200, { orgAdmin: 409, platformAdmin: 409, superadmin: 409 }),
   },
   {
     name: 'PUT /account/members',

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { organizations, subscriptions, users } from '../server/db/schema';
-import { api, createOrg, createUser, unique } from './helpers';
+import { api, createOrg, createUser, joinByInvitation, unique } from './helpers';
 import { auditRows, later } from './account-admin-fixtures';
 
 const slug = () => unique('org').toLowerCase();
@@ -119,32 +119,6 @@ describe('members', () => {
     expect(res.body.members).toContainEqual(expect.objectContaining({ user_id: member.id, role: 'member' }));
   });
 
-  it('adds an existing user without organization; 404 unknown email; 409 already in one', async () => {
-    const { admin, org } = await setup();
-    const newcomer = await createUser();
-    const res = await api('/account/members', { method: 'POST', token: admin.token, body: { email: newcomer.email.toUpperCase(), role: 'member' } });
-    expect(res.status).toBe(200);
-    expect(res.body.member).toMatchObject({ user_id: newcomer.id, email: newcomer.email, role: 'member' });
-    // The newcomer now sees the organization's keys.
-    expect((await api('/account/api-keys', { token: newcomer.token })).status).toBe(200);
-
-    const unknown = await api('/account/members', { method: 'POST', token: admin.token, body: { email: 'nobody@example.test', role: 'member' } });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body.message).toMatch(/email/);
-
-    const elsewhere = await setup();
-    const busy = await api('/account/members', { method: 'POST', token: admin.token, body: { email: elsewhere.member.email, role: 'admin' } });
-    expect(busy.status).toBe(409);
-    const db = await getDb();
-    const [still] = await db.select().from(users).where(eq(users.id, elsewhere.member.id));
-    expect(still).toMatchObject({ orgId: elsewhere.org.id, orgRole: 'member' });
-    const twice = await api('/account/members', { method: 'POST', token: admin.token, body: { email: newcomer.email, role: 'admin' } });
-    expect(twice.status).toBe(409);
-    expect(twice.body.message).toMatch(/already a member/);
-    expect((await api('/account/members', { token: admin.token })).body.members).toHaveLength(3);
-    expect(org.id).toBeTruthy();
-  });
-
   it('changes roles; the last admin cannot be demoted or removed (409)', async () => {
     const { admin, member } = await setup();
     const demote = await api('/account/members', { method: 'PUT', token: admin.token, body: { user_id: admin.id, role: 'member' } });
@@ -160,7 +134,7 @@ describe('members', () => {
     expect((await api('/account/api-keys', { method: 'POST', token: member.token, body: { name: 'k' } })).status).toBe(200);
     // Now the first admin may step down, and the other is the last one.
     expect((await api('/account/members', { method: 'PUT', token: admin.token, body: { user_id: admin.id, role: 'member' } })).status).toBe(200);
-    expect((await api('/account/members', { method: 'POST', token: admin.token, body: { email: 'x@example.test', role: 'member' } })).status).toBe(403);
+    expect((await api('/account/invitations', { method: 'POST', token: admin.token, body: { email: 'x@example.test', role: 'member' } })).status).toBe(403);
     expect((await api('/account/members', { method: 'DELETE', token: member.token, body: { user_id: member.id } })).status).toBe(409);
   });
 
@@ -182,7 +156,7 @@ describe('members', () => {
     expect(admins.filter((u) => u.orgRole === 'admin')).toHaveLength(1);
   });
 
-  it('removal ends membership at once; re-adding starts a new membership (orgJoinedAt moves on)', async () => {
+  it('removal ends membership at once; re-joining starts a new membership (orgJoinedAt moves on)', async () => {
     const { admin, member, org } = await setup();
     const db = await getDb();
     const [before] = await db.select().from(users).where(eq(users.id, member.id));
@@ -197,7 +171,7 @@ describe('members', () => {
     expect((await api('/account/organizations', { token: member.token })).body.organization).toBeNull();
 
     await later();
-    expect((await api('/account/members', { method: 'POST', token: admin.token, body: { email: member.email, role: 'member' } })).status).toBe(200);
+    await joinByInvitation(admin, member);
     const [readded] = await db.select().from(users).where(eq(users.id, member.id));
     expect(readded!.orgId).toBe(org.id);
     expect(readded!.orgJoinedAt!.getTime()).toBeGreaterThan(before!.orgJoinedAt!.getTime());

@@ -38,7 +38,10 @@ describe('audit log', () => {
     const reissued = (await call(founder.token, 'PUT', '/account/api-keys', { id: key.id }, 'api_key.reissue', founder.id)).apiKey;
     secrets.push(reissued.key, hashSecret(reissued.key));
     await call(founder.token, 'DELETE', '/account/api-keys', { id: key.id }, 'api_key.revoke', founder.id);
-    await call(founder.token, 'POST', '/account/members', { email: newcomer.email, role: 'member' }, 'member.add', founder.id);
+    const invitation = (await call(founder.token, 'POST', '/account/invitations', { email: newcomer.email, role: 'member' }, 'invitation.create', founder.id)).invitation;
+    await call(founder.token, 'DELETE', '/account/invitations', { id: invitation.id }, 'invitation.revoke', founder.id);
+    const again = (await call(founder.token, 'POST', '/account/invitations', { email: newcomer.email, role: 'member' }, 'invitation.create', founder.id)).invitation;
+    await call(newcomer.token, 'POST', '/account/invitations/accept', { id: again.id }, 'member.add', newcomer.id);
     await call(founder.token, 'PUT', '/account/members', { user_id: newcomer.id, role: 'admin' }, 'member.update', founder.id);
     await call(founder.token, 'DELETE', '/account/members', { user_id: newcomer.id }, 'member.remove', founder.id);
 

@@ -14,13 +14,15 @@ import {
   categories,
   instanceKeys,
   organizations,
+  orgInvitations,
   personalAccessTokens,
   subscriptions,
   templateExits,
   templates,
   users,
 } from '../server/db/schema';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, unique } from './helpers';
+import { createInvitation } from '../server/domain/invitations';
+import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, principalOf, unique } from './helpers';
 
 async function snapshot() {
   const db = await getDb();
@@ -35,6 +37,7 @@ async function snapshot() {
     db.select().from(accessGrants).orderBy(asc(accessGrants.id)),
     db.select().from(templateExits).orderBy(asc(templateExits.id)),
     db.select().from(auditLog).orderBy(asc(auditLog.id)),
+    db.select().from(orgInvitations).orderBy(asc(orgInvitations.id)),
   ]);
   return JSON.stringify(parts);
 }
@@ -57,6 +60,7 @@ let admin: Awaited<ReturnType<typeof createUser>>;
 let orgId: string;
 let otherOrgKeyId: string;
 let otherOrgMemberId: string;
+let otherOrgInvitationId: string;
 
 beforeAll(async () => {
   orgAdmin = await createUser();
@@ -66,6 +70,10 @@ beforeAll(async () => {
   const other = await createOrg({ members: [otherMember] });
   otherOrgKeyId = (await createKey(other.id)).id;
   otherOrgMemberId = otherMember.id;
+  const otherAdmin = await createUser();
+  await createOrg({ admin: otherAdmin }).then(async (o) => {
+    otherOrgInvitationId = (await createInvitation(principalOf(otherAdmin, { id: o.id, role: 'admin' }), o.id, { email: `${unique('x')}@example.test`, role: 'member' })).id;
+  });
 });
 
 const randomId = () => crypto.randomUUID();
@@ -92,11 +100,27 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'POST',
-    path: '/account/members',
+    path: '/account/invitations',
     required: ['email', 'role'],
     who: 'orgAdmin',
-    valid: async () => ({ email: (await createUser()).email, role: 'member' }),
-    unknownIds: (v) => [{ ...v, email: `${unique('nobody')}@example.test` }],
+    valid: async () => ({ email: `${unique('invitee')}@example.test`, role: 'member' }),
+  },
+  {
+    method: 'DELETE',
+    path: '/account/invitations',
+    required: ['id'],
+    who: 'orgAdmin',
+    valid: async () => ({ id: (await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, { email: `${unique('invitee')}@example.test`, role: 'member' })).id }),
+    unknownIds: () => [{ id: randomId() }, { id: otherOrgInvitationId }],
+  },
+  {
+    method: 'POST',
+    path: '/account/invitations/decline',
+    required: ['id'],
+    who: 'admin',
+    valid: async () => ({ id: (await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, { email: admin.email, role: 'member' })).id }),
+    // Another person's invitation looks like no invitation at all.
+    unknownIds: () => [{ id: randomId() }, { id: otherOrgInvitationId }],
   },
   {
     method: 'PUT',

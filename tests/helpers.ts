@@ -109,3 +109,17 @@ export async function grantAccess(orgId: string, categoryId: string) {
   const [row] = await db.insert(accessGrants).values({ orgId, categoryId }).returning();
   return row!;
 }
+
+/** Membership the way people get it: `admin` invites `user`'s email and `user` accepts (both through the REST API). */
+export async function joinByInvitation(admin: { token: string }, user: { email: string; token: string }, role: 'admin' | 'member' = 'member') {
+  const invited = await api('/account/invitations', { method: 'POST', token: admin.token, body: { email: user.email, role } });
+  if (invited.status !== 200) throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.body)}`);
+  const accepted = await api('/account/invitations/accept', { method: 'POST', token: user.token, body: { id: invited.body.invitation.id } });
+  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return { invitationId: invited.body.invitation.id as string, accepted };
+}
+
+/** The user principal of a user row (as the credential resolver would build it), for calling domain functions directly. */
+export function principalOf(user: { id: string; email: string; name: string; role: PlatformRole }, org?: { id: string; role: 'admin' | 'member' }) {
+  return { kind: 'user' as const, userId: user.id, email: user.email, name: user.name, role: user.role, orgId: org?.id ?? null, orgRole: org?.role ?? null };
+}

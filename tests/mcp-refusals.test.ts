@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { personalAccessTokens } from '../server/db/schema';
 import { bump } from '../server/db/invalidation';
-import { api, createKey, createOrg, createUser } from './helpers';
+import { api, createKey, createOrg, createUser, joinByInvitation } from './helpers';
 import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
 
 process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
@@ -35,8 +35,7 @@ afterAll(async () => {
 
 async function member(name = 'Member') {
   const user = await createUser({ name });
-  const res = await api('/account/members', { method: 'POST', token: admin.token, body: { email: user.email, role: 'member' } });
-  expect(res.status).toBe(200);
+  await joinByInvitation(admin, user);
   return user;
 }
 
@@ -121,11 +120,21 @@ describe('/mcp refusals', () => {
     expect(removed.status).toBe(200);
     await expectRefused(`Bearer ${t.token}`, 401, 'membership_ended');
     // Re-adding starts a new membership: the old token stays dead (documented choice), new ones work.
-    const readded = await api('/account/members', { method: 'POST', token: admin.token, body: { email: bob.email, role: 'member' } });
-    expect(readded.status).toBe(200);
+    await joinByInvitation(admin, bob);
     await expectRefused(`Bearer ${t.token}`, 401, 'membership_ended');
     const fresh = await mintToken(bob.token, key.id);
     await expectWorks(fresh.token);
+  });
+
+  it('minter leaves the organization — and still refused after joining again', async () => {
+    const dora = await member('Dora');
+    const t = await mintToken(dora.token, key.id);
+    await expectWorks(t.token);
+    const left = await api('/account/leave', { method: 'POST', token: dora.token, body: {} });
+    expect(left.status).toBe(200);
+    await expectRefused(`Bearer ${t.token}`, 401, 'membership_ended');
+    await joinByInvitation(admin, dora);
+    await expectRefused(`Bearer ${t.token}`, 401, 'membership_ended');
   });
 
   it('minter deleted: the token is deleted with the account', async () => {

@@ -17,9 +17,10 @@ import { beforeAll, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openApiDocument } from '../server/api/openapi';
 import { getDb } from '../server/db/client';
+import { createInvitation } from '../server/domain/invitations';
 import { issueScriptToken } from '../server/domain/scriptTokens';
 import { asText, generate, HOSTILE, known, prng, PROTO_KEYS, type Json, type Rng, type Schema } from './fuzz-inputs';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess } from './helpers';
+import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, principalOf, unique } from './helpers';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed13);
 /** Mutated inputs per operation per credential, after the one plausible input. */
@@ -52,9 +53,11 @@ for (const [path, item] of Object.entries<any>(openApiDocument().paths ?? {})) {
     });
   }
 }
-// Reads first, destructive calls last, and signing out everywhere (which ends the JWTs' sessions) at the
-// very end, so the credentials stay usable for as long as possible.
-const rank = (op: Operation) => (op.path === '/account/sign-out-everywhere' ? ORDER.length : ORDER.indexOf(op.method));
+// Reads first, destructive calls last, then leaving the organization (which ends the member's org
+// operations) and signing out everywhere (which ends the JWTs' sessions) at the very end, so the
+// credentials stay usable for as long as possible.
+const LAST = ['/account/leave', '/account/sign-out-everywhere'];
+const rank = (op: Operation) => (LAST.includes(op.path) ? ORDER.length + LAST.indexOf(op.path) : ORDER.indexOf(op.method));
 ops.sort((a, b) => rank(a) - rank(b));
 
 interface Input {
@@ -175,8 +178,10 @@ beforeAll(async () => {
   const orgAdmin = await createUser({ name: 'Org Admin' });
   const member = await createUser({ name: 'Member' });
   const victims = await Promise.all([createUser({ name: 'Victim' }), createUser({ name: 'Victim Two' })]);
-  const [leaving, doomed, promoted, invitee, raised] = await Promise.all(['Leaving', 'Doomed', 'Promoted', 'Invitee', 'Raised'].map((name) => createUser({ name })));
-  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!, leaving!, raised!] });
+  const [leaving, doomed, promoted, raised, joiner, decliner, quitter] = await Promise.all(
+    ['Leaving', 'Doomed', 'Promoted', 'Raised', 'Joiner', 'Decliner', 'Quitter'].map((name) => createUser({ name })),
+  );
+  const org = await createOrg({ admin: orgAdmin, members: [member, victims[0]!, leaving!, raised!, quitter!] });
   const otherOrg = await createOrg({ admin: victims[1] });
   const key = await createKey(org.id, 'fuzz core');
   const spareKeys = await Promise.all([createKey(org.id, 'spare'), createKey(otherOrg.id, 'theirs')]);
@@ -199,7 +204,13 @@ beforeAll(async () => {
   const grant = await grantAccess(otherOrg.id, privateCategory.id);
   const ticket = await api('/support/tickets', { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: { subject: 'fuzz', body: 'help' } });
   expect(ticket.status).toBe(200);
+  const invite = (email: string) => createInvitation(principalOf(orgAdmin, { id: org.id, role: 'admin' }), org.id, { email, role: 'member' });
+  const invitations = await Promise.all([`${unique('invitee')}@example.test`, platformAdmin.email].map(invite));
+  known.uuids.push(...invitations.map((i) => i.id));
   known.idsByPath = {
+    '/account/invitations': invitations.map((i) => i.id),
+    '/account/invitations/accept': invitations.map((i) => i.id),
+    '/account/invitations/decline': invitations.map((i) => i.id),
     '/admin/templates': templates.map((t) => t.id),
     '/admin/categories': [category.id, privateCategory.id],
     '/admin/catalog-access': [grant.id],
@@ -234,11 +245,16 @@ beforeAll(async () => {
   expect((await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status).toBe(200);
   // As if the record had been made a minute ago: one DNS change per 10 s per instance would refuse the delete.
   await (await getDb()).execute(sql`update audit_log set created_at = created_at - interval '1 minute' where target_id = ${dnsKey.id}`);
+  const [toAccept, toDecline, toRevoke] = await Promise.all([joiner!.email, decliner!.email, `${unique('revoked')}@example.test`].map(invite));
   const json = { label: 'known-good', query: {} };
   examples = {
     'GET /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'DELETE /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
-    'POST /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { email: invitee!.email, role: 'member' } },
+    'POST /account/invitations': { ...json, path: '/account/invitations', headers: bearer(orgAdmin.token), body: { email: `${unique('welcome')}@example.test`, role: 'member' } },
+    'DELETE /account/invitations': { ...json, path: '/account/invitations', headers: bearer(orgAdmin.token), query: { id: toRevoke!.id } },
+    'POST /account/invitations/accept': { ...json, path: '/account/invitations/accept', headers: bearer(joiner!.token), body: { id: toAccept!.id } },
+    'POST /account/invitations/decline': { ...json, path: '/account/invitations/decline', headers: bearer(decliner!.token), body: { id: toDecline!.id } },
+    'POST /account/leave': { ...json, path: '/account/leave', headers: bearer(quitter!.token), body: {} },
     'GET /support/tickets/{id}': { ...json, path: `/support/tickets/${ticket.body.ticket.id}`, headers: bearer(key.secret) },
     'POST /support/tickets/{id}/messages': { ...json, path: `/support/tickets/${ticket.body.ticket.id}/messages`, headers: bearer(key.secret), body: { body: 'More detail' } },
     'POST /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { name: 'known good', instance_id: key.id } },

@@ -3,6 +3,7 @@ import { trpc } from '../_lib/trpc';
 import { errorMessage } from '../_lib/errors';
 import { ErrorState, Loading } from '../_components/ui';
 import { ApiAccessCard } from './api-access-card';
+import { InvitationsCard } from './invitations-card';
 import { KeysCard } from './keys-card';
 import { MembersCard } from './members-card';
 import { OrganizationCard } from './organization-card';
@@ -18,13 +19,16 @@ export function AccountView() {
     <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
       <ProfileCard profile={profile.data.profile} />
       <OrganizationCard />
+      <div className="lg:col-span-2 empty:hidden">
+        <InvitationsCard email={profile.data.profile.email} currentOrgName={org?.name ?? null} />
+      </div>
       {org ? (
         <>
           <div className="lg:col-span-2">
             <KeysCard isOrgAdmin={isOrgAdmin} />
           </div>
           <div className="lg:col-span-2" data-testid="members-section">
-            <MembersCard isOrgAdmin={isOrgAdmin} selfId={profile.data.profile.id} />
+            <MembersCard isOrgAdmin={isOrgAdmin} selfId={profile.data.profile.id} orgName={org.name} />
           </div>
         </>
       ) : null}

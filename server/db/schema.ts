@@ -89,6 +89,33 @@ export const users = pgTable(
   ],
 );
 
+/**
+ * An organization admin's invitation of an email address to join with a role. Only what the invitation
+ * needs: the (lower-cased) email, role, organization, inviter, expiry and status. Nothing links it to a
+ * user account until the signed-in user whose verified email matches answers it. One pending invitation
+ * per organization and email (a new one replaces it). Expired = pending with expires_at in the past.
+ */
+export const orgInvitations = pgTable(
+  'org_invitations',
+  {
+    id: id(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(), // stored lower-cased
+    role: text('role', { enum: ['admin', 'member'] }).notNull(),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    status: text('status', { enum: ['pending', 'accepted', 'declined', 'revoked'] }).notNull().default('pending'),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+    respondedAt: ts('responded_at'),
+  },
+  (t) => [
+    uniqueIndex('org_invitations_pending_idx').on(t.orgId, t.email).where(sql`${t.status} = 'pending'`),
+    index('org_invitations_email_idx').on(t.email),
+  ],
+);
+
 export const instanceKeys = pgTable(
   'instance_keys',
   {

@@ -1,17 +1,17 @@
 /**
- * Organization membership (users.orgId / users.orgRole). Every change locks the organization row, so
+ * Organization membership (users.orgId / users.orgRole). People join only by accepting an invitation
+ * (invitations.ts) and leave by removal or by leaving themselves. Every change locks the organization row, so
  * concurrent changes of one organization are serialized and "at least one admin" holds under any race.
  * Joining sets users.orgJoinedAt = now(); leaving clears it: personal access tokens minted under an
  * earlier membership compare it with their membership_since and stay dead after a re-join.
  */
 import { DomainError } from './errors';
-import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
 import { announceChange } from '../db/invalidation';
-import type { OrgRole } from './principal';
-import { normalizeEmail } from './users';
+import type { OrgRole, UserPrincipal } from './principal';
 
 const memberColumns = {
   id: users.id,
@@ -56,27 +56,6 @@ const lastAdmin = (what: string): never => {
   throw new DomainError('conflict', `This is the organization's last admin and cannot be ${what}; make another member admin first`);
 };
 
-/** Adds an existing user who has no organization. 404 unknown email; 409 already in an organization. */
-export async function addMember(actor: AuditActor, orgId: string, input: { email: string; role: OrgRole }) {
-  const db = await getDb();
-  const email = normalizeEmail(input.email);
-  return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
-    const [user] = await tx.select({ id: users.id, orgId: users.orgId }).from(users).where(eq(users.email, email));
-    if (!user) throw new DomainError('not_found', `email: no Hub user with this email; they must sign in to the Hub once first`);
-    const [added] = await tx
-      .update(users)
-      .set({ orgId, orgRole: input.role, orgJoinedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(users.id, user.id), isNull(users.orgId)))
-      .returning(memberColumns);
-    if (!added) {
-      throw new DomainError('conflict', user.orgId === orgId ? 'email: this user is already a member of your organization' : 'email: this user already belongs to an organization');
-    }
-    await writeAudit(tx, { actor, action: 'member.add', targetType: 'user', targetId: added.id, orgId, details: { email: added.email, role: input.role } });
-    return added;
-  });
-}
-
 export async function updateMemberRole(actor: AuditActor, orgId: string, input: { userId: string; role: OrgRole }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
@@ -114,5 +93,30 @@ export async function removeMember(actor: AuditActor, orgId: string, input: { us
     await announceChange(tx, 'auth');
     await writeAudit(tx, { actor, action: 'member.remove', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
     return member;
+  });
+}
+
+/**
+ * The caller leaves their organization (also a suspended one: leaving is the user's own business).
+ * Same rules as removal: the last admin cannot leave (409), the membership's personal access tokens die.
+ */
+export async function leaveOrganization(actor: UserPrincipal) {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [me] = await tx.select({ orgId: users.orgId }).from(users).where(eq(users.id, actor.userId));
+    if (!me?.orgId) throw new DomainError('conflict', 'You do not belong to an organization');
+    const orgId = me.orgId;
+    await lockOrganization(tx, orgId);
+    const member = await memberForUpdate(tx, orgId, actor.userId);
+    if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) {
+      throw new DomainError('conflict', "You are the organization's last admin and cannot leave; make another member admin first");
+    }
+    await tx
+      .update(users)
+      .set({ orgId: null, orgRole: null, orgJoinedAt: null, updatedAt: sql`now()` })
+      .where(eq(users.id, member.id));
+    await announceChange(tx, 'auth');
+    await writeAudit(tx, { actor, action: 'member.leave', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
+    return { orgId };
   });
 }

@@ -41,8 +41,8 @@ beforeAll(async () => {
   hub = await startHub(hubDb, { users: [`${ALICE}:user`, `${RITA}:user`, `${NOBODY}:user`, `${ROOT}:superadmin`], seed: true });
   const alice = hub.jwts.get(ALICE)!;
   ({ key } = await organizationWithKey(hub.url, alice, 'loop', [
-    { email: RITA, role: 'member' },
-    { email: NOBODY, role: 'member' },
+    { email: RITA, role: 'member', jwt: hub.jwts.get(RITA)! },
+    { email: NOBODY, role: 'member', jwt: hub.jwts.get(NOBODY)! },
   ]));
 
   core = await startCore(coreDb, { CORE_HUB_SYNC_INTERVAL: '3600' });

@@ -80,3 +80,61 @@ export function toMember(row: { id: string; email: string; name: string; orgRole
 }
 
 export { iso as isoOrNull };
+
+export const INVITATION_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const;
+
+/** An invitation as its organization's admins see it. */
+export const InvitationSchema = z.object({
+  id: z.uuid(),
+  email: z.string().describe('The invited address (lower-cased)'),
+  role: z.enum(ORG_ROLES).describe('The role the invitee gets on accepting'),
+  status: z.enum(INVITATION_STATUSES),
+  created_at: z.string().describe('ISO 8601'),
+  expires_at: z.string().describe('ISO 8601; a pending invitation cannot be accepted after it'),
+  invited_by: z.object({ user_id: z.uuid(), name: z.string(), email: z.string() }).nullable().describe('null when the inviter no longer exists'),
+});
+
+/** An invitation as its invitee sees it. */
+export const ReceivedInvitationSchema = z.object({
+  id: z.uuid(),
+  role: z.enum(ORG_ROLES),
+  created_at: z.string(),
+  expires_at: z.string(),
+  organization: z.object({ id: z.uuid(), name: z.string(), slug: z.string() }),
+  invited_by: z.object({ name: z.string(), email: z.string() }).nullable(),
+});
+
+type InvitationRowLike = {
+  id: string;
+  email: string;
+  role: 'admin' | 'member';
+  status: (typeof INVITATION_STATUSES)[number];
+  createdAt: Date;
+  expiresAt: Date;
+  invitedBy: string | null;
+  inviterName: string | null;
+  inviterEmail: string | null;
+};
+
+export function toInvitation(row: InvitationRowLike) {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    status: row.status,
+    created_at: iso(row.createdAt)!,
+    expires_at: iso(row.expiresAt)!,
+    invited_by: row.invitedBy && row.inviterEmail !== null ? { user_id: row.invitedBy, name: row.inviterName ?? '', email: row.inviterEmail } : null,
+  };
+}
+
+export function toReceivedInvitation(row: InvitationRowLike & { orgId: string; orgName: string; orgSlug: string }) {
+  return {
+    id: row.id,
+    role: row.role,
+    created_at: iso(row.createdAt)!,
+    expires_at: iso(row.expiresAt)!,
+    organization: { id: row.orgId, name: row.orgName, slug: row.orgSlug },
+    invited_by: row.inviterEmail !== null ? { name: row.inviterName ?? '', email: row.inviterEmail } : null,
+  };
+}

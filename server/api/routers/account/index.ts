@@ -1,5 +1,11 @@
 import { createTRPCRouter } from '../../trpc';
-import { addMemberProcedure } from './addMember';
+import { acceptInvitationProcedure } from './acceptInvitation';
+import { createInvitationProcedure } from './createInvitation';
+import { declineInvitationProcedure } from './declineInvitation';
+import { leaveOrganizationProcedure } from './leaveOrganization';
+import { listInvitationsProcedure } from './listInvitations';
+import { listReceivedInvitationsProcedure } from './listReceivedInvitations';
+import { revokeInvitationProcedure } from './revokeInvitation';
 import { createApiKeyProcedure } from './createApiKey';
 import { createOrganizationProcedure } from './createOrganization';
 import { getOrganizationProcedure } from './getOrganization';
@@ -15,7 +21,7 @@ import { updateMemberProcedure } from './updateMember';
 import { signOutEverywhereProcedure } from './signOutEverywhere';
 import { updateProfileProcedure } from './updateProfile';
 
-/** /api/v1/account/*: the signed-in user's organization, profile, API tokens, instance keys and members. */
+/** /api/v1/account/*: the signed-in user's organization, profile, API tokens, instance keys, members and invitations. */
 export const accountRouter = createTRPCRouter({
   getOrganization: getOrganizationProcedure,
   createOrganization: createOrganizationProcedure,
@@ -29,7 +35,13 @@ export const accountRouter = createTRPCRouter({
   reissueApiKey: reissueApiKeyProcedure,
   revokeApiKey: revokeApiKeyProcedure,
   listMembers: listMembersProcedure,
-  addMember: addMemberProcedure,
   updateMember: updateMemberProcedure,
   removeMember: removeMemberProcedure,
+  leaveOrganization: leaveOrganizationProcedure,
+  listInvitations: listInvitationsProcedure,
+  createInvitation: createInvitationProcedure,
+  revokeInvitation: revokeInvitationProcedure,
+  listReceivedInvitations: listReceivedInvitationsProcedure,
+  acceptInvitation: acceptInvitationProcedure,
+  declineInvitation: declineInvitationProcedure,
 });
