@@ -66,7 +66,7 @@ export async function shareEmbeddedDatabase(pg: PGlite, dataDir: string, options
   const server = net.createServer((socket) => {
     const connection = new Connection(pg, socket, options);
     connections.add(connection);
-    socket.once('close', () => connections.delete(connection));
+    void connection.finished.then(() => connections.delete(connection));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -96,6 +96,15 @@ export async function shareEmbeddedDatabase(pg: PGlite, dataDir: string, options
   };
 }
 
+/** A FATAL ErrorResponse message. */
+function fatal(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`);
+  const head = Buffer.alloc(5);
+  head.write('E');
+  head.writeInt32BE(4 + fields.length, 1);
+  return Buffer.concat([head, fields]);
+}
+
 /** Takes PGlite's transaction lock (what its query(), exec() and transaction() take) until released. */
 function holdDatabase(pg: PGlite): Promise<() => void> {
   return new Promise((acquired) => {
@@ -112,6 +121,8 @@ class Connection {
   private idleTimer: NodeJS.Timeout | undefined;
   private settings: [string, string][] = [];
   private readonly parser = new protocol.Parser();
+  /** Settles once the client is gone and what it left in the session is cleaned up. */
+  readonly finished: Promise<void>;
 
   constructor(
     private readonly pg: PGlite,
@@ -126,10 +137,12 @@ class Connection {
       });
     });
     socket.on('error', () => {});
-    socket.on('close', () => {
-      this.closed = true;
-      clearTimeout(this.idleTimer);
-      this.work = this.work.then(() => this.cleanUp());
+    this.finished = new Promise((resolve) => {
+      socket.on('close', () => {
+        this.closed = true;
+        clearTimeout(this.idleTimer);
+        this.work = this.work.then(() => this.cleanUp()).finally(resolve);
+      });
     });
   }
 
@@ -137,7 +150,7 @@ class Connection {
   async end() {
     this.socket.end();
     this.socket.destroySoon();
-    await this.work;
+    await this.finished;
   }
 
   private next(): Buffer | null {
@@ -184,7 +197,10 @@ class Connection {
       await this.execute(message, type === 'S' || type === 'Q');
     }
     if (this.release && !this.closed) {
-      this.idleTimer = setTimeout(() => this.socket.destroy(), this.options.idleHoldMs ?? IDLE_HOLD_MS);
+      this.idleTimer = setTimeout(() => {
+        // As PostgreSQL says it; then the close rolls the transaction back (cleanUp).
+        this.socket.end(fatal('25P03', 'terminating connection due to idle-in-transaction timeout (it held the Hub\'s embedded database)'));
+      }, this.options.idleHoldMs ?? IDLE_HOLD_MS);
     }
   }
 
