@@ -3,16 +3,19 @@
  * protocol endpoint on a Unix socket inside the data folder, `<HUB_DATA_DIR>/.s.PGSQL.5432` (the name
  * libpq and postgres.js derive from host=<folder> port=5432). The CLI connects through it when the folder
  * is locked by a running Hub (client.ts), and so can `psql "host=<folder> user=postgres dbname=postgres"`.
- * A Unix socket is reachable from this machine only; it is created owner-only (0600), like the data files.
+ * A Unix socket is reachable from this machine only; it is created owner-only (0600): no password, the
+ * file's permissions are the access control.
  *
  * PGlite is one PostgreSQL backend: every client shares its session, one statement at a time. The wire
- * handling follows @electric-sql/pglite-socket (startup, SSL refusal, message framing), with stronger
- * isolation than its per-message queue, which lets another client's statements run inside an open
- * transaction:
+ * handling follows @electric-sql/pglite-socket (startup, SSL refusal, message framing). That package is
+ * not used itself: its releases pin exact PGlite versions (0.2.17: @electric-sql/pglite 0.5.14, this Hub
+ * has 0.5.16) plus seven extension packages as peers, and its per-message queue lets the Hub's statements
+ * run inside a socket client's open transaction (and two clients' extended-query messages interleave).
+ * Here instead:
  *  - a client holds the whole database from its first message until it is idle again (a Sync or simple
- *    Query answered outside a transaction block): the Hub's queries and transactions wait meanwhile, and
- *    a client waits for the Hub's running transaction. So nobody's statements land in another's transaction
- *    or between another's Parse and Execute.
+ *    Query answered with ReadyForQuery "idle": outside a transaction block, no COPY under way). The Hub's
+ *    queries and transactions wait meanwhile, and a client waits for the Hub's running transaction, so
+ *    nobody's statements land in another's transaction or between another's Parse and Execute.
  *  - a client that keeps the database busy (an open transaction, an unfinished extended-query batch)
  *    without sending anything for IDLE_HOLD_MS is rolled back and disconnected, like PostgreSQL's
  *    idle_in_transaction_session_timeout: an interactive `psql` BEGIN must not stop the Hub for long.
@@ -120,6 +123,7 @@ class Connection {
   private work: Promise<void> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private settings: [string, string][] = [];
+  private readyStatus: string | null = null;
   private readonly parser = new protocol.Parser();
   /** Settles once the client is gone and what it left in the session is cleaned up. */
   readonly finished: Promise<void>;
@@ -204,11 +208,17 @@ class Connection {
     }
   }
 
+  /**
+   * Runs one message with the database held. `mayBeIdle`: a Sync, a simple Query or the startup, after
+   * which the client is idle if the answer ends with ReadyForQuery "idle" (not in a transaction block,
+   * not in the middle of a COPY).
+   */
   private async execute(message: Buffer, mayBeIdle: boolean) {
     if (!this.release) {
       this.release = await holdDatabase(this.pg);
       if (this.settings.length) await this.restoreSettings();
     }
+    this.readyStatus = null;
     await this.pg._runExclusiveQuery(() =>
       this.pg.execProtocolRawStream(new Uint8Array(message), {
         onRawData: (data) => {
@@ -217,21 +227,22 @@ class Connection {
         },
       }),
     );
-    if (mayBeIdle && !this.pg.isInTransaction()) await this.letGo();
+    if (mayBeIdle && this.readyStatus === 'I' && !this.pg.isInTransaction()) await this.letGo();
   }
 
-  /** Notifications in what the backend answers: the Hub's caches learn of the client's commits. */
+  /** What the backend answers: ReadyForQuery's status, and notifications for the Hub's caches. */
   private watch(data: Uint8Array) {
-    if (!this.options.onNotification) return;
     try {
       this.parser.parse(data, (msg) => {
-        if (msg.name === 'notification') {
+        if (msg.name === 'readyForQuery') this.readyStatus = (msg as InstanceType<typeof protocol.messages.ReadyForQueryMessage>).status;
+        if (msg.name === 'notification' && this.options.onNotification) {
           const { channel, payload } = msg as InstanceType<typeof protocol.messages.NotificationResponseMessage>;
-          this.options.onNotification!(channel, payload);
+          this.options.onNotification(channel, payload);
         }
       });
     } catch {
-      /* not ours to judge: the client parses the answer too */
+      // The client parses the answer too. Without the status this client keeps the database until
+      // the idle limit cuts it: safe, never shared mid-transaction.
     }
   }
 
