@@ -93,6 +93,21 @@ it('tells a client it cut why, as PostgreSQL does (FATAL 25P03)', async () => {
   expect(pg.isInTransaction()).toBe(false);
 });
 
+it('refuses COPY FROM STDIN (PGlite would wait for its data inside one blocking call), and the session goes on', async () => {
+  const socket = net.connect(shared.path);
+  let received = '';
+  socket.on('data', (d) => (received += d.toString('latin1')));
+  socket.write(protocol.serialize.startup({ user: 'postgres', database: 'postgres' }));
+  socket.write(protocol.serialize.query('copy t from stdin'));
+  socket.write(protocol.serialize.query("select 'still here'"));
+  await expect.poll(() => received).toContain('still here');
+  expect(received).toContain('C0A000');
+  expect(received).toContain('COPY FROM STDIN is not supported');
+  socket.end(protocol.serialize.end());
+  await expect.poll(() => shared.clients()).toBe(0);
+  expect((await pg.query<{ n: number }>('select count(*)::int as n from t')).rows[0]!.n).toBe(2);
+});
+
 it("passes on the notifications of a client's commits", async () => {
   const sql = connect();
   try {

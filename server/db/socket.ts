@@ -99,13 +99,33 @@ export async function shareEmbeddedDatabase(pg: PGlite, dataDir: string, options
   };
 }
 
-/** A FATAL ErrorResponse message. */
-function fatal(code: string, message: string): Buffer {
-  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`);
+const COPY_FROM_STDIN = /\bcopy\b[\s\S]*?\bfrom\s+stdin\b/i;
+
+/** The SQL of a simple Query ('Q': the text) or a Parse ('P': statement name, then the text). */
+function queryText(message: Buffer, type: 'Q' | 'P'): string {
+  let start = 5;
+  if (type === 'P') start = message.indexOf(0, start) + 1;
+  const end = message.indexOf(0, start);
+  return message.toString('utf8', start, end < 0 ? message.length : end);
+}
+
+function backendMessage(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(5);
-  head.write('E');
-  head.writeInt32BE(4 + fields.length, 1);
-  return Buffer.concat([head, fields]);
+  head.write(type);
+  head.writeInt32BE(4 + body.length, 1);
+  return Buffer.concat([head, body]);
+}
+
+function errorResponse(severity: 'ERROR' | 'FATAL', code: string, message: string): Buffer {
+  return backendMessage('E', Buffer.from(`S${severity}\0V${severity}\0C${code}\0M${message}\0\0`));
+}
+
+function readyForQuery(status: 'I' | 'T'): Buffer {
+  return backendMessage('Z', Buffer.from(status));
+}
+
+function fatal(code: string, message: string): Buffer {
+  return errorResponse('FATAL', code, message);
 }
 
 /** Takes PGlite's transaction lock (what its query(), exec() and transaction() take) until released. */
@@ -197,6 +217,11 @@ class Connection {
         this.socket.end();
         return;
       }
+      if ((type === 'Q' || type === 'P') && COPY_FROM_STDIN.test(queryText(message, type))) {
+        this.refuseCopyIn(type);
+        if (type === 'P') return;
+        continue;
+      }
       // Idle after a Sync or a simple Query answered outside a transaction block.
       await this.execute(message, type === 'S' || type === 'Q');
     }
@@ -206,6 +231,20 @@ class Connection {
         this.socket.end(fatal('25P03', 'terminating connection due to idle-in-transaction timeout (it held the Hub\'s embedded database)'));
       }, this.options.idleHoldMs ?? IDLE_HOLD_MS);
     }
+  }
+
+  /**
+   * PGlite's backend waits for COPY data inside one synchronous call: it would stop the whole Hub.
+   * A simple Query gets an error (the session goes on); an extended-query Parse a FATAL one.
+   */
+  private refuseCopyIn(type: 'Q' | 'P') {
+    const message = 'COPY FROM STDIN is not supported on the Hub\'s embedded database socket (use INSERT, or stop the Hub)';
+    if (type === 'P') {
+      this.socket.end(errorResponse('FATAL', '0A000', message));
+      return;
+    }
+    const inTransaction = this.release !== null && this.pg.isInTransaction();
+    this.socket.write(Buffer.concat([errorResponse('ERROR', '0A000', message), readyForQuery(inTransaction ? 'T' : 'I')]));
   }
 
   /**
