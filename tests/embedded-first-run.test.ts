@@ -34,7 +34,8 @@ function envFor(dir: string, extra: Record<string, string> = {}) {
 }
 
 async function startHub(dir: string, extra: Record<string, string>) {
-  const hub = spawn(tsx, ['tests/fixtures/hub-process.ts'], { env: envFor(dir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself (not the tsx wrapper, which would outlive a signal to it): SIGTERM reaches the Hub.
+  const hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/hub-process.ts'], { env: envFor(dir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
   hubs.push(hub);
   let output = '';
   hub.stderr!.on('data', (d: Buffer) => (output += d.toString()));
