@@ -11,7 +11,8 @@ import * as schema from './schema';
 import { config } from '../config';
 import { bump, bumpAll, INVALIDATION_CHANNEL } from './invalidation';
 import { resealLegacySecrets } from './sealed';
-import { embeddedSocketPath, EMBEDDED_SOCKET_PORT, shareEmbeddedDatabase } from './socket';
+import { embeddedSocketPath, EMBEDDED_SOCKET_PORT } from './socket-path';
+import type { SharedDatabase } from './socket';
 
 export type { Db, Queryable, Schema, Tx } from './types';
 
@@ -180,7 +181,7 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
     throw err;
   }
   const pg = client;
-  let shared: Awaited<ReturnType<typeof shareEmbeddedDatabase>> | undefined;
+  let shared: SharedDatabase | undefined;
   return {
     db: drizzle(pg, { schema }) as unknown as Db,
     kind: 'pglite',
@@ -193,6 +194,7 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
       share: async () => {
         // The backend listens, so a socket client's commits carry their notifications (socket.ts).
         await pg.listen(INVALIDATION_CHANNEL, bump);
+        const { shareEmbeddedDatabase } = await import('./socket');
         shared ??= await shareEmbeddedDatabase(pg, dir, { onNotification: (channel, topic) => channel === INVALIDATION_CHANNEL && bump(topic) });
         return shared.path;
       },

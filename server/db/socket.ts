@@ -27,10 +27,10 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { protocol, type PGlite } from '@electric-sql/pglite';
+import { embeddedSocketPath, MAX_SOCKET_PATH } from './socket-path';
 
-export const EMBEDDED_SOCKET_PORT = 5432;
+export { EMBEDDED_SOCKET_PORT, embeddedSocketPath } from './socket-path';
 /** How long a client may hold the database without sending anything while it is not idle. */
 export const IDLE_HOLD_MS = 10_000;
 
@@ -38,13 +38,6 @@ const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const CANCEL_REQUEST = 80877102;
 const PROTOCOL_3 = 196608;
-
-export function embeddedSocketPath(dataDir: string): string {
-  return path.join(path.resolve(dataDir), `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`);
-}
-
-/** sun_path is 108 bytes on Linux (104 on macOS): a longer data folder path cannot carry the socket. */
-export const MAX_SOCKET_PATH = 103;
 
 export interface SharedDatabase {
   path: string;
