@@ -54,6 +54,16 @@ export const config = {
   get dataDir() {
     return env('HUB_DATA_DIR') ?? './.hub-data';
   },
+  /**
+   * Embedded database: load the demo catalog when a Hub server first starts on a new data folder
+   * ("false" starts it empty). Never with DATABASE_URL.
+   */
+  get seedDemo() {
+    const raw = env('HUB_SEED_DEMO');
+    if (raw === undefined || raw === 'true') return true;
+    if (raw === 'false') return false;
+    throw new Error(`HUB_SEED_DEMO must be true or false, got "${raw}"`);
+  },
   /** Master secret for encrypting stored secrets; generated and kept in the database when unset. */
   get secret() {
     return env('HUB_SECRET');

@@ -5,12 +5,15 @@
  * (dashboard, sign-in, /api/trpc, the OpenAPI document, JWKS).
  *
  * Environment: PORT (3000), HOSTNAME (0.0.0.0), and the Hub's configuration (README).
+ * On the embedded database it also serves that database on a socket in the data folder, for the CLI and
+ * psql, and loads the demo catalog on its first start (server/http/embedded.ts).
  */
 import path from 'node:path';
 import next from 'next';
 import { getDatabase } from '../db/client';
 import { logger } from '../log';
 import { createEdge, exitOnSignals } from './edge';
+import { prepareEmbeddedDatabase } from './embedded';
 
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
@@ -18,6 +21,7 @@ const dir = path.resolve(import.meta.dirname, '../..');
 
 async function main() {
   const database = await getDatabase(); // migrations first: fail the start, not a request
+  await prepareEmbeddedDatabase(database); // embedded: share it with the CLI and psql; demo catalog on first start
   const app = next({ dev: false, dir, hostname, port });
   const handleWithNext = app.getRequestHandler();
   await app.prepare();
