@@ -72,7 +72,7 @@ const sentence = (s: string) => {
 /** zod's own wordings, which mean nothing to people: replaced by ours. */
 const SCHEMA_WORDS = /^(invalid|too (small|big)|expected|unrecognized|required$)|\bexpected (string|number|boolean|object|array)\b|[<>]=?\s*\d/i;
 /** Our server messages are predicates written for people: "must be at least 1", "is already taken". */
-const PREDICATE = /^(must|is|are|cannot|can't|should|needs?|has|have|was|already|not)\b/i;
+const PREDICATE = /^(must|may|is|are|cannot|can't|should|needs?|has|have|was|already|not)\b/i;
 
 function plural(n: number | bigint, one: string, many = `${one}s`) {
   return `${n} ${Number(n) === 1 ? one : many}`;
@@ -117,6 +117,11 @@ function predicate(issue: FieldIssue): string {
     case 'unrecognized_keys':
       return 'contains fields the Hub does not know';
     default:
+      // Only zod's message (the one-line summary, issues not attached): read what it says.
+      if (/\bemail\b/i.test(message)) return 'must be a valid email address';
+      if (/\buuid\b/i.test(message)) return 'must be chosen';
+      if (/\burl\b/i.test(message)) return 'must be a full URL, like https://example.com';
+      if (/received undefined|required/i.test(message)) return 'is required';
       return message && !SCHEMA_WORDS.test(message) ? message : 'is not valid';
   }
 }

@@ -6,7 +6,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { buttonClass, Input, Select } from '../../_components/ui';
-import { ACTIONS, TARGET_TYPES } from './describe';
+import { ACTIONS, actionWords, TARGET_TYPES } from './describe';
 import { auditHref, type AuditParams } from './params';
 
 const label = 'mb-1 block text-sm font-medium text-zinc-800';
@@ -41,7 +41,7 @@ export function AuditFilters({ params }: { params: AuditParams }) {
           <option value="">Any action</option>
           {actions.map((a) => (
             <option key={a} value={a}>
-              {a}
+              {actionOption(a)}
             </option>
           ))}
         </Select>
@@ -75,4 +75,12 @@ export function AuditFilters({ params }: { params: AuditParams }) {
       </div>
     </form>
   );
+}
+
+/** "API key: revoked" — the words, not the code (the code is the option's value and shows on each record). */
+function actionOption(action: string) {
+  const type = action.split('.')[0] ?? '';
+  const noun = TARGET_TYPES[type] ?? type.replace(/_/g, ' ');
+  const words = actionWords(action);
+  return `${noun.charAt(0).toUpperCase()}${noun.slice(1)}: ${words}`;
 }

@@ -118,8 +118,8 @@ function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; 
           <ul className="mt-1 space-y-0.5 text-sm text-zinc-800">
             {described.changes.map((c) => (
               <li key={c.field} className="break-words">
-                <span className="text-zinc-600">{c.field}:</span> <span className="rounded bg-red-50 px-1 text-red-800 line-through decoration-red-400">{c.from}</span>{' '}
-                <span aria-label="changed to">→</span> <span className="rounded bg-green-50 px-1 text-green-800">{c.to}</span>
+                <span className="text-zinc-600">{c.field}:</span> <del className="rounded bg-red-50 px-1 text-red-800 decoration-red-400">{c.from}</del>{' '}
+                <span aria-hidden="true">→</span> <ins className="rounded bg-green-50 px-1 text-green-800 no-underline">{c.to}</ins>
               </li>
             ))}
           </ul>
