@@ -68,8 +68,10 @@ test('"Not allowed" answers 403, a missing page 404, /support/tickets leads to t
     await expect(writerPage.getByRole('heading', { name: 'Not allowed' })).toBeVisible();
     await expect(writerPage.getByText(`You are signed in as ${writer.email}`)).toBeVisible();
   }
-  const missing = await writerPage.goto(`/no-such-page-${run}`);
-  expect(missing?.status()).toBe(404);
+  for (const path of [`/no-such-page-${run}`, `/templates/no-such-template-${run}`]) {
+    const missing = await writerPage.goto(path);
+    expect(missing?.status(), path).toBe(404);
+  }
   await writerPage.goto('/support/tickets');
   await expect(writerPage).toHaveURL(`${origin}/support`);
   await expect(writerPage.getByRole('heading', { name: 'Support tickets', level: 1 })).toBeVisible();
