@@ -88,8 +88,8 @@ test('the audit log shows names, linked; filtering by actor narrows it and the U
   const categoryRow = list.getByRole('listitem').filter({ hasText: `created category ${category.name}` });
   await expect(categoryRow).toHaveCount(1);
   // Actor and target by name, linked to where they are managed; no raw ids anywhere in the text.
-  await expect(categoryRow.getByRole('link', { name: admin.name })).toHaveAttribute('href', `/admin/users?search=${encodeURIComponent(admin.email)}`);
-  await expect(categoryRow.getByRole('link', { name: category.name })).toHaveAttribute('href', `/admin/categories/${categoryId}`);
+  await expect(categoryRow.getByRole('link', { name: admin.name, exact: true })).toHaveAttribute('href', `/admin/users?search=${encodeURIComponent(admin.email)}`);
+  await expect(categoryRow.getByRole('link', { name: category.name, exact: true })).toHaveAttribute('href', `/admin/categories/${categoryId}`);
   await expect(list.getByRole('listitem').filter({ hasText: 'updated the profile of' }).first()).toContainText('Name: Wendy Writer → Wendy W. Writer');
   expect(await list.innerText()).not.toMatch(UUID);
   expect(await list.innerText()).not.toContain('{');
@@ -107,7 +107,7 @@ test('the audit log shows names, linked; filtering by actor narrows it and the U
   const filtered = await list.getByRole('listitem').count();
   expect(filtered).toBeGreaterThan(0);
   expect(filtered).toBeLessThan(allRows);
-  await expect(list.getByRole('link', { name: admin.name })).toHaveCount(0);
+  await expect(list.getByRole('link', { name: admin.name, exact: true })).toHaveCount(0);
   await expect(list.getByText(`created category ${category.name}`)).toHaveCount(0);
 
   // Reload and Back keep what the URL says.

@@ -115,14 +115,14 @@ function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; 
           ) : null}
         </p>
         {described.changes.length > 0 ? (
-          <ul className="mt-1 space-y-0.5 text-sm text-zinc-800">
+          <div className="mt-1 space-y-0.5 text-sm text-zinc-800">
             {described.changes.map((c) => (
-              <li key={c.field} className="break-words">
+              <p key={c.field} className="break-words">
                 <span className="text-zinc-600">{c.field}:</span> <del className="rounded bg-red-50 px-1 text-red-800 decoration-red-400">{c.from}</del>{' '}
                 <span aria-hidden="true">→</span> <ins className="rounded bg-green-50 px-1 text-green-800 no-underline">{c.to}</ins>
-              </li>
+              </p>
             ))}
-          </ul>
+          </div>
         ) : null}
         {described.changedFields.length > 0 ? (
           <p className="mt-1 text-sm text-zinc-800">
@@ -142,8 +142,8 @@ function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; 
       </div>
       {e.actor_id && params.actor !== e.actor_id ? (
         <div className="mt-1 shrink-0 text-xs sm:mt-0">
-          <Link href={auditHref(params, { actor: e.actor_id, page: 1 })} className="text-blue-700 hover:underline" aria-label={`Show only the actions of ${actor}`}>
-            Only this actor
+          <Link href={auditHref(params, { actor: e.actor_id, page: 1 })} className="text-blue-700 hover:underline">
+            Only this actor<span className="sr-only">: {actor}</span>
           </Link>
         </div>
       ) : null}
