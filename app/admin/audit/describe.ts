@@ -107,6 +107,8 @@ export interface Described {
   facts: { label: string; value: string }[];
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const isFromTo = (v: unknown): v is { from: unknown; to: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v) && 'from' in v && 'to' in v;
 
 /** The readable before/after of an entry's details. */
@@ -124,6 +126,10 @@ export function describeDetails(action: string, details: Record<string, unknown>
       }
       continue;
     }
+    // A creation lists every field it set: the creation itself is the news.
+    if (key === 'fields' && action.endsWith('.create')) continue;
+    // Ids: the sentence already names and links what they point at.
+    if (/(^|_)id$/.test(key) || (typeof value === 'string' && UUID.test(value))) continue;
     if ((key === 'changed' || key === 'fields') && Array.isArray(value)) {
       out.changedFields.push(...value.map((f) => fieldLabel(String(f))));
       continue;
