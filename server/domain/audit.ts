@@ -133,7 +133,9 @@ const contextOrg = alias(organizations, 'context_org');
 /** Target types whose id is an instance key's id. */
 const KEY_TARGETS = ['api_key', 'instance_key', 'dns_record'];
 
-const targetIs = (...types: string[]) => (types.length === 1 ? sql`${auditLog.targetType} = ${types[0]}` : sql`${auditLog.targetType} in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})`);
+const typeIs = (column: AnyColumn | SQL.Aliased | SQL, types: string[]) =>
+  types.length === 1 ? sql`${column} = ${types[0]}` : sql`${column} in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})`;
+const targetIs = (...types: string[]) => typeIs(auditLog.targetType, types);
 
 /** LIKE pattern for "contains `text`", wildcards in `text` taken literally. */
 function containsPattern(text: string): string {
@@ -200,8 +202,12 @@ function recordedName(details: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The page's records first (the created_at index, LIMIT/OFFSET on audit_log alone), then the names of
+ * just those rows joined in — one statement; the joins never touch the rest of the log.
+ */
 function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | undefined, window: { limit: number; offset: number }) {
-  return db
+  const page = db
     .select({
       id: auditLog.id,
       actorType: auditLog.actorType,
@@ -212,6 +218,25 @@ function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | und
       orgId: auditLog.orgId,
       details: auditLog.details,
       createdAt: auditLog.createdAt,
+    })
+    .from(auditLog)
+    .where(where)
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+    .limit(window.limit)
+    .offset(window.offset)
+    .as('page');
+  const target = (...types: string[]) => uuidWhen(page.targetId, typeIs(page.targetType, types));
+  return db
+    .select({
+      id: page.id,
+      actorType: page.actorType,
+      actorId: page.actorId,
+      action: page.action,
+      targetType: page.targetType,
+      targetId: page.targetId,
+      orgId: page.orgId,
+      details: page.details,
+      createdAt: page.createdAt,
       actorUserName: actorUser.name,
       actorUserEmail: actorUser.email,
       actorKeyName: actorKey.name,
@@ -230,24 +255,21 @@ function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | und
       grantCategoryName: grantCategory.name,
       orgName: contextOrg.name,
     })
-    .from(auditLog)
-    .leftJoin(actorUser, eq(actorUser.id, uuidWhen(auditLog.actorId, sql`${auditLog.actorType} = 'user'`)))
-    .leftJoin(actorKey, eq(actorKey.id, uuidWhen(auditLog.actorId, sql`${auditLog.actorType} = 'instance'`)))
-    .leftJoin(targetUser, eq(targetUser.id, uuidWhen(auditLog.targetId, targetIs('user'))))
-    .leftJoin(targetOrg, eq(targetOrg.id, uuidWhen(auditLog.targetId, targetIs('organization'))))
-    .leftJoin(templates, eq(templates.id, uuidWhen(auditLog.targetId, targetIs('template'))))
-    .leftJoin(categories, eq(categories.id, uuidWhen(auditLog.targetId, targetIs('category'))))
-    .leftJoin(targetKey, eq(targetKey.id, uuidWhen(auditLog.targetId, targetIs(...KEY_TARGETS))))
-    .leftJoin(personalAccessTokens, eq(personalAccessTokens.id, uuidWhen(auditLog.targetId, targetIs('personal_access_token'))))
-    .leftJoin(supportTickets, eq(supportTickets.id, uuidWhen(auditLog.targetId, targetIs('support_ticket'))))
-    .leftJoin(accessGrants, eq(accessGrants.id, uuidWhen(auditLog.targetId, targetIs('access_grant'))))
+    .from(page)
+    .leftJoin(actorUser, eq(actorUser.id, uuidWhen(page.actorId, sql`${page.actorType} = 'user'`)))
+    .leftJoin(actorKey, eq(actorKey.id, uuidWhen(page.actorId, sql`${page.actorType} = 'instance'`)))
+    .leftJoin(targetUser, eq(targetUser.id, target('user')))
+    .leftJoin(targetOrg, eq(targetOrg.id, target('organization')))
+    .leftJoin(templates, eq(templates.id, target('template')))
+    .leftJoin(categories, eq(categories.id, target('category')))
+    .leftJoin(targetKey, eq(targetKey.id, target(...KEY_TARGETS)))
+    .leftJoin(personalAccessTokens, eq(personalAccessTokens.id, target('personal_access_token')))
+    .leftJoin(supportTickets, eq(supportTickets.id, target('support_ticket')))
+    .leftJoin(accessGrants, eq(accessGrants.id, target('access_grant')))
     .leftJoin(grantOrg, eq(grantOrg.id, accessGrants.orgId))
     .leftJoin(grantCategory, eq(grantCategory.id, accessGrants.categoryId))
-    .leftJoin(contextOrg, eq(contextOrg.id, auditLog.orgId))
-    .where(where)
-    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
-    .limit(window.limit)
-    .offset(window.offset);
+    .leftJoin(contextOrg, eq(contextOrg.id, page.orgId))
+    .orderBy(desc(page.createdAt), desc(page.id));
 }
 
 type JoinedRow = Awaited<ReturnType<typeof selectNamedPage>>[number];
