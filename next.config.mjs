@@ -6,6 +6,8 @@ const nextConfig = {
   // `npm test` type-checks the whole project (tsc --noEmit); the build need not do it a second time.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,
+  // forbidden() (next/navigation): "Not allowed" pages answer 403, rendered by app/forbidden.tsx.
+  experimental: { authInterrupts: true },
 };
 
 export default nextConfig;

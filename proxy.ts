@@ -7,6 +7,15 @@
  */
 import { NextResponse, type NextRequest } from 'next/server';
 import { API_CSP, baseSecurityHeaders, crossSiteRefusal, pageCsp } from './server/http/securityHeaders';
+import { PAGE_PATH_HEADER } from './server/auth/pagePath';
+
+/** Path and query of a page request, without Next's internal `_rsc` cache-busting parameter. */
+function pagePath(url: URL): string {
+  const search = new URLSearchParams(url.search);
+  search.delete('_rsc');
+  const query = search.toString();
+  return `${url.pathname}${query ? `?${query}` : ''}`;
+}
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
@@ -34,6 +43,9 @@ export function proxy(request: NextRequest) {
     const headers = new Headers(request.headers);
     headers.set('x-nonce', nonce);
     headers.set('content-security-policy', csp);
+    // The page asked for (path and query): where sign-in returns to when the page requires it
+    // (server/auth/session.ts requireUser). Always set here, so a client cannot supply its own.
+    headers.set(PAGE_PATH_HEADER, pagePath(request.nextUrl));
     response = NextResponse.next({ request: { headers } });
   }
   response.headers.set('content-security-policy', csp);

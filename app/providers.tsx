@@ -27,7 +27,8 @@ export function Providers({ children }: { children: ReactNode }) {
     <trpc.Provider client={client} queryClient={queryClient}>
       <QueryClientProvider client={queryClient}>
         {children}
-        <Toaster position="top-right" closeButton />
+        {/* Bottom right: never over the header's name and Sign out; follows the system's light or dark theme. */}
+        <Toaster position="bottom-right" closeButton theme="system" />
       </QueryClientProvider>
     </trpc.Provider>
   );

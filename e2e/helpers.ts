@@ -27,14 +27,38 @@ export async function expectAccessible(page: Page, label: string) {
   expect(bad, `accessibility violations on ${label}:\n${report}`).toEqual([]);
 }
 
-/** A full-page screenshot for the README, at the desktop width and, with `phone`, at 390px too. */
+/** Waits until the page shows its data: no requests in flight, no loading placeholders, fonts and images loaded. */
+export async function waitForPainted(page: Page) {
+  await page.waitForLoadState('networkidle').catch(() => {});
+  await expect(page.locator('.animate-pulse, [aria-busy="true"]'), 'loading placeholders still shown').toHaveCount(0, { timeout: 15_000 });
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await Promise.all([...document.images].filter((i) => !i.complete).map((i) => new Promise((r) => { i.onload = i.onerror = r; })));
+    // Two frames: the last state change is painted.
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+}
+
+/**
+ * Full-page screenshots for the README once the data is painted: `name.png` (light) and `name-dark.png`
+ * (the system's dark setting), at the desktop width and, with `phone`, at 390px too (`name-phone.png`,
+ * `name-phone-dark.png`).
+ */
 export async function screenshot(page: Page, name: string, opts: { phone?: boolean } = {}) {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, animations: 'disabled' });
+  const shoot = async (file: string) => {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await waitForPainted(page);
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${file}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true, animations: 'disabled' });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  };
+  await shoot(name);
   if (opts.phone) {
     const size = page.viewportSize();
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-phone.png`), fullPage: true, animations: 'disabled' });
+    await shoot(`${name}-phone`);
     if (size) await page.setViewportSize(size);
   }
 }

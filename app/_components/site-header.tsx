@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
-import { usePathname } from 'next/navigation';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { Suspense } from 'react';
 import { signOutAction } from '../signin/actions';
 import { cx } from './ui';
 
@@ -49,12 +50,32 @@ export function SiteHeader({ user, isAdmin }: { user: { name: string; email: str
               </form>
             </>
           ) : (
-            <Link href="/signin" className="rounded-lg bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-800">
-              Sign in
-            </Link>
+            // The link carries the page it was clicked on; signing in comes back to it.
+            <Suspense fallback={<SignInLink href="/signin" />}>
+              <SignInHere />
+            </Suspense>
           )}
         </div>
       </div>
     </header>
   );
+}
+
+const signInClass = 'rounded-lg bg-blue-700 px-3 py-1.5 font-medium text-white hover:bg-blue-800';
+
+function SignInLink({ href }: { href: string }) {
+  return (
+    <Link href={href} className={signInClass}>
+      Sign in
+    </Link>
+  );
+}
+
+/** "/signin?callbackUrl=<this page>" (not on the sign-in page itself). */
+function SignInHere() {
+  const pathname = usePathname();
+  const search = useSearchParams();
+  if (pathname === '/signin') return <SignInLink href={`/signin${search.size > 0 ? `?${search.toString()}` : ''}`} />;
+  const here = `${pathname}${search.size > 0 ? `?${search.toString()}` : ''}`;
+  return <SignInLink href={here === '/' ? '/signin?callbackUrl=%2F' : `/signin?callbackUrl=${encodeURIComponent(here)}`} />;
 }

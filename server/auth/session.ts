@@ -7,6 +7,8 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { ANONYMOUS, isPlatformAdmin, type Principal, type UserPrincipal } from '../domain/principal';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from './credentials';
+import { PAGE_PATH_HEADER } from './pagePath';
+import { sameOriginPath } from './redirects';
 
 export interface PageSession {
   principal: Principal;
@@ -36,9 +38,16 @@ export async function pageSession(): Promise<PageSession> {
   return sessionOf(principal, expired);
 }
 
-/** Sends a signed-out visitor to the sign-in page, coming back to `path` afterwards. */
+/**
+ * Sends a signed-out visitor to the sign-in page, coming back afterwards to the page they asked for (its
+ * path and query, as the proxy recorded it) or, without that, to `path`.
+ */
 export async function requireUser(path: string): Promise<PageSession & { user: UserPrincipal }> {
   const session = await pageSession();
-  if (!session.user) redirect(`/signin?callbackUrl=${encodeURIComponent(path)}${session.expired ? '&error=expired' : ''}`);
+  if (!session.user) {
+    const asked = (await headers()).get(PAGE_PATH_HEADER);
+    const back = asked ? sameOriginPath(asked, path) : path;
+    redirect(`/signin?callbackUrl=${encodeURIComponent(back)}${session.expired ? '&error=expired' : ''}`);
+  }
   return session as PageSession & { user: UserPrincipal };
 }

@@ -499,7 +499,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Audit records, newest first (paginated; filter by actor, target, action, organization, time) */
+        /** Audit records with the names of actors and targets, newest first (paginated; filter by actor, target, action, organization, time) */
         get: operations["admin-auditLog"];
         put?: never;
         post?: never;
@@ -4931,7 +4931,9 @@ export interface operations {
             query?: {
                 actor_id?: string;
                 actor_type?: "user" | "instance" | "system";
+                actor?: string;
                 target_id?: string;
+                target?: string;
                 target_type?: string;
                 action?: string;
                 org_id?: string;
@@ -4966,6 +4968,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             created_at: string;
+                            /** @description The actor's name now: a user's name (or email), an instance key's name; null for the system */
+                            actor_name: string | null;
+                            /** @description A user actor's email */
+                            actor_email: string | null;
+                            /** @description The organization of an acting instance key */
+                            actor_org_id: string | null;
+                            /** @description The actor no longer exists */
+                            actor_deleted: boolean;
+                            /** @description The target's name now, or the name it was recorded with when it no longer exists */
+                            target_name: string | null;
+                            /** @description A user target's email */
+                            target_email: string | null;
+                            /** @description The target no longer exists */
+                            target_deleted: boolean;
+                            /** @description The name of the organization the change concerns */
+                            org_name: string | null;
                         }[];
                         pagination: {
                             page: number;

@@ -254,6 +254,14 @@ export const AuditEntrySchema = z.object({
   org_id: z.uuid().nullable(),
   details: z.record(z.string(), z.unknown()),
   created_at: z.string(),
+  actor_name: z.string().nullable().describe("The actor's name now: a user's name (or email), an instance key's name; null for the system"),
+  actor_email: z.string().nullable().describe("A user actor's email"),
+  actor_org_id: z.uuid().nullable().describe('The organization of an acting instance key'),
+  actor_deleted: z.boolean().describe('The actor no longer exists'),
+  target_name: z.string().nullable().describe('The target\'s name now, or the name it was recorded with when it no longer exists'),
+  target_email: z.string().nullable().describe("A user target's email"),
+  target_deleted: z.boolean().describe('The target no longer exists'),
+  org_name: z.string().nullable().describe('The name of the organization the change concerns'),
 });
 
 export function toAuditEntry(row: {
@@ -266,6 +274,14 @@ export function toAuditEntry(row: {
   orgId: string | null;
   details: Record<string, unknown>;
   createdAt: Date;
+  actorName: string | null;
+  actorEmail: string | null;
+  actorOrgId: string | null;
+  actorDeleted: boolean;
+  targetName: string | null;
+  targetEmail: string | null;
+  targetDeleted: boolean;
+  orgName: string | null;
 }): z.infer<typeof AuditEntrySchema> {
   return {
     id: Number(row.id),
@@ -277,5 +293,13 @@ export function toAuditEntry(row: {
     org_id: row.orgId,
     details: row.details,
     created_at: iso(row.createdAt),
+    actor_name: row.actorName,
+    actor_email: row.actorEmail,
+    actor_org_id: row.actorOrgId,
+    actor_deleted: row.actorDeleted,
+    target_name: row.targetName,
+    target_email: row.targetEmail,
+    target_deleted: row.targetDeleted,
+    org_name: row.orgName,
   };
 }
