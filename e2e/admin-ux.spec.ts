@@ -106,6 +106,8 @@ test('changes the server would refuse are not offered: the only superadmin canno
 test('suspending an organization is stated and confirmed; Cancel changes nothing', async () => {
   await page.goto(`/admin/organizations?search=${encodeURIComponent(bobOrg)}`);
   await page.getByRole('link', { name: bobOrg, exact: true }).click();
+  // The list has a Status filter too: wait for the organization's page.
+  await expect(page.getByRole('heading', { name: 'Status and tier' })).toBeVisible();
   await page.getByLabel('Status').selectOption('suspended');
   await page.getByRole('button', { name: 'Apply', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: `Suspend ${bobOrg}?` });
