@@ -25,7 +25,8 @@ export function AdminNav() {
     active.current?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }, [pathname]);
   return (
-    <nav aria-label="Admin" className="-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] sm:mx-0 sm:px-0">
+    // On a phone the right edge fades out: the tabs visibly go on (scroll for more) instead of looking cut.
+    <nav aria-label="Admin" className="-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] max-sm:[mask-image:linear-gradient(to_right,#000_calc(100%-2.5rem),transparent)] sm:mx-0 sm:px-0">
       <ul className="flex w-max min-w-full gap-1 border-b border-zinc-200">
         {LINKS.map((l) => {
           const current = l.href === '/admin' ? pathname === '/admin' : pathname.startsWith(l.href);
