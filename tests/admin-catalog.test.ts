@@ -262,6 +262,18 @@ describe('categories', () => {
     expect((await as('PUT', '/admin/categories', { id: crypto.randomUUID(), name: 'x' })).status).toBe(404);
   });
 
+  it('a new category without sort_order sorts after every existing one (not first)', async () => {
+    await createCategory({ sortOrder: 500 });
+    const slug = unique('cat-last');
+    const created = await as('POST', '/admin/categories', { name: 'Last', slug });
+    expect(created.status).toBe(200);
+    const listed = (await as('GET', '/admin/categories')).body.categories as { slug: string; sort_order: number }[];
+    expect(created.body.category.sort_order).toBeGreaterThan(Math.max(...listed.filter((c) => c.slug !== slug).map((c) => c.sort_order)));
+    expect(listed.at(-1)!.slug).toBe(slug);
+    // An explicit sort order is kept as given.
+    expect((await as('POST', '/admin/categories', { name: 'First', slug: unique('cat-first'), sort_order: -5 })).body.category.sort_order).toBe(-5);
+  });
+
   it('delete is refused while templates reference the category, saying how many; then succeeds and takes its grants', async () => {
     const cat = await createCategory({ isPrivate: true });
     const org = await createOrg();

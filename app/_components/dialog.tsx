@@ -37,7 +37,11 @@ export function Dialog({ open, onClose, title, children, footer }: { open: boole
   );
 }
 
-/** Asks before a destructive action; the action runs only on the explicit confirm button. */
+/**
+ * Asks before an action that changes permissions, status or data; the action runs only on the explicit
+ * confirm button (Cancel has the focus first, so Enter or Escape right away changes nothing). The title
+ * states the change ("Make Bob a platform admin?"); `error` shows why the server refused it, in the dialog.
+ */
 export function ConfirmDialog({
   open,
   onClose,
@@ -46,6 +50,8 @@ export function ConfirmDialog({
   children,
   confirmLabel,
   pending,
+  variant = 'danger',
+  error,
 }: {
   open: boolean;
   onClose: () => void;
@@ -54,6 +60,9 @@ export function ConfirmDialog({
   children: ReactNode;
   confirmLabel: string;
   pending?: boolean;
+  /** danger (default) for destructive actions, primary for the others. */
+  variant?: 'danger' | 'primary';
+  error?: string | null;
 }) {
   return (
     <Dialog
@@ -65,13 +74,18 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onClose} disabled={pending}>
             Cancel
           </Button>
-          <Button variant="danger" onClick={onConfirm} disabled={pending}>
+          <Button variant={variant} onClick={onConfirm} disabled={pending}>
             {pending ? 'Working…' : confirmLabel}
           </Button>
         </>
       }
     >
       {children}
+      {error ? (
+        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 font-medium text-red-900">
+          {error}
+        </p>
+      ) : null}
     </Dialog>
   );
 }

@@ -3,8 +3,9 @@
 import { useState } from 'react';
 import { Button, Input } from './ui';
 
-export function SearchForm({ id, label, placeholder, onSearch }: { id: string; label: string; placeholder: string; onSearch: (query: string) => void }) {
-  const [text, setText] = useState('');
+/** `defaultValue`: the search in effect (e.g. from the URL); give the form a `key` of it to follow Back. */
+export function SearchForm({ id, label, placeholder, onSearch, defaultValue = '' }: { id: string; label: string; placeholder: string; onSearch: (query: string) => void; defaultValue?: string }) {
+  const [text, setText] = useState(defaultValue);
   return (
     <form
       role="search"

@@ -6,7 +6,8 @@ import { toast } from 'sonner';
 import { errorMessage } from '../_lib/errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog } from '../_components/dialog';
-import { Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, Table, td, th } from '../_components/ui';
+import { Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select } from '../_components/ui';
+import { Cell, ListTable, Row } from '../_components/list-view';
 
 type Grant = RouterOutputs['admin']['listGrants']['grants'][number];
 
@@ -32,7 +33,6 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
       setRevoking(null);
       await refresh();
     },
-    onError: (err) => toast.error(errorMessage(err)),
   });
 
   return (
@@ -55,34 +55,33 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
         ) : grants.data.grants.length === 0 ? (
           <EmptyState title={byCategory ? 'No organization has access yet' : 'No private categories granted'} />
         ) : (
-          <Table caption="Access grants">
-            <thead>
-              <tr>
-                <th scope="col" className={th}>{byCategory ? 'Organization' : 'Category'}</th>
-                <th scope="col" className={th}>Granted</th>
-                <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100">
-              {grants.data.grants.map((g) => (
-                <tr key={g.id}>
-                  <td className={td}>
-                    {byCategory ? (
-                      <Link href={`/admin/organizations/${g.org_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.org_name}</Link>
-                    ) : (
-                      <Link href={`/admin/categories/${g.category_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.category_name}</Link>
-                    )}
-                  </td>
-                  <td className={`${td} whitespace-nowrap`}>{formatDate(g.created_at)}</td>
-                  <td className={`${td} text-right`}>
-                    <Button size="sm" variant="secondary" onClick={() => setRevoking(g)} aria-label={`Revoke access of ${g.org_name} to ${g.category_name}`}>
-                      Revoke
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+          <ListTable caption="Access grants" columns={[{ label: byCategory ? 'Organization' : 'Category' }, { label: 'Granted' }, { label: 'Actions', hidden: true }]}>
+            {grants.data.grants.map((g) => (
+              <Row key={g.id}>
+                <Cell primary>
+                  {byCategory ? (
+                    <Link href={`/admin/organizations/${g.org_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.org_name}</Link>
+                  ) : (
+                    <Link href={`/admin/categories/${g.category_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.category_name}</Link>
+                  )}
+                </Cell>
+                <Cell label="Granted" nowrap>{formatDate(g.created_at)}</Cell>
+                <Cell actions>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => {
+                      remove.reset();
+                      setRevoking(g);
+                    }}
+                    aria-label={`Revoke access of ${g.org_name} to ${g.category_name}`}
+                  >
+                    Revoke
+                  </Button>
+                </Cell>
+              </Row>
+            ))}
+          </ListTable>
         )}
       </div>
       <ConfirmDialog
@@ -90,7 +89,8 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
         onClose={() => setRevoking(null)}
         onConfirm={() => revoking && remove.mutate({ id: revoking.id })}
         pending={remove.isPending}
-        title="Revoke access?"
+        error={remove.error ? errorMessage(remove.error) : null}
+        title={`Revoke the access of ${revoking?.org_name ?? ''} to ${revoking?.category_name ?? ''}?`}
         confirmLabel="Revoke access"
       >
         <p>

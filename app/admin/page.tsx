@@ -1,14 +1,19 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../_components/ui';
+import { serverTrpc } from './prefetch';
 import { StatsView } from './stats-view';
 
 export const metadata: Metadata = { title: 'Admin' };
 
-export default function AdminHome() {
+export default async function AdminHome() {
+  const { trpc, HydrateClient } = await serverTrpc();
+  await trpc.admin.stats.prefetch({});
   return (
     <div>
       <PageHeader title="Admin overview" description="System-wide counts. Every change you make here is recorded in the audit log." />
-      <StatsView />
+      <HydrateClient>
+        <StatsView />
+      </HydrateClient>
     </div>
   );
 }

@@ -5,17 +5,19 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, Field, formatDate, Select, Table, td, th } from '../../_components/ui';
-import { ListView } from '../../_components/list-view';
+import { Badge, Button, EmptyState, Field, formatDate, Select } from '../../_components/ui';
+import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
+import { apiKeysInput } from '../list-params';
+import { useListUrl } from '../use-list-url';
 
 type Key = RouterOutputs['admin']['listApiKeys']['apiKeys'][number];
 
 export function ApiKeysTable() {
   const utils = trpc.useUtils();
-  const [status, setStatus] = useState<'' | 'active' | 'revoked'>('active');
-  const [page, setPage] = useState(1);
+  const url = useListUrl();
+  const input = apiKeysInput(url.raw);
   const [revoking, setRevoking] = useState<Key | null>(null);
-  const list = trpc.admin.listApiKeys.useQuery({ status: status || undefined, page, limit: 25 }, { placeholderData: (p) => p });
+  const list = trpc.admin.listApiKeys.useQuery(input, { placeholderData: (p) => p });
   const revoke = trpc.admin.revokeApiKey.useMutation({
     onSuccess: async () => {
       toast.success(`Key ${revoking?.name ?? ''} of ${revoking?.org_name ?? ''} revoked`);
@@ -23,22 +25,18 @@ export function ApiKeysTable() {
       await utils.admin.listApiKeys.invalidate();
       await utils.admin.stats.invalidate();
     },
-    onError: (err) => toast.error(errorMessage(err)),
   });
   return (
     <div className="space-y-3">
       <Field id="key-status" label="Show" className="max-w-[12rem]">
         <Select
           id="key-status"
-          value={status}
-          onChange={(e) => {
-            setStatus(e.target.value as typeof status);
-            setPage(1);
-          }}
+          value={input.status ?? 'all'}
+          onChange={(e) => url.go({ status: e.target.value === 'active' ? undefined : e.target.value })}
         >
           <option value="active">Active keys</option>
           <option value="revoked">Revoked keys</option>
-          <option value="">All keys</option>
+          <option value="all">All keys</option>
         </Select>
       </Field>
       <ListView
@@ -47,44 +45,41 @@ export function ApiKeysTable() {
         loadingRows={5}
         errorTitle="Keys could not be loaded"
         empty={<EmptyState title="No keys here" />}
-        onPage={setPage}
+        onPage={(page) => url.go({ page })}
       >
         {(apiKeys) => (
-          <Table caption="API keys">
-            <thead>
-              <tr>
-                <th scope="col" className={th}>Key</th>
-                <th scope="col" className={th}>Organization</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Created</th>
-                <th scope="col" className={th}>Last used</th>
-                <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 bg-white">
-              {apiKeys.map((k) => (
-                <tr key={k.id}>
-                  <td className={td}>
-                    <span className="font-medium">{k.name}</span>
-                    <span className="block font-mono text-xs text-zinc-600">{k.key_prefix}…</span>
-                  </td>
-                  <td className={td}>
-                    <Link href={`/admin/organizations/${k.org_id}`} className="text-blue-700 underline-offset-2 hover:underline">{k.org_name}</Link>
-                  </td>
-                  <td className={td}><Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge></td>
-                  <td className={`${td} whitespace-nowrap`}>{formatDate(k.created_at)}</td>
-                  <td className={`${td} whitespace-nowrap`}>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
-                  <td className={`${td} text-right`}>
-                    {k.status === 'active' ? (
-                      <Button size="sm" variant="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name} of ${k.org_name}`}>
-                        Revoke
-                      </Button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+          <ListTable caption="API keys" columns={[{ label: 'Key' }, { label: 'Organization' }, { label: 'Status' }, { label: 'Created' }, { label: 'Last used' }, { label: 'Actions', hidden: true }]}>
+            {apiKeys.map((k) => (
+              <Row key={k.id}>
+                <Cell primary>
+                  <span className="font-medium break-all">{k.name}</span>
+                  <span className="block font-mono text-xs text-zinc-600">{k.key_prefix}…</span>
+                </Cell>
+                <Cell label="Organization">
+                  <Link href={`/admin/organizations/${k.org_id}`} className="text-blue-700 underline-offset-2 hover:underline">{k.org_name}</Link>
+                </Cell>
+                <Cell label="Status"><Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge></Cell>
+                <Cell label="Created" nowrap>{formatDate(k.created_at)}</Cell>
+                <Cell label="Last used" nowrap>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</Cell>
+                <Cell actions>
+                  {/* A revoked key cannot be revoked again (nor re-issued by an admin): nothing is offered. */}
+                  {k.status === 'active' ? (
+                    <Button
+                      size="sm"
+                      variant="danger"
+                      onClick={() => {
+                        revoke.reset();
+                        setRevoking(k);
+                      }}
+                      aria-label={`Revoke ${k.name} of ${k.org_name}`}
+                    >
+                      Revoke
+                    </Button>
+                  ) : null}
+                </Cell>
+              </Row>
+            ))}
+          </ListTable>
         )}
       </ListView>
       <ConfirmDialog
@@ -92,7 +87,8 @@ export function ApiKeysTable() {
         onClose={() => setRevoking(null)}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
         pending={revoke.isPending}
-        title={`Revoke ${revoking?.name ?? ''}?`}
+        error={revoke.error ? errorMessage(revoke.error) : null}
+        title={`Revoke ${revoking?.name ?? ''} of ${revoking?.org_name ?? ''}?`}
         confirmLabel="Revoke key"
       >
         <p>The instance using this key of {revoking?.org_name} is refused from its next request. Its organization admins can re-issue it.</p>

@@ -1,14 +1,20 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
+import { apiKeysInput, type RawParams } from '../list-params';
+import { serverTrpc } from '../prefetch';
 import { ApiKeysTable } from './api-keys-table';
 
 export const metadata: Metadata = { title: 'API keys · Admin' };
 
-export default function AdminApiKeysPage() {
+export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<RawParams> }) {
+  const { trpc, HydrateClient } = await serverTrpc();
+  await trpc.admin.listApiKeys.prefetch(apiKeysInput(await searchParams));
   return (
     <div>
       <PageHeader title="API keys" description="Instance keys of every organization. Revoking one stops that instance's access at once." />
-      <ApiKeysTable />
+      <HydrateClient>
+        <ApiKeysTable />
+      </HydrateClient>
     </div>
   );
 }

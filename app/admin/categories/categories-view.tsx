@@ -5,7 +5,11 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, Card, EmptyState, ErrorState, Loading, Table, td, th } from '../../_components/ui';
+import { Badge, Button, Card, EmptyState, ErrorState, Loading } from '../../_components/ui';
+import { Cell, ListTable, Row } from '../../_components/list-view';
+import { SearchForm } from '../../_components/search-form';
+import { categoriesFilter } from '../list-params';
+import { useListUrl } from '../use-list-url';
 import { CategoryForm } from './category-form';
 
 type Category = RouterOutputs['admin']['listCategories']['categories'][number];
@@ -13,9 +17,11 @@ type Category = RouterOutputs['admin']['listCategories']['categories'][number];
 export function CategoriesView() {
   const utils = trpc.useUtils();
   const list = trpc.admin.listCategories.useQuery({});
+  const url = useListUrl();
+  const { search } = categoriesFilter(url.raw);
+  const needle = search.toLowerCase();
   const [formKey, setFormKey] = useState(0);
   const [deleting, setDeleting] = useState<Category | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const create = trpc.admin.createCategory.useMutation({
     onSuccess: async (d) => {
       toast.success(`Category ${d.category.name} created`);
@@ -23,7 +29,7 @@ export function CategoriesView() {
       create.reset();
       await utils.admin.listCategories.invalidate();
     },
-    onError: (err) => toast.error(errorMessage(err)),
+    // The form shows the refusal beside its field (or above the form): not a second time in a toast.
   });
   const del = trpc.admin.deleteCategory.useMutation({
     onSuccess: async (d) => {
@@ -31,11 +37,8 @@ export function CategoriesView() {
       setDeleting(null);
       await utils.admin.listCategories.invalidate();
     },
-    onError: (err) => {
-      setDeleteError(errorMessage(err));
-      toast.error(errorMessage(err));
-    },
   });
+  const shown = (list.data?.categories ?? []).filter((c) => !needle || c.name.toLowerCase().includes(needle) || c.slug.toLowerCase().includes(needle));
 
   return (
     <div className="space-y-4">
@@ -49,65 +52,61 @@ export function CategoriesView() {
       ) : list.data.categories.length === 0 ? (
         <EmptyState title="No categories yet">Create the first one above.</EmptyState>
       ) : (
-        <Table caption="Categories">
-          <thead>
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Order</th>
-              <th scope="col" className={th}>Visibility</th>
-              <th scope="col" className={th}>Templates</th>
-              <th scope="col" className={th}>Grants</th>
-              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-100 bg-white">
-            {list.data.categories.map((c) => (
-              <tr key={c.id}>
-                <td className={td}>
-                  <Link href={`/admin/categories/${c.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{c.name}</Link>
-                  <span className="block font-mono text-xs text-zinc-600">{c.slug}</span>
-                </td>
-                <td className={td}>{c.sort_order}</td>
-                <td className={td}>{c.is_private ? <Badge tone="violet">private</Badge> : <Badge tone="green">public</Badge>}</td>
-                <td className={td}>{c.template_count}</td>
-                <td className={td}>{c.is_private ? c.access_count : '—'}</td>
-                <td className={`${td} text-right whitespace-nowrap`}>
-                  <div className="flex justify-end gap-2">
+        <div className="space-y-3">
+          <SearchForm key={search} id="category-search" label="Search categories" placeholder="Name or slug" defaultValue={search} onSearch={(q) => url.go({ search: q })} />
+          {shown.length === 0 ? (
+            <EmptyState title={`No category matches “${search}”`}>
+              <Link href="/admin/categories" className="font-medium text-blue-700 underline">Show all categories</Link>
+            </EmptyState>
+          ) : (
+            <ListTable caption="Categories" columns={[{ label: 'Name' }, { label: 'Order' }, { label: 'Visibility' }, { label: 'Templates' }, { label: 'Grants' }, { label: 'Actions', hidden: true }]}>
+              {shown.map((c) => (
+                <Row key={c.id}>
+                  <Cell primary>
+                    <Link href={`/admin/categories/${c.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{c.name}</Link>
+                    <span className="block font-mono text-xs break-all text-zinc-600">{c.slug}</span>
+                  </Cell>
+                  <Cell label="Order">{c.sort_order}</Cell>
+                  <Cell label="Visibility">{c.is_private ? <Badge tone="violet">private</Badge> : <Badge tone="green">public</Badge>}</Cell>
+                  <Cell label="Templates">{c.template_count}</Cell>
+                  <Cell label="Grants">{c.is_private ? c.access_count : '—'}</Cell>
+                  <Cell actions>
                     <Link href={`/admin/categories/${c.id}`} className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100" aria-label={`Edit ${c.name}`}>
                       Edit
                     </Link>
-                    <Button
-                      size="sm"
-                      variant="danger"
-                      aria-label={`Delete ${c.name}`}
-                      onClick={() => {
-                        setDeleteError(null);
-                        setDeleting(c);
-                      }}
-                    >
-                      Delete
-                    </Button>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+                    {/* The server refuses to delete a category templates still use: not offered, the reason shown instead. */}
+                    {c.template_count === 0 ? (
+                      <Button
+                        size="sm"
+                        variant="danger"
+                        aria-label={`Delete ${c.name}`}
+                        onClick={() => {
+                          del.reset();
+                          setDeleting(c);
+                        }}
+                      >
+                        Delete
+                      </Button>
+                    ) : (
+                      <span className="text-xs text-zinc-600">In use: move or delete its templates to delete it</span>
+                    )}
+                  </Cell>
+                </Row>
+              ))}
+            </ListTable>
+          )}
+        </div>
       )}
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}
         onConfirm={() => deleting && del.mutate({ id: deleting.id })}
         pending={del.isPending}
+        error={del.error ? errorMessage(del.error) : null}
         title={`Delete ${deleting?.name ?? ''}?`}
         confirmLabel="Delete category"
       >
-        <p>A category can be deleted only when no template uses it. Its access grants are removed with it.</p>
-        {deleteError ? (
-          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 font-medium text-red-900">
-            {deleteError}
-          </p>
-        ) : null}
+        <p>{deleting?.slug} is deleted{deleting?.access_count ? ` with its ${deleting.access_count} access grant${deleting.access_count === 1 ? '' : 's'}` : ''}. This cannot be undone.</p>
       </ConfirmDialog>
     </div>
   );

@@ -11,7 +11,8 @@ export interface CategoryValues {
   slug: string;
   description: string;
   icon: string;
-  sort_order: number;
+  /** Left out for a new category without one: the server places it last. */
+  sort_order?: number;
   is_private: boolean;
 }
 
@@ -21,7 +22,7 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
     slug: category?.slug ?? '',
     description: category?.description ?? '',
     icon: category?.icon ?? '',
-    sort_order: String(category?.sort_order ?? 0),
+    sort_order: category ? String(category.sort_order) : '',
     is_private: category?.is_private ?? false,
   });
   const [slugEdited, setSlugEdited] = useState(category !== undefined);
@@ -35,7 +36,8 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
       className="grid grid-cols-1 gap-3 sm:grid-cols-2"
       onSubmit={(e) => {
         e.preventDefault();
-        onSubmit({ name: v.name, slug: v.slug, description: v.description, icon: v.icon, sort_order: v.sort_order.trim() === '' ? Number.NaN : Number(v.sort_order), is_private: v.is_private });
+        const sortOrder = v.sort_order.trim() === '' ? (category ? Number.NaN : undefined) : Number(v.sort_order);
+        onSubmit({ name: v.name, slug: v.slug, description: v.description, icon: v.icon, ...(sortOrder === undefined ? {} : { sort_order: sortOrder }), is_private: v.is_private });
       }}
     >
       {unplaced ? (
@@ -69,7 +71,7 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
       <Field id={`${p}-icon`} label="Icon" hint="An icon name shown by Core, e.g. database" error={errors.icon}>
         <Input id={`${p}-icon`} value={v.icon} aria-invalid={errors.icon ? true : undefined} onChange={(e) => setV({ ...v, icon: e.target.value })} />
       </Field>
-      <Field id={`${p}-sort`} label="Sort order" hint="Lower comes first" error={errors.sort_order}>
+      <Field id={`${p}-sort`} label="Sort order" hint={category ? 'Lower comes first' : 'Lower comes first; leave empty to place it last'} error={errors.sort_order}>
         <Input id={`${p}-sort`} type="number" value={v.sort_order} aria-invalid={errors.sort_order ? true : undefined} onChange={(e) => setV({ ...v, sort_order: e.target.value })} />
       </Field>
       <div className="sm:col-span-2">

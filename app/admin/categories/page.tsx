@@ -1,14 +1,20 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
+import { serverTrpc } from '../prefetch';
 import { CategoriesView } from './categories-view';
 
 export const metadata: Metadata = { title: 'Categories · Admin' };
 
-export default function AdminCategoriesPage() {
+export default async function AdminCategoriesPage() {
+  const { trpc, HydrateClient } = await serverTrpc();
+  // The whole list (not paged); the URL's ?search= narrows it in the browser.
+  await trpc.admin.listCategories.prefetch({});
   return (
     <div>
       <PageHeader title="Categories" description="Templates are grouped into categories; private categories are visible only to organizations holding a grant." />
-      <CategoriesView />
+      <HydrateClient>
+        <CategoriesView />
+      </HydrateClient>
     </div>
   );
 }

@@ -1,62 +1,70 @@
 'use client';
 import Link from 'next/link';
-import { useState } from 'react';
 import { trpc } from '../../_lib/trpc';
-import { Badge, EmptyState, formatDate, Table, td, th } from '../../_components/ui';
-import { ListView } from '../../_components/list-view';
+import { Badge, EmptyState, Field, formatDate, Select } from '../../_components/ui';
+import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
+import { organizationsInput } from '../list-params';
+import { useListUrl } from '../use-list-url';
 
 export function OrganizationsTable() {
-  const [query, setQuery] = useState('');
-  const [page, setPage] = useState(1);
-  const list = trpc.admin.listOrganizations.useQuery({ search: query || undefined, page, limit: 25 }, { placeholderData: (p) => p });
+  const url = useListUrl();
+  const input = organizationsInput(url.raw);
+  const query = input.search ?? '';
+  const filtered = Boolean(input.search || input.status || input.tier);
+  const list = trpc.admin.listOrganizations.useQuery(input, { placeholderData: (p) => p });
   return (
     <div className="space-y-3">
-      <SearchForm
-        id="org-search"
-        label="Search organizations"
-        placeholder="Name or slug"
-        onSearch={(q) => {
-          setQuery(q);
-          setPage(1);
-        }}
-      />
+      <div className="flex flex-wrap items-end gap-3">
+        <SearchForm key={query} id="org-search" label="Search organizations" placeholder="Name or slug" defaultValue={query} onSearch={(q) => url.go({ search: q })} />
+        <Field id="org-status-filter" label="Status" className="w-36">
+          <Select id="org-status-filter" value={input.status ?? ''} onChange={(e) => url.go({ status: e.target.value })}>
+            <option value="">Any status</option>
+            <option value="active">active</option>
+            <option value="suspended">suspended</option>
+          </Select>
+        </Field>
+        <Field id="org-tier-filter" label="Tier" className="w-36">
+          <Select id="org-tier-filter" value={input.tier ?? ''} onChange={(e) => url.go({ tier: e.target.value })}>
+            <option value="">Any tier</option>
+            <option value="free">free</option>
+            <option value="pro">pro</option>
+            <option value="enterprise">enterprise</option>
+          </Select>
+        </Field>
+      </div>
       <ListView
         query={list}
         items={(data) => data.organizations}
         loadingRows={5}
         errorTitle="Organizations could not be loaded"
-        empty={<EmptyState title={query ? `No organization matches “${query}”` : 'No organizations yet'}>Users create their organization from their account page.</EmptyState>}
-        onPage={setPage}
+        empty={
+          <EmptyState title={filtered ? 'No organization matches' : 'No organizations yet'}>
+            {filtered ? (
+              <Link href="/admin/organizations" className="font-medium text-blue-700 underline">Clear the filters</Link>
+            ) : (
+              'Users create their organization from their account page.'
+            )}
+          </EmptyState>
+        }
+        onPage={(page) => url.go({ page })}
       >
         {(organizations) => (
-          <Table caption="Organizations">
-            <thead>
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Tier</th>
-                <th scope="col" className={th}>Members</th>
-                <th scope="col" className={th}>Active keys</th>
-                <th scope="col" className={th}>Created</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 bg-white">
-              {organizations.map((o) => (
-                <tr key={o.id}>
-                  <td className={td}>
-                    <Link href={`/admin/organizations/${o.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{o.name}</Link>
-                    <span className="block font-mono text-xs text-zinc-600">{o.slug}</span>
-                  </td>
-                  <td className={td}><Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge></td>
-                  <td className={td}><Badge tone="blue">{o.tier}</Badge></td>
-                  <td className={td}>{o.member_count}</td>
-                  <td className={td}>{o.api_key_count}</td>
-                  <td className={`${td} whitespace-nowrap`}>{formatDate(o.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+          <ListTable caption="Organizations" columns={[{ label: 'Name' }, { label: 'Status' }, { label: 'Tier' }, { label: 'Members' }, { label: 'Active keys' }, { label: 'Created' }]}>
+            {organizations.map((o) => (
+              <Row key={o.id}>
+                <Cell primary>
+                  <Link href={`/admin/organizations/${o.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{o.name}</Link>
+                  <span className="block font-mono text-xs break-all text-zinc-600">{o.slug}</span>
+                </Cell>
+                <Cell label="Status"><Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge></Cell>
+                <Cell label="Tier"><Badge tone="blue">{o.tier}</Badge></Cell>
+                <Cell label="Members">{o.member_count}</Cell>
+                <Cell label="Active keys">{o.api_key_count}</Cell>
+                <Cell label="Created" nowrap>{formatDate(o.created_at)}</Cell>
+              </Row>
+            ))}
+          </ListTable>
         )}
       </ListView>
     </div>

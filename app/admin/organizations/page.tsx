@@ -1,14 +1,20 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
+import { organizationsInput, type RawParams } from '../list-params';
+import { serverTrpc } from '../prefetch';
 import { OrganizationsTable } from './organizations-table';
 
 export const metadata: Metadata = { title: 'Organizations · Admin' };
 
-export default function AdminOrganizationsPage() {
+export default async function AdminOrganizationsPage({ searchParams }: { searchParams: Promise<RawParams> }) {
+  const { trpc, HydrateClient } = await serverTrpc();
+  await trpc.admin.listOrganizations.prefetch(organizationsInput(await searchParams));
   return (
     <div>
-      <PageHeader title="Organizations" description="Status, tier and private-category access of every organization." />
-      <OrganizationsTable />
+      <PageHeader title="Organizations" description="Status, tier and private-category access of every organization. Open one to change them." />
+      <HydrateClient>
+        <OrganizationsTable />
+      </HydrateClient>
     </div>
   );
 }

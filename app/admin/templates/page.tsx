@@ -1,14 +1,20 @@
 import type { Metadata } from 'next';
 import { ButtonLink, PageHeader } from '../../_components/ui';
+import { templatesInput, type RawParams } from '../list-params';
+import { serverTrpc } from '../prefetch';
 import { TemplatesTable } from './templates-table';
 
 export const metadata: Metadata = { title: 'Templates · Admin' };
 
-export default function AdminTemplatesPage() {
+export default async function AdminTemplatesPage({ searchParams }: { searchParams: Promise<RawParams> }) {
+  const { trpc, HydrateClient } = await serverTrpc();
+  await trpc.admin.listTemplates.prefetch(templatesInput(await searchParams));
   return (
     <div>
       <PageHeader title="Templates" description="Every template, private ones included." actions={<ButtonLink href="/admin/templates/new">New template</ButtonLink>} />
-      <TemplatesTable />
+      <HydrateClient>
+        <TemplatesTable />
+      </HydrateClient>
     </div>
   );
 }

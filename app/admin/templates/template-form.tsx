@@ -4,13 +4,14 @@
  * server's (the same zod schema as REST): its errors are shown next to the fields they name.
  */
 import Link from 'next/link';
-import { useRouter } from 'next/navigation';
+import { useRouter, useSearchParams } from 'next/navigation';
 import { useState, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { Button, buttonClass, Card, Checkbox, ErrorState, Field, Input, Select, Textarea } from '../../_components/ui';
 import { RowsEditor } from './rows-editor';
+import { templatesReturnHref } from '../list-params';
 
 type AdminTemplate = RouterOutputs['admin']['createTemplate']['template'];
 const MASK = '********';
@@ -162,6 +163,8 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 
 export function TemplateForm({ template }: { template?: AdminTemplate }) {
   const router = useRouter();
+  // Back to the list as it was (its search and page), from the Edit link's ?from=.
+  const listHref = templatesReturnHref(useSearchParams().get('from'));
   const utils = trpc.useUtils();
   const categories = trpc.admin.listCategories.useQuery({});
   const [f, setF] = useState<FormState>(() => initialState(template));
@@ -172,7 +175,7 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
     toast.success(`Template ${t.name} ${editing ? 'saved' : 'created'}`);
     await utils.admin.listTemplates.invalidate();
     await utils.dashboard.adminTemplate.invalidate();
-    router.push('/admin/templates');
+    router.push(listHref);
     router.refresh();
   };
   const create = trpc.admin.createTemplate.useMutation({ onSuccess: (d) => onSaved(d.template), onError: (e) => toast.error(errorMessage(e)) });
@@ -366,7 +369,7 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
       </Card>
 
       <div className="sticky bottom-0 -mx-4 flex flex-wrap justify-end gap-2 border-t border-zinc-200 bg-zinc-50/95 px-4 py-3">
-        <Link href="/admin/templates" className={buttonClass('secondary')}>
+        <Link href={listHref} className={buttonClass('secondary')}>
           Cancel
         </Link>
         <Button type="submit" disabled={mutation.isPending}>

@@ -3799,6 +3799,7 @@ export interface operations {
                     slug: string;
                     description?: string;
                     icon?: string;
+                    /** @description Lower comes first; when left out, the new category sorts after every existing one */
                     sort_order?: number;
                     is_private?: boolean;
                 };

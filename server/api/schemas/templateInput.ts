@@ -192,7 +192,7 @@ export const CreateCategoryInput = z.strictObject({
   slug: categoryFields.slug,
   description: categoryFields.description.optional(),
   icon: categoryFields.icon.optional(),
-  sort_order: categoryFields.sort_order.optional(),
+  sort_order: categoryFields.sort_order.optional().describe('Lower comes first; when left out, the new category sorts after every existing one'),
   is_private: categoryFields.is_private.optional(),
 });
 

@@ -4,7 +4,7 @@
  * a category opening up bumps its templates so that incremental sync delivers them.
  */
 import { DomainError } from '../errors';
-import { and, asc, eq, getTableColumns, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, max, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
 import { accessGrants, categories, categoryTemplateCounts, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
@@ -49,13 +49,22 @@ async function guardedSlug<T>(slug: string | undefined, fn: () => Promise<T>): P
   }
 }
 
+/** Where a new category without a sort order goes: after every existing one (10 past the largest; 0 for the first). */
+const SORT_STEP = 10;
+const SORT_MAX = 1_000_000;
+async function lastSortOrder(tx: Tx) {
+  const [row] = await tx.select({ top: max(categories.sortOrder) }).from(categories);
+  return row?.top === null || row?.top === undefined ? 0 : Math.min(row.top + SORT_STEP, SORT_MAX);
+}
+
 export async function createCategory(actor: AuditActor, values: CategoryValues & { name: string; slug: string }) {
   return guardedSlug(values.slug, () =>
     catalogWrite(async ({ tx, at }) => {
       await checkSlugFree(tx, values.slug);
+      const sortOrder = values.sortOrder ?? (await lastSortOrder(tx));
       const [row] = await tx
         .insert(categories)
-        .values({ ...values, createdAt: at, updatedAt: at })
+        .values({ ...values, sortOrder, createdAt: at, updatedAt: at })
         .returning({ id: categories.id });
       await writeAudit(tx, {
         actor,

@@ -1,8 +1,16 @@
 import type { Metadata } from 'next';
+import { serverTrpc } from '../../prefetch';
 import { CategoryDetail } from './category-detail';
 
 export const metadata: Metadata = { title: 'Category · Admin' };
 
 export default async function CategoryPage({ params }: { params: Promise<{ id: string }> }) {
-  return <CategoryDetail id={(await params).id} />;
+  const { id } = await params;
+  const { trpc, HydrateClient } = await serverTrpc();
+  await Promise.all([trpc.admin.listCategories.prefetch({}), trpc.admin.listGrants.prefetch({ category_id: id }), trpc.admin.listOrganizations.prefetch({ limit: 20 })]);
+  return (
+    <HydrateClient>
+      <CategoryDetail id={id} />
+    </HydrateClient>
+  );
 }

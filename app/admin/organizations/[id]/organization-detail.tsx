@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { toast } from 'sonner';
 import { errorMessage } from '../../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../../_lib/trpc';
+import { ConfirmDialog } from '../../../_components/dialog';
 import { Badge, Button, Card, ErrorState, Field, formatDate, Loading, PageHeader, Select } from '../../../_components/ui';
 import { GrantsPanel } from '../../grants-panel';
 
@@ -31,25 +32,50 @@ export function OrganizationDetail({ id }: { id: string }) {
   );
 }
 
+/** What applying `status`/`tier` to `org` does, as the confirmation states it. */
+function describeChange(org: Org, status: Org['status'], tier: Org['tier']) {
+  const parts: string[] = [];
+  const effects: string[] = [];
+  if (status !== org.status) {
+    parts.push(status === 'suspended' ? `Suspend ${org.name}` : `Reactivate ${org.name}`);
+    effects.push(
+      status === 'suspended'
+        ? 'Its instance keys and its members’ tokens stop working at once: every request with them is refused until it is active again.'
+        : 'Its instance keys and its members’ tokens work again from their next request.',
+    );
+  }
+  if (tier !== org.tier) {
+    parts.push(parts.length ? `move it to the ${tier} tier` : `Move ${org.name} to the ${tier} tier`);
+    effects.push(`Its tier changes from ${org.tier} to ${tier}.`);
+  }
+  return { title: `${parts.join(' and ')}?`, effects, destructive: status === 'suspended' && org.status !== 'suspended' };
+}
+
+/** Status and tier are staged in the selects; Apply opens a confirmation that states the change, and only its button saves. */
 function StatusTier({ org }: { org: Org }) {
   const utils = trpc.useUtils();
   const [status, setStatus] = useState(org.status);
   const [tier, setTier] = useState(org.tier);
+  const [confirming, setConfirming] = useState(false);
   const update = trpc.admin.updateOrganization.useMutation({
     onSuccess: async (d) => {
       toast.success(`${d.organization.name}: ${d.organization.status}, ${d.organization.tier}`);
+      setConfirming(false);
       await utils.dashboard.adminOrganization.invalidate({ id: org.id });
       await utils.admin.listOrganizations.invalidate();
     },
-    onError: (err) => toast.error(errorMessage(err)),
   });
+  const change = describeChange(org, status, tier);
+  const unchanged = status === org.status && tier === org.tier;
   return (
     <Card title="Status and tier" description="A suspended organization's instance keys and tokens are refused until it is active again.">
       <form
         className="flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          update.mutate({ id: org.id, status, tier });
+          if (unchanged) return;
+          update.reset();
+          setConfirming(true);
         }}
       >
         <Field id="org-status" label="Status">
@@ -65,10 +91,35 @@ function StatusTier({ org }: { org: Org }) {
             <option value="enterprise">enterprise</option>
           </Select>
         </Field>
-        <Button type="submit" disabled={update.isPending || (status === org.status && tier === org.tier)}>
-          {update.isPending ? 'Saving…' : 'Save'}
+        <Button type="submit" disabled={unchanged}>
+          Apply
         </Button>
+        {!unchanged ? (
+          <Button
+            variant="ghost"
+            onClick={() => {
+              setStatus(org.status);
+              setTier(org.tier);
+            }}
+          >
+            Reset
+          </Button>
+        ) : null}
       </form>
+      <ConfirmDialog
+        open={confirming}
+        onClose={() => setConfirming(false)}
+        onConfirm={() => update.mutate({ id: org.id, status, tier })}
+        pending={update.isPending}
+        error={update.error ? errorMessage(update.error) : null}
+        variant={change.destructive ? 'danger' : 'primary'}
+        title={change.title}
+        confirmLabel={change.destructive ? 'Suspend organization' : 'Apply change'}
+      >
+        {change.effects.map((e) => (
+          <p key={e}>{e}</p>
+        ))}
+      </ConfirmDialog>
     </Card>
   );
 }

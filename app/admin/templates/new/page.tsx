@@ -1,14 +1,19 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../../_components/ui';
+import { serverTrpc } from '../../prefetch';
 import { TemplateForm } from '../template-form';
 
 export const metadata: Metadata = { title: 'New template · Admin' };
 
-export default function NewTemplatePage() {
+export default async function NewTemplatePage() {
+  const { trpc, HydrateClient } = await serverTrpc();
+  await trpc.admin.listCategories.prefetch({});
   return (
     <div>
       <PageHeader title="New template" />
-      <TemplateForm />
+      <HydrateClient>
+        <TemplateForm />
+      </HydrateClient>
     </div>
   );
 }
