@@ -42,7 +42,7 @@ export function CopyButton({ value, label, what, className }: { value: string; l
     <>
       <button
         type="button"
-        aria-label={label}
+        aria-label={state === 'idle' ? label : `${label}, ${state === 'copied' ? 'copied' : 'copy failed'}`}
         data-state={state}
         onClick={async () => {
           clearTimeout(timer.current);

@@ -1,7 +1,7 @@
 /**
  * Catalog browser state lives in the URL, and only there: the server page reads it to render the results, the
  * filter controls read it to show their values, and every control writes it back (shareable, reload and Back keep
- * it, works without JavaScript through the form's GET).
+ * it; the filter form is also a plain GET form to /).
  */
 export type SearchParams = Record<string, string | string[] | undefined>;
 
