@@ -74,6 +74,18 @@ export default async function TemplatePage({ params }: Params) {
           </div>
         }
       />
+      <section aria-label="References" className="mb-4 rounded-xl border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <dl className="grid grid-cols-1 gap-3 text-sm md:grid-cols-[minmax(0,3fr)_minmax(0,2fr)_auto] md:items-start md:gap-6">
+          <CopyRow term="Image" value={image} label="Copy image reference" what="Image reference" />
+          <CopyRow term="Slug" value={t.slug} label="Copy slug" what="Slug" />
+          <div>
+            <dt className="text-xs font-medium text-zinc-600">Version</dt>
+            <dd className="mt-0.5 text-zinc-900">
+              {t.version || '—'} <span className="text-zinc-600">· updated {t.updated_at.slice(0, 10)}</span>
+            </dd>
+          </div>
+        </dl>
+      </section>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="min-w-0 space-y-4">
           <Card title="Documentation">
@@ -120,13 +132,6 @@ export default async function TemplatePage({ params }: Params) {
           </Card>
         </div>
         <div className="min-w-0 space-y-4">
-          <Card title="Use it" description="The references a Core instance and its operator need.">
-            <dl className="space-y-3 text-sm">
-              <CopyRow term="Image" value={image} label="Copy image reference" what="Image reference" />
-              <CopyRow term="Slug" value={t.slug} label="Copy slug" what="Slug" />
-            </dl>
-            <p className="mt-2 text-xs text-zinc-600">Version {t.version || '—'} · updated {t.updated_at.slice(0, 10)}</p>
-          </Card>
           <Card title="Resources">
             <dl className="grid grid-cols-2 gap-x-3 gap-y-2 text-sm">
               {resources.map(([k, v]) => (
@@ -240,8 +245,9 @@ function CoreCard({ slug, hubUrl, required }: { slug: string; hubUrl: string; re
   const hubCall = `curl -s -H "Authorization: Bearer $HUB_INSTANCE_KEY" \\\n  ${hubUrl}/api/v1/catalog/templates/${encodeURIComponent(slug)}`;
   const body = JSON.stringify({ name: deploymentName(slug), template_slug: slug, env: Object.fromEntries(required.map((name) => [name, '…'])) });
   const coreCalls = [
-    'C=https://core.example.com/api/v1      # your Core instance',
-    'A="authorization: Bearer $CORE_TOKEN"  # a Core admin\'s access token or admin machine token (svm_…)',
+    '# your Core instance, and a Core admin\'s access token or admin machine token (svm_…)',
+    'C=https://core.example.com/api/v1',
+    'A="authorization: Bearer $CORE_TOKEN"',
     'curl -s -X POST -H "$A" $C/catalog/sync',
     `curl -s -X POST -H "$A" -H 'content-type: application/json' \\\n  -d ${shellQuote(body)} $C/deployments`,
   ].join('\n');
