@@ -53,7 +53,7 @@ export function CategoriesView() {
         <EmptyState title="No categories yet">Create the first one above.</EmptyState>
       ) : (
         <div className="space-y-3">
-          <SearchForm key={search} id="category-search" label="Search categories" placeholder="Name or slug" defaultValue={search} onSearch={(q) => url.go({ search: q })} />
+          <SearchForm id="category-search" label="Search categories" placeholder="Name or slug" value={search} onSearch={(q) => url.go({ search: q })} />
           {shown.length === 0 ? (
             <EmptyState title={`No category matches “${search}”`}>
               <Link href="/admin/categories" className="font-medium text-blue-700 underline">Show all categories</Link>

@@ -16,7 +16,7 @@ export function OrganizationsTable() {
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-end gap-3">
-        <SearchForm key={query} id="org-search" label="Search organizations" placeholder="Name or slug" defaultValue={query} onSearch={(q) => url.go({ search: q })} />
+        <SearchForm id="org-search" label="Search organizations" placeholder="Name or slug" value={query} onSearch={(q) => url.go({ search: q })} />
         <Field id="org-status-filter" label="Status" className="w-36">
           <Select id="org-status-filter" value={input.status ?? ''} onChange={(e) => url.go({ status: e.target.value })}>
             <option value="">Any status</option>

@@ -32,7 +32,7 @@ export function TemplatesTable() {
 
   return (
     <div className="space-y-3">
-      <SearchForm key={query} id="tpl-search" label="Search templates" placeholder="Search name or description" defaultValue={query} onSearch={(q) => url.go({ search: q })} />
+      <SearchForm id="tpl-search" label="Search templates" placeholder="Search name or description" value={query} onSearch={(q) => url.go({ search: q })} />
       <ListView
         query={list}
         items={(data) => data.templates}

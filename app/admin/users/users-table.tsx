@@ -67,7 +67,7 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-end gap-3">
-        <SearchForm key={input.search ?? ''} id="user-search" label="Search users" placeholder="Email" defaultValue={input.search} onSearch={(q) => url.go({ search: q })} />
+        <SearchForm id="user-search" label="Search users" placeholder="Email" value={input.search ?? ''} onSearch={(q) => url.go({ search: q })} />
         <Field id="user-role-filter" label="Role" className="w-40">
           <Select id="user-role-filter" value={input.role ?? ''} onChange={(e) => url.go({ role: e.target.value })}>
             <option value="">All roles</option>

@@ -1,9 +1,14 @@
 import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { pageCaller } from '@/server/api/pageCaller';
+import { config } from '@/server/config';
+import { CopyButton } from '../../_components/copy-button';
 import { Markdown } from '../../_components/markdown';
+import { TagLink } from '../../_components/tag-link';
+import { catalogHref, readCatalogParams } from '../../_lib/catalog-params';
 import { Badge, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
 
 export const dynamic = 'force-dynamic';
@@ -36,11 +41,28 @@ export default async function TemplatePage({ params }: Params) {
     ['Minimum tier', t.min_tier],
     ['Kind', t.kind],
   ];
+  const image = `${t.image_name}:${t.image_tag}`;
   return (
     <div>
-      <p className="mb-2 text-sm">
-        <Link href="/" className="text-blue-700 underline">← Catalog</Link>
-      </p>
+      <nav aria-label="Breadcrumb" className="mb-3 text-sm">
+        <ol className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-zinc-600">
+          <li>
+            <Link href="/" className="text-blue-700 underline">Catalog</Link>
+          </li>
+          <li className="flex min-w-0 items-center gap-1.5">
+            <span aria-hidden="true">›</span>
+            <Link href={catalogHref(readCatalogParams({}), { category: t.category_slug })} className="break-words text-blue-700 underline">
+              {t.category_name}
+            </Link>
+          </li>
+          <li className="flex min-w-0 items-center gap-1.5">
+            <span aria-hidden="true">›</span>
+            <span aria-current="page" className="min-w-0 font-medium break-words text-zinc-900">
+              {t.name}
+            </span>
+          </li>
+        </ol>
+      </nav>
       <PageHeader
         title={t.name}
         description={t.description}
@@ -52,11 +74,24 @@ export default async function TemplatePage({ params }: Params) {
           </div>
         }
       />
+      <section aria-label="References" className="mb-4 rounded-xl border border-zinc-200 bg-white p-4 shadow-sm sm:p-5">
+        <dl className="grid grid-cols-1 gap-3 text-sm md:grid-cols-[minmax(0,3fr)_minmax(0,2fr)_auto] md:items-start md:gap-6">
+          <CopyRow term="Image" value={image} label="Copy image reference" what="Image reference" />
+          <CopyRow term="Slug" value={t.slug} label="Copy slug" what="Slug" />
+          <div>
+            <dt className="text-xs font-medium text-zinc-600">Version</dt>
+            <dd className="mt-0.5 text-zinc-900">
+              {t.version || '—'} <span className="text-zinc-600">· updated {t.updated_at.slice(0, 10)}</span>
+            </dd>
+          </div>
+        </dl>
+      </section>
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="min-w-0 space-y-4">
           <Card title="Documentation">
             {t.documentation.trim() ? <Markdown source={t.documentation} /> : <EmptyState title="No documentation yet" />}
           </Card>
+          <CoreCard slug={t.slug} hubUrl={config.hubUrl} required={t.env_schema.filter((e) => e.required && e.default_value === '').map((e) => e.name)} />
           <Card title="Environment" description="Variables the template reads; required ones must be set at deployment.">
             {t.env_schema.length === 0 ? (
               <p className="text-sm text-zinc-600">This template declares no environment variables.</p>
@@ -96,13 +131,7 @@ export default async function TemplatePage({ params }: Params) {
             ) : null}
           </Card>
         </div>
-        <div className="space-y-4">
-          <Card title="Image">
-            <p className="font-mono text-sm break-all">
-              {t.image_name}:{t.image_tag}
-            </p>
-            <p className="mt-2 text-xs text-zinc-600">Version {t.version || '—'} · updated {t.updated_at.slice(0, 10)}</p>
-          </Card>
+        <div className="min-w-0 space-y-4">
           <Card title="Resources">
             <dl className="grid grid-cols-2 gap-x-3 gap-y-2 text-sm">
               {resources.map(([k, v]) => (
@@ -152,17 +181,88 @@ export default async function TemplatePage({ params }: Params) {
           ) : null}
           {t.tags.length > 0 ? (
             <Card title="Tags">
-              <p className="flex flex-wrap gap-1">
+              <ul aria-label="Tags" className="flex flex-wrap gap-1">
                 {t.tags.map((tag) => (
-                  <Link key={tag} href={`/?tags=${encodeURIComponent(tag)}`} className="rounded-full bg-zinc-100 px-2 py-0.5 text-xs text-zinc-800 underline-offset-2 hover:underline">
-                    {tag}
-                  </Link>
+                  <li key={tag}>
+                    <TagLink tag={tag} />
+                  </li>
                 ))}
-              </p>
+              </ul>
             </Card>
           ) : null}
         </div>
       </div>
     </div>
+  );
+}
+
+/** One reference with its copy button. */
+function CopyRow({ term, value, label, what }: { term: string; value: string; label: string; what: string }) {
+  return (
+    <div>
+      <dt className="text-xs font-medium text-zinc-600">{term}</dt>
+      <dd className="mt-0.5 flex items-start justify-between gap-2">
+        <code className="min-w-0 font-mono text-sm break-all text-zinc-900">{value}</code>
+        <CopyButton value={value} label={label} what={what} />
+      </dd>
+    </div>
+  );
+}
+
+/** A command with its copy button; wraps rather than scrolling sideways (phones). */
+function Snippet({ title, code, label, what, children }: { title: string; code: string; label: string; what: string; children?: ReactNode }) {
+  return (
+    <div>
+      <div className="mb-1 flex items-end justify-between gap-2">
+        <h3 className="text-sm font-semibold text-zinc-900">{title}</h3>
+        <CopyButton value={code} label={label} what={what} />
+      </div>
+      {children ? <p className="mb-2 text-xs text-zinc-600">{children}</p> : null}
+      <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed break-all whitespace-pre-wrap text-zinc-100">{code}</pre>
+    </div>
+  );
+}
+
+/** A Core deployment name (a–z, 0–9, -; 1–63; letter or digit at both ends) from the slug. */
+function deploymentName(slug: string) {
+  const name = slug
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+  return name || 'my-deployment';
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * What Core offers for a template (see the README, "Core and the Hub"): Core reads the catalog with its instance key
+ * (GET /api/v1/catalog/templates/{slug} here), syncs it (POST /api/v1/catalog/sync on Core) and records deployments
+ * against its copy (POST /api/v1/deployments on Core, validated against the template's environment schema).
+ */
+function CoreCard({ slug, hubUrl, required }: { slug: string; hubUrl: string; required: string[] }) {
+  const hubCall = `curl -s -H "Authorization: Bearer $HUB_INSTANCE_KEY" \\\n  ${hubUrl}/api/v1/catalog/templates/${encodeURIComponent(slug)}`;
+  const body = JSON.stringify({ name: deploymentName(slug), template_slug: slug, env: Object.fromEntries(required.map((name) => [name, '…'])) });
+  const coreCalls = [
+    '# your Core instance, and a Core admin\'s access token or admin machine token (svm_…)',
+    'C=https://core.example.com/api/v1',
+    'A="authorization: Bearer $CORE_TOKEN"',
+    'curl -s -X POST -H "$A" $C/catalog/sync',
+    `curl -s -X POST -H "$A" -H 'content-type: application/json' \\\n  -d ${shellQuote(body)} $C/deployments`,
+  ].join('\n');
+  return (
+    <Card title="Use it from Core" description="Core sees this template when its organization's instance key does: public templates, and private ones its organization has been granted.">
+      <div className="space-y-5">
+        <Snippet title="Hub API" code={hubCall} label="Copy Hub API call" what="Hub API call">
+          The template as a Core instance reads it, with its instance key (<code className="font-mono">svh_…</code>).
+        </Snippet>
+        <Snippet title="Deploy on a Core instance" code={coreCalls} label="Copy Core commands" what="Core commands">
+          Sync Core&apos;s copy of the catalog, then record a deployment of this template
+          {required.length > 0 ? ' (replace each … with a value: the template requires those variables)' : null}. An assistant connected
+          through the Hub&apos;s <code className="font-mono">/mcp</code> does the same with Core&apos;s <code className="font-mono">create_deployment</code> tool.
+        </Snippet>
+      </div>
+    </Card>
   );
 }

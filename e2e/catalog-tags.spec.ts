@@ -1,0 +1,19 @@
+/**
+ * Tag filters are case-insensitive: "GPU" finds what "gpu" finds (the server side of issue 15; this file passes
+ * once that change is merged with the catalog UI).
+ */
+import { expect, test } from '@playwright/test';
+
+test('tag search is case-insensitive, from the URL and from the tags box', async ({ page }) => {
+  await page.goto('/?tags=gpu');
+  const lower = await page.getByText(/^\d+ templates?$/).textContent();
+  await page.goto('/?tags=GPU');
+  await expect(page.getByRole('link', { name: 'Ollama', exact: true })).toBeVisible();
+  await expect(page.getByText(/^\d+ templates?$/)).toHaveText(lower!);
+
+  await page.goto('/');
+  await page.getByRole('search', { name: 'Catalog filters' }).getByLabel('Tags').pressSequentially('Gpu', { delay: 30 });
+  await page.waitForURL((url) => url.searchParams.get('tags') === 'Gpu');
+  await expect(page.getByRole('link', { name: 'vLLM', exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Redis', exact: true })).toHaveCount(0);
+});
