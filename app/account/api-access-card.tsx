@@ -6,7 +6,8 @@ import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, CopyButton } from '../_components/dialog';
 import { StackedTable } from '../_components/stacked-table';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select, td, th } from '../_components/ui';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, Select, td, th } from '../_components/ui';
+import { RelativeTime } from '../_components/relative-time';
 
 type ApiToken = RouterOutputs['account']['listApiTokens']['tokens'][number];
 
@@ -100,7 +101,7 @@ export function ApiAccessCard() {
       {issued ? (
         <div className="mt-4 space-y-2 text-sm" data-testid="api-token">
           <p className="font-medium text-amber-900">
-            Copy {issued.label} now: you will not see it again. It expires {formatDate(issued.expires_at)}.
+            Copy {issued.label} now: you will not see it again. It expires <RelativeTime value={issued.expires_at} />.
           </p>
           <div className="flex items-start gap-2">
             <code className="block min-w-0 flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">{issued.token}</code>
@@ -143,9 +144,9 @@ export function ApiAccessCard() {
                 <td data-label="Status" className={td}>
                   <Badge tone={STATUS[t.status].tone}>{STATUS[t.status].label}</Badge>
                 </td>
-                <td data-label="Created" className={`${td} whitespace-nowrap`}>{formatDate(t.created_at)}</td>
-                <td data-label="Expires" className={`${td} whitespace-nowrap`}>{formatDate(t.expires_at)}</td>
-                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
+                <td data-label="Created" className={`${td} whitespace-nowrap`}><RelativeTime value={t.created_at} /></td>
+                <td data-label="Expires" className={`${td} whitespace-nowrap`}><RelativeTime value={t.expires_at} /></td>
+                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}</td>
                 <td className={`${td} text-right`}>
                   {t.status === 'active' ? (
                     <Button size="sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke API token ${t.label}`}>

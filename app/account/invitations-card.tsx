@@ -10,7 +10,8 @@ import { toast } from 'sonner';
 import { errorMessage } from '../_lib/errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog } from '../_components/dialog';
-import { Badge, Button, Card, ErrorState, formatDate, Loading } from '../_components/ui';
+import { Badge, Button, Card, ErrorState, Loading } from '../_components/ui';
+import { RelativeTime } from '../_components/relative-time';
 
 type Received = RouterOutputs['account']['listReceivedInvitations']['invitations'][number];
 
@@ -71,7 +72,7 @@ export function InvitationsCard({ email, currentOrgName }: { email: string; curr
                   {inv.organization.name} <Badge tone={inv.role === 'admin' ? 'violet' : 'neutral'}>{inv.role}</Badge>
                 </p>
                 <p className="text-xs [overflow-wrap:anywhere] text-zinc-600">
-                  {inv.invited_by ? `Invited by ${inv.invited_by.name || inv.invited_by.email}` : 'Invited'} · expires {formatDate(inv.expires_at)}
+                  {inv.invited_by ? `Invited by ${inv.invited_by.name || inv.invited_by.email}` : 'Invited'} · expires <RelativeTime value={inv.expires_at} />
                 </p>
               </div>
               <div className="flex flex-wrap gap-2">

@@ -6,7 +6,8 @@ import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, SecretDialog } from '../_components/dialog';
 import { StackedTable } from '../_components/stacked-table';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, td, th } from '../_components/ui';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, td, th } from '../_components/ui';
+import { RelativeTime } from '../_components/relative-time';
 
 type ApiKey = RouterOutputs['account']['listApiKeys']['apiKeys'][number];
 type Pending = { kind: 'reissue' | 'revoke'; key: ApiKey } | null;
@@ -113,8 +114,8 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
                 <td data-label="Status" className={td}>
                   <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
                 </td>
-                <td data-label="Created" className={`${td} whitespace-nowrap`}>{formatDate(k.created_at)}</td>
-                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</td>
+                <td data-label="Created" className={`${td} whitespace-nowrap`}><RelativeTime value={k.created_at} /></td>
+                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}</td>
                 {isOrgAdmin ? (
                   <td className={`${td} whitespace-nowrap text-right`}>
                     {/* A revoked key can be neither re-issued nor revoked again: nothing is offered. */}

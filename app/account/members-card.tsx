@@ -10,7 +10,8 @@ import { toast } from 'sonner';
 import { errorMessage, fieldErrors } from '../_lib/errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, Dialog } from '../_components/dialog';
-import { Badge, Button, Card, ErrorState, Field, formatDate, Input, Loading, Select } from '../_components/ui';
+import { Badge, Button, Card, ErrorState, Field, Input, Loading, Select } from '../_components/ui';
+import { RelativeTime } from '../_components/relative-time';
 
 type Member = RouterOutputs['account']['listMembers']['members'][number];
 type Invitation = RouterOutputs['account']['listInvitations']['invitations'][number];
@@ -89,7 +90,7 @@ export function MembersCard({ isOrgAdmin, selfId, orgName }: { isOrgAdmin: boole
                     {!isOrgAdmin || m.role === 'admin' ? <Badge tone={m.role === 'admin' ? 'violet' : 'neutral'}>{m.role}</Badge> : null}
                   </p>
                   <p className="text-sm [overflow-wrap:anywhere] text-zinc-700">{m.email}</p>
-                  <p className="text-xs text-zinc-600">Joined {formatDate(m.joined_at)}</p>
+                  <p className="text-xs text-zinc-600">Joined <RelativeTime value={m.joined_at} /></p>
                 </div>
                 {isOrgAdmin ? (
                   <div className="flex flex-wrap items-center gap-2">
@@ -232,7 +233,7 @@ function PendingInvitations() {
               <div className="min-w-0">
                 <p className="text-sm font-medium [overflow-wrap:anywhere] text-zinc-900">{inv.email}</p>
                 <p className="text-xs text-zinc-600">
-                  {roleLabel(inv.role)} · invited by {inv.invited_by ? who(inv.invited_by) : 'a former member'} · expires {formatDate(inv.expires_at)}
+                  {roleLabel(inv.role)} · invited by {inv.invited_by ? who(inv.invited_by) : 'a former member'} · expires <RelativeTime value={inv.expires_at} />
                 </p>
               </div>
               <Button size="sm" variant="secondary" onClick={() => setRevoking(inv)} aria-label={`Revoke invitation for ${inv.email}`}>

@@ -1,7 +1,6 @@
 import type { Metadata } from 'next';
-import { HydrationBoundary } from '@tanstack/react-query';
 import { requireUser } from '@/server/auth/session';
-import { serverHelpers } from '../_lib/prefetch';
+import { serverTrpc } from '../_lib/server-trpc';
 import { ButtonLink, PageHeader } from '../_components/ui';
 import { AccountView } from './account-view';
 
@@ -11,12 +10,12 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const { user } = await requireUser('/account');
   // Server-rendered first data: the cards' queries are answered here and hydrated into the browser's cache.
-  const helpers = await serverHelpers();
+  const { trpc, HydrateClient } = await serverTrpc();
   await Promise.all([
-    helpers.account.getProfile.prefetch({}),
-    helpers.account.getOrganization.prefetch({}),
-    helpers.account.listApiTokens.prefetch({}),
-    ...(user.orgId ? [helpers.account.listApiKeys.prefetch({})] : []),
+    trpc.account.getProfile.prefetch({}),
+    trpc.account.getOrganization.prefetch({}),
+    trpc.account.listApiTokens.prefetch({}),
+    ...(user.orgId ? [trpc.account.listApiKeys.prefetch({})] : []),
   ]);
   return (
     <div>
@@ -29,9 +28,9 @@ export default async function AccountPage() {
           </ButtonLink>
         }
       />
-      <HydrationBoundary state={helpers.dehydrate()}>
+      <HydrateClient>
         <AccountView />
-      </HydrationBoundary>
+      </HydrateClient>
     </div>
   );
 }

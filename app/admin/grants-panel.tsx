@@ -6,8 +6,9 @@ import { toast } from 'sonner';
 import { errorMessage } from '../_lib/errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog } from '../_components/dialog';
-import { Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Select } from '../_components/ui';
+import { Button, Card, EmptyState, ErrorState, Field, Input, Loading, Select } from '../_components/ui';
 import { Cell, ListTable, Row } from '../_components/list-view';
+import { RelativeTime } from '../_components/relative-time';
 
 type Grant = RouterOutputs['admin']['listGrants']['grants'][number];
 
@@ -65,7 +66,7 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
                     <Link href={`/admin/categories/${g.category_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.category_name}</Link>
                   )}
                 </Cell>
-                <Cell label="Granted" nowrap>{formatDate(g.created_at)}</Cell>
+                <Cell label="Granted" nowrap><RelativeTime value={g.created_at} /></Cell>
                 <Cell actions>
                   <Button
                     size="sm"

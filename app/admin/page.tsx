@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../_components/ui';
-import { serverTrpc } from './prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { StatsView } from './stats-view';
 
 export const metadata: Metadata = { title: 'Admin' };

@@ -2,10 +2,11 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { StackedTable } from '../_components/stacked-table';
-import { EmptyState, Field, formatDate, Select, td, th } from '../_components/ui';
+import { EmptyState, Field, Select, td, th } from '../_components/ui';
 import { trpc } from '../_lib/trpc';
 import { OrgSelect, SeverityBadge, StatusBadge } from './support-ui';
 import { ListView } from '../_components/list-view';
+import { RelativeTime } from '../_components/relative-time';
 
 const LIMIT = 25;
 type Status = 'open' | 'pending' | 'closed';
@@ -87,7 +88,7 @@ export function TicketsView({ isAdmin }: { isAdmin: boolean }) {
                   {isAdmin ? <td data-label="Organization" className={td}>{t.organization.name}</td> : null}
                   <td data-label="Instance" className={td}>{t.instance?.name ?? '—'}</td>
                   <td data-label="Messages" className={td}>{t.message_count}</td>
-                  <td data-label="Updated" className={`${td} whitespace-nowrap`}>{formatDate(t.updated_at)}</td>
+                  <td data-label="Updated" className={`${td} whitespace-nowrap`}><RelativeTime value={t.updated_at} /></td>
                 </tr>
               ))}
             </tbody>

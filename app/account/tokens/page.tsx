@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
-import { HydrationBoundary } from '@tanstack/react-query';
 import { requireUser } from '@/server/auth/session';
 import { config } from '@/server/config';
-import { serverHelpers } from '../../_lib/prefetch';
+import { serverTrpc } from '../../_lib/server-trpc';
 import { ButtonLink, PageHeader } from '../../_components/ui';
 import { ConnectGuide } from './connect-guide';
 import { TokensView } from './tokens-view';
@@ -12,12 +11,12 @@ export const dynamic = 'force-dynamic';
 
 export default async function TokensPage() {
   const { user } = await requireUser('/account/tokens');
-  // Server-rendered first data, hydrated into the browser's query cache (see app/_lib/prefetch.ts).
-  const helpers = await serverHelpers();
+  // Server-rendered first data, hydrated into the browser's query cache (see app/_lib/server-trpc.tsx).
+  const { trpc, HydrateClient } = await serverTrpc();
   await Promise.all([
-    helpers.account.getProfile.prefetch({}),
-    helpers.tokens.list.prefetch({}),
-    ...(user.orgId ? [helpers.account.listApiKeys.prefetch({})] : []),
+    trpc.account.getProfile.prefetch({}),
+    trpc.tokens.list.prefetch({}),
+    ...(user.orgId ? [trpc.account.listApiKeys.prefetch({})] : []),
   ]);
   const mcpUrl = `${config.hubUrl}/mcp`;
   return (
@@ -31,9 +30,9 @@ export default async function TokensPage() {
           </ButtonLink>
         }
       />
-      <HydrationBoundary state={helpers.dehydrate()}>
+      <HydrateClient>
         <TokensView mcpUrl={mcpUrl} />
-      </HydrationBoundary>
+      </HydrateClient>
       <ConnectGuide mcpUrl={mcpUrl} />
     </div>
   );

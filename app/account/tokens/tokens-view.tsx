@@ -8,6 +8,7 @@ import { ConfirmDialog, SecretDialog } from '../../_components/dialog';
 import { StackedTable } from '../../_components/stacked-table';
 import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Notice, Select, td, th } from '../../_components/ui';
 import { clientConfigs, ConfigBlock } from './connect-guide';
+import { RelativeTime } from '../../_components/relative-time';
 
 type Token = RouterOutputs['tokens']['list']['tokens'][number];
 type Issued = { title: string; secret: string; name: string; instance: string; expiresAt: string | null };
@@ -188,8 +189,8 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
                     <td data-label="Status" className={td}>
                       <Badge tone={status.tone}>{status.label}</Badge>
                     </td>
-                    <td data-label="Expires" className={`${td} whitespace-nowrap`}>{t.expires_at ? formatDate(t.expires_at) : 'never'}</td>
-                    <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? formatDate(t.last_used_at) : 'never'}</td>
+                    <td data-label="Expires" className={`${td} whitespace-nowrap`}>{t.expires_at ? <RelativeTime value={t.expires_at} /> : 'never'}</td>
+                    <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}</td>
                     <td className={`${td} whitespace-nowrap text-right`}>
                       <div className="flex justify-end gap-2">
                         {mine && t.status === 'active' ? (

@@ -5,10 +5,11 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, Field, formatDate, Select } from '../../_components/ui';
+import { Badge, Button, EmptyState, Field, Select } from '../../_components/ui';
 import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { apiKeysInput } from '../list-params';
 import { useListUrl } from '../use-list-url';
+import { RelativeTime } from '../../_components/relative-time';
 
 type Key = RouterOutputs['admin']['listApiKeys']['apiKeys'][number];
 
@@ -59,8 +60,8 @@ export function ApiKeysTable() {
                   <Link href={`/admin/organizations/${k.org_id}`} className="text-blue-700 underline-offset-2 hover:underline">{k.org_name}</Link>
                 </Cell>
                 <Cell label="Status"><Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge></Cell>
-                <Cell label="Created" nowrap>{formatDate(k.created_at)}</Cell>
-                <Cell label="Last used" nowrap>{k.last_used_at ? formatDate(k.last_used_at) : 'never'}</Cell>
+                <Cell label="Created" nowrap><RelativeTime value={k.created_at} /></Cell>
+                <Cell label="Last used" nowrap>{k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}</Cell>
                 <Cell actions>
                   {/* A revoked key cannot be revoked again (nor re-issued by an admin): nothing is offered. */}
                   {k.status === 'active' ? (

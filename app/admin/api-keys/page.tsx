@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
 import { apiKeysInput, type RawParams } from '../list-params';
-import { serverTrpc } from '../prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { ApiKeysTable } from './api-keys-table';
 
 export const metadata: Metadata = { title: 'API keys · Admin' };

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
-import { serverTrpc } from '../prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { CategoriesView } from './categories-view';
 
 export const metadata: Metadata = { title: 'Categories · Admin' };

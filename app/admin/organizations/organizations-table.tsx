@@ -1,11 +1,12 @@
 'use client';
 import Link from 'next/link';
 import { trpc } from '../../_lib/trpc';
-import { Badge, EmptyState, Field, formatDate, Select } from '../../_components/ui';
+import { Badge, EmptyState, Field, Select } from '../../_components/ui';
 import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 import { organizationsInput } from '../list-params';
 import { useListUrl } from '../use-list-url';
+import { RelativeTime } from '../../_components/relative-time';
 
 export function OrganizationsTable() {
   const url = useListUrl();
@@ -61,7 +62,7 @@ export function OrganizationsTable() {
                 <Cell label="Tier"><Badge tone="blue">{o.tier}</Badge></Cell>
                 <Cell label="Members">{o.member_count}</Cell>
                 <Cell label="Active keys">{o.api_key_count}</Cell>
-                <Cell label="Created" nowrap>{formatDate(o.created_at)}</Cell>
+                <Cell label="Created" nowrap><RelativeTime value={o.created_at} /></Cell>
               </Row>
             ))}
           </ListTable>

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { ButtonLink, PageHeader } from '../../_components/ui';
 import { templatesInput, type RawParams } from '../list-params';
-import { serverTrpc } from '../prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { TemplatesTable } from './templates-table';
 
 export const metadata: Metadata = { title: 'Templates · Admin' };

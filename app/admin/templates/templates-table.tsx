@@ -5,11 +5,12 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, formatDate } from '../../_components/ui';
+import { Badge, Button, EmptyState } from '../../_components/ui';
 import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 import { templatesInput } from '../list-params';
 import { useListUrl } from '../use-list-url';
+import { RelativeTime } from '../../_components/relative-time';
 
 type Template = RouterOutputs['admin']['listTemplates']['templates'][number];
 
@@ -61,7 +62,7 @@ export function TemplatesTable() {
                     {t.is_featured ? <Badge tone="amber">featured</Badge> : null}
                   </span>
                 </Cell>
-                <Cell label="Updated" nowrap>{formatDate(t.updated_at)}</Cell>
+                <Cell label="Updated" nowrap><RelativeTime value={t.updated_at} /></Cell>
                 <Cell actions>
                   <Link href={editHref(t.id)} className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100" aria-label={`Edit ${t.name}`}>
                     Edit

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '../../_components/ui';
 import { SUPERADMINS_INPUT, usersInput, type RawParams } from '../list-params';
-import { serverTrpc } from '../prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { UsersTable } from './users-table';
 
 export const metadata: Metadata = { title: 'Users · Admin' };

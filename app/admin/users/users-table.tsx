@@ -10,11 +10,12 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog } from '../../_components/dialog';
-import { Badge, Button, EmptyState, Field, formatDate, Select } from '../../_components/ui';
+import { Badge, Button, EmptyState, Field, Select } from '../../_components/ui';
 import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { SearchForm } from '../../_components/search-form';
 import { SUPERADMINS_INPUT, usersInput } from '../list-params';
 import { useListUrl } from '../use-list-url';
+import { RelativeTime } from '../../_components/relative-time';
 
 type Role = 'user' | 'admin' | 'superadmin';
 type User = RouterOutputs['admin']['listUsers']['users'][number];
@@ -115,7 +116,7 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
                   />
                 </Cell>
                 <Cell label="Since" nowrap>
-                  {formatDate(u.created_at)}
+                  <RelativeTime value={u.created_at} />
                 </Cell>
                 <Cell actions>
                   {canDelete(u) ? (

@@ -1,10 +1,11 @@
 'use client';
 import { useState } from 'react';
 import { StackedTable } from '../../_components/stacked-table';
-import { buttonClass, Button, EmptyState, Field, formatDate, Input, Select, td, th } from '../../_components/ui';
+import { buttonClass, Button, EmptyState, Field, Input, Select, td, th } from '../../_components/ui';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect } from '../support-ui';
 import { ListView } from '../../_components/list-view';
+import { RelativeTime } from '../../_components/relative-time';
 
 const LIMIT = 50;
 
@@ -130,7 +131,7 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
             <tbody className="divide-y divide-zinc-100">
               {events.map((e) => (
                 <tr key={e.id}>
-                  <td data-label="Occurred" className={`${td} whitespace-nowrap`}>{formatDate(e.occurred_at)}</td>
+                  <td data-label="Occurred" className={`${td} whitespace-nowrap`}><RelativeTime value={e.occurred_at} /></td>
                   {isAdmin ? <td data-label="Organization" className={td}>{e.organization.name}</td> : null}
                   <td data-label="Instance" className={td}>{e.instance?.name ?? '—'}</td>
                   <td data-label="Addon" className={td}>{e.addon}</td>

@@ -2,11 +2,12 @@
 import { useState } from 'react';
 import { toast } from 'sonner';
 import { StackedTable } from '../../_components/stacked-table';
-import { Badge, Button, EmptyState, Field, formatDate, Select, td, th } from '../../_components/ui';
+import { Badge, Button, EmptyState, Field, Select, td, th } from '../../_components/ui';
 import { errorMessage } from '../../_lib/errors';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect, PublishBadge } from '../support-ui';
 import { ListView } from '../../_components/list-view';
+import { RelativeTime } from '../../_components/relative-time';
 
 const LIMIT = 25;
 type PublishState = 'published' | 'pending' | 'failed' | 'local';
@@ -81,7 +82,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
                         <div><dt className="inline text-zinc-600">Version </dt><dd className="inline">{i.reported.version ?? '—'}</dd></div>
                         <div className="max-w-[calc(100vw-10rem)] truncate sm:max-w-xs" title={i.reported.base_url ?? ''}><dt className="inline text-zinc-600">URL </dt><dd className="inline">{i.reported.base_url ?? '—'}</dd></div>
                         <div className="max-w-[calc(100vw-10rem)] truncate sm:max-w-xs" title={i.reported.mcp_url ?? ''}><dt className="inline text-zinc-600">MCP </dt><dd className="inline">{i.reported.mcp_url ?? '—'}</dd></div>
-                        <div className="text-zinc-600">{formatDate(i.reported.reported_at)}</div>
+                        <div className="text-zinc-600"><RelativeTime value={i.reported.reported_at} /></div>
                       </dl>
                     ) : (
                       <span className="text-zinc-600">Never</span>
@@ -101,7 +102,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
                           <PublishBadge state={i.dns_publish.state} />
                           {i.dns_publish.attempts > 0 ? <span className="text-zinc-600">{i.dns_publish.attempts} failed attempt(s)</span> : null}
                           {i.dns_publish.state === 'pending' && i.dns_publish.next_attempt_at ? (
-                            <span className="text-zinc-600">next {formatDate(i.dns_publish.next_attempt_at)}</span>
+                            <span className="text-zinc-600">next <RelativeTime value={i.dns_publish.next_attempt_at} /></span>
                           ) : null}
                         </div>
                         {i.dns_publish.error ? <p className="max-w-sm text-red-800">{i.dns_publish.error}</p> : null}
@@ -115,7 +116,7 @@ export function InstancesView({ isAdmin }: { isAdmin: boolean }) {
                       <span className="text-zinc-600">No record</span>
                     )}
                   </td>
-                  <td data-label="Last used" className={`${td} whitespace-nowrap`}>{formatDate(i.last_used_at)}</td>
+                  <td data-label="Last used" className={`${td} whitespace-nowrap`}><RelativeTime value={i.last_used_at} /></td>
                 </tr>
               ))}
             </tbody>

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { serverTrpc } from '../../prefetch';
+import { serverTrpc } from '@/app/_lib/server-trpc';
 import { EditTemplate } from './edit-template';
 
 export const metadata: Metadata = { title: 'Edit template · Admin' };

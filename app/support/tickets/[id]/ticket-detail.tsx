@@ -8,6 +8,7 @@ import { toastUnlessInline } from '../../../_lib/form-errors';
 import { ConfirmDialog } from '../../../_components/dialog';
 import { trpc } from '../../../_lib/trpc';
 import { SeverityBadge, StatusBadge } from '../../support-ui';
+import { RelativeTime } from '../../../_components/relative-time';
 
 const AUTHOR_TONE = { instance: 'violet', user: 'blue', staff: 'green' } as const;
 type Status = 'open' | 'pending' | 'closed';
@@ -126,7 +127,7 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
               <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-zinc-600">
                 <Badge tone={AUTHOR_TONE[m.author.type]}>{m.author.type === 'staff' ? 'Hub support' : m.author.type}</Badge>
                 <span className="font-medium text-zinc-800">{m.author.name}</span>
-                <span>{formatDate(m.created_at)}</span>
+                <span><RelativeTime value={m.created_at} /></span>
               </div>
               <p className="text-sm whitespace-pre-wrap text-zinc-900">{m.body}</p>
             </li>

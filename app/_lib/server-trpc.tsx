@@ -1,5 +1,5 @@
 /**
- * Server-side prefetch + hydration for the admin pages: the page runs the client component's own tRPC
+ * Server-side prefetch + hydration for the dashboard's pages (admin, account): the page runs the client component's own tRPC
  * query through the server caller (same session, same procedure, same input), and <HydrateClient> hands the
  * answer to the browser's query cache, so the first rows are in the server HTML and the browser does not
  * fetch them again. A refused or failed prefetch is left out: the client component then asks as before and
