@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { AdminTemplateRow } from '../../domain/catalog/templateAdmin';
 import type { TemplateValues } from '../../domain/catalog/templateAdmin';
+import type { AuditListEntry } from '../../domain/audit';
 import { ORG_ROLES, ORG_STATUSES, ORG_TIERS, KEY_STATUSES, PLATFORM_ROLES } from './account';
 import { CategorySchema, TemplateSchema, toCategory, toTemplate } from './catalog';
 import { CREDENTIALS_MASK, type CreateTemplateInput, type UpdateTemplateInput } from './templateInput';
@@ -264,25 +265,7 @@ export const AuditEntrySchema = z.object({
   org_name: z.string().nullable().describe('The name of the organization the change concerns'),
 });
 
-export function toAuditEntry(row: {
-  id: number;
-  actorType: 'user' | 'instance' | 'system';
-  actorId: string | null;
-  action: string;
-  targetType: string;
-  targetId: string | null;
-  orgId: string | null;
-  details: Record<string, unknown>;
-  createdAt: Date;
-  actorName: string | null;
-  actorEmail: string | null;
-  actorOrgId: string | null;
-  actorDeleted: boolean;
-  targetName: string | null;
-  targetEmail: string | null;
-  targetDeleted: boolean;
-  orgName: string | null;
-}): z.infer<typeof AuditEntrySchema> {
+export function toAuditEntry(row: AuditListEntry): z.infer<typeof AuditEntrySchema> {
   return {
     id: Number(row.id),
     actor_type: row.actorType,
