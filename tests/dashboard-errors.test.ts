@@ -68,7 +68,7 @@ describe('dashboard error messages', () => {
   it('REST refusals and domain messages with a field prefix read as sentences', async () => {
     const user = await createUser();
     await createOrg({ admin: user });
-    const res = await api('/account/members', { method: 'POST', token: user.token, body: { email: 'not-an-email', role: 'member' } });
+    const res = await api('/account/invitations', { method: 'POST', token: user.token, body: { email: 'not-an-email', role: 'member' } });
     expect(res.status).toBe(400);
     const err = { message: res.body.message, data: { code: res.body.code, httpStatus: res.status, issues: res.body.issues } };
     expect(errorMessage(err)).toBe('Email address must be a valid email address.');
