@@ -178,8 +178,9 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
     router.push(listHref);
     router.refresh();
   };
-  const create = trpc.admin.createTemplate.useMutation({ onSuccess: (d) => onSaved(d.template), onError: (e) => toast.error(errorMessage(e)) });
-  const update = trpc.admin.updateTemplate.useMutation({ onSuccess: (d) => onSaved(d.template), onError: (e) => toast.error(errorMessage(e)) });
+  // Errors are shown in the form (beside their fields, or above the button): once, not also in a toast.
+  const create = trpc.admin.createTemplate.useMutation({ onSuccess: (d) => onSaved(d.template) });
+  const update = trpc.admin.updateTemplate.useMutation({ onSuccess: (d) => onSaved(d.template) });
   const mutation = editing ? update : create;
   const server = fieldErrors(mutation.error);
   if (mutation.error?.data?.code === 'CONFLICT' && /slug/i.test(mutation.error.message)) server.slug ??= mutation.error.message.replace(/^slug:\s*/, '');
@@ -210,10 +211,7 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
         e.preventDefault();
         const { payload, local } = toPayload(f, editing);
         setLocalErrors(local ?? {});
-        if (!payload) {
-          toast.error('Fix the highlighted fields');
-          return;
-        }
+        if (!payload) return;
         if (editing) update.mutate({ id: template.id, ...payload } as never);
         else create.mutate(payload as never);
       }}
