@@ -59,6 +59,8 @@ export interface Edge {
 
 export function createEdge(database: Database, fallback: (req: IncomingMessage, res: ServerResponse) => void): Edge {
   let draining = false;
+  /** The listening socket is closed (after the ready delay): idle kept-alive connections are closed too. */
+  let closing = false;
   const inFlight = new Set<ServerResponse>();
   let allDone: (() => void) | undefined;
 
@@ -106,8 +108,10 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     res.once('close', () => {
       inFlight.delete(res);
       if (inFlight.size === 0) allDone?.();
-      // Draining: a kept-alive connection whose answer (e.g. a stream) ended after the signal takes no further request.
-      if (draining) setImmediate(() => server.closeIdleConnections());
+      // Closing: a kept-alive connection whose answer (e.g. a stream) ended after the socket closed takes no further
+      // request. Not during the ready delay: the process still serves, and closing a connection a client is about
+      // to reuse would fail that client's request (answers then carry Connection: close instead).
+      if (closing) setImmediate(() => server.closeIdleConnections());
       // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
       const line: AccessLine = {
         requestId: context.requestId,
@@ -135,6 +139,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     logger.info({ reason, inFlight: inFlight.size, deadlineMs: deadline, readyDelayMs: config.shutdownReadyDelayMs }, 'draining');
     // Not ready, still serving: balancers that follow /readyz stop sending new requests before the socket closes.
     if (config.shutdownReadyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownReadyDelayMs));
+    closing = true;
     server.close();
     server.closeIdleConnections();
     // Answers not yet started close their connection once sent: no further request arrives on it.
