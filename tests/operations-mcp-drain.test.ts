@@ -109,7 +109,8 @@ it('SIGTERM during open /mcp streams: calls in flight complete, the GET stream r
   const streamed = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ticks', arguments: { count: 8, everyMs: 250 }, _meta: { progressToken: 'p' } } });
   expect(streamed.status).toBe(200);
 
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => hub.once('exit', (code) => resolve({ code, at: Date.now() })));
+  // 'close', not 'exit': it comes after the process's stdout is read to its end (its last log line included).
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => hub.once('close', (code) => resolve({ code, at: Date.now() })));
   let signalledAt = 0;
   const progress: number[] = [];
   let result: any;

@@ -92,7 +92,8 @@ describe('SIGTERM', () => {
       setTimeout(() => req.end(body.slice(half)), 1_500);
     });
     await new Promise((r) => setTimeout(r, 300));
-    const exited = new Promise<number | null>((resolve) => hub.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': it comes after the process's stdout is read to its end (its last log line included).
+    const exited = new Promise<number | null>((resolve) => hub.once('close', (code) => resolve(code)));
     hub.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     // No new connections while draining.
