@@ -30,6 +30,23 @@ export const logger = pino(
  */
 export const accessLogger = pino({ level: config.logLevel, base: { service: 'hub' } }, destination);
 
+/**
+ * Before the process exits: writes every line still pending on the non-blocking stream and resolves once it
+ * is written (at most `limitMs` later). `logger.flush()` does not wait for writes already in flight, so lines
+ * of the last milliseconds (the drain's "stopped") could be lost to process.exit().
+ */
+export function endLogs(limitMs = 2_000): Promise<void> {
+  return new Promise((resolve) => {
+    destination.once('close', () => resolve());
+    setTimeout(resolve, limitMs).unref();
+    try {
+      destination.end();
+    } catch {
+      resolve(); // already ended
+    }
+  });
+}
+
 export interface Caller {
   kind: 'anonymous' | 'instance' | 'user' | 'pat';
   /** The instance key's, user's or personal access token's id (never the secret). */

@@ -15,7 +15,7 @@ import { REST_PREFIX } from '../api/rest';
 import { config } from '../config';
 import { checkDatabase, closeDatabase, type Database } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
-import { accessLogger, logger, withRequestContext, type Caller, type RequestContext } from '../log';
+import { accessLogger, endLogs, logger, withRequestContext, type Caller, type RequestContext } from '../log';
 import { handleMcp } from '../mcp/proxy';
 import { forwardedFor, serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
@@ -165,7 +165,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
 /** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */
 export function exitOnSignals(edge: Edge) {
   // The log is written asynchronously: let it finish (in order) before the process ends.
-  const stop = (signal: string) => void edge.drain(signal).finally(() => logger.flush(() => process.exit(0)));
+  const stop = (signal: string) => void edge.drain(signal).finally(() => endLogs().then(() => process.exit(0)));
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
 }
