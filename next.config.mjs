@@ -1,8 +1,18 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // PGlite loads its WASM and extension bundles from its own package folder at run time.
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres'],
+  // PGlite loads its WASM and extension bundles from its own package folder at run time; Swagger UI's files
+  // (the API reference page) are read from theirs.
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'swagger-ui-dist'],
   poweredByHeader: false,
+  // Workspace packages shared with Core (packages/*) ship TypeScript source.
+  transpilePackages: [
+    '@shared/api-reference',
+    '@shared/data-folder',
+    '@shared/logger',
+    '@shared/ops',
+    '@shared/seal',
+    '@shared/tokens',
+  ],
   // `npm test` type-checks the whole project (tsc --noEmit); the build need not do it a second time.
   typescript: { ignoreBuildErrors: true },
   reactStrictMode: true,

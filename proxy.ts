@@ -22,11 +22,20 @@ export function proxy(request: NextRequest) {
   const isApi = pathname.startsWith('/api/');
   const guarded = pathname.startsWith('/api/trpc') ? 'mutations' : pathname.startsWith('/api/export/') ? 'all' : null;
   if (guarded) {
-    const refusal = crossSiteRefusal({ method: request.method, headers: request.headers, ownOrigin: request.nextUrl.origin }, guarded === 'all');
+    const refusal = crossSiteRefusal(
+      { method: request.method, headers: request.headers, ownOrigin: request.nextUrl.origin },
+      guarded === 'all',
+    );
     if (refusal) {
       return NextResponse.json(
-        { code: 'FORBIDDEN', message: `Cross-site request refused (${refusal}): use the dashboard, or send a bearer token` },
-        { status: 403, headers: { ...baseSecurityHeaders(), 'content-security-policy': API_CSP, 'cache-control': 'no-store' } },
+        {
+          code: 'FORBIDDEN',
+          message: `Cross-site request refused (${refusal}): use the dashboard, or send a bearer token`,
+        },
+        {
+          status: 403,
+          headers: { ...baseSecurityHeaders(), 'content-security-policy': API_CSP, 'cache-control': 'no-store' },
+        },
       );
     }
   }

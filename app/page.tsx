@@ -46,7 +46,11 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
       {session.expired ? (
         <div className="mb-4">
           <Notice>
-            Your session has ended. <Link href="/signin" className="font-medium underline">Sign in again</Link>.
+            Your session has ended.{' '}
+            <Link href="/signin" className="font-medium underline">
+              Sign in again
+            </Link>
+            .
           </Notice>
         </div>
       ) : null}
@@ -58,14 +62,19 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
       ) : !data || data.templates.length === 0 ? (
         data && data.pagination.total > 0 && params.page > data.pagination.totalPages ? (
           <PastTheEnd page={params.page} last={data.pagination.totalPages}>
-            <Link href={catalogHref(params, { page: data.pagination.totalPages })} className="font-medium text-blue-700 underline">
+            <Link
+              href={catalogHref(params, { page: data.pagination.totalPages })}
+              className="font-medium text-blue-700 underline"
+            >
               go to page {data.pagination.totalPages}
             </Link>
           </PastTheEnd>
         ) : (
           <EmptyState title="No templates match">
             {filtered ? (
-              <Link href="/" className="font-medium text-blue-700 underline">Clear the filters</Link>
+              <Link href="/" className="font-medium text-blue-700 underline">
+                Clear the filters
+              </Link>
             ) : (
               'The catalog is empty. Platform admins add templates in Admin → Templates.'
             )}
@@ -79,10 +88,16 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
           <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {data.templates.map((t) => (
               // The title's link covers the card (after:inset-0); the tag links sit above it, so a card holds no nested links.
-              <li key={t.id} className="relative flex h-full min-w-0 flex-col rounded-xl border border-zinc-200 bg-white p-4 shadow-sm transition hover:border-blue-400 hover:shadow">
+              <li
+                key={t.id}
+                className="relative flex h-full min-w-0 flex-col rounded-xl border border-zinc-200 bg-white p-4 shadow-sm transition hover:border-blue-400 hover:shadow"
+              >
                 <div className="flex items-start justify-between gap-2">
                   <h2 className="min-w-0 font-semibold break-words text-zinc-900">
-                    <Link href={`/templates/${encodeURIComponent(t.slug)}`} className="after:absolute after:inset-0 after:rounded-xl">
+                    <Link
+                      href={`/templates/${encodeURIComponent(t.slug)}`}
+                      className="after:absolute after:inset-0 after:rounded-xl"
+                    >
                       {t.name}
                     </Link>
                   </h2>

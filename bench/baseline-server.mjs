@@ -70,7 +70,8 @@ async function principalOf(req) {
   if (header === undefined) return { kind: 'anonymous' };
   const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (!token) throw new HttpError(401, 'UNAUTHORIZED', 'The Authorization header must be "Bearer <token>"');
-  if (token.startsWith('svp_')) throw new HttpError(401, 'UNAUTHORIZED', 'Personal access tokens are accepted only at the /mcp endpoint');
+  if (token.startsWith('svp_'))
+    throw new HttpError(401, 'UNAUTHORIZED', 'Personal access tokens are accepted only at the /mcp endpoint');
   if (token.startsWith('svh_')) {
     if (!wellFormed(token)) throw new HttpError(401, 'UNAUTHORIZED', 'Malformed instance key');
     const hash = createHash('sha256').update(token).digest('hex');
@@ -79,13 +80,21 @@ async function principalOf(req) {
                              where k.key_hash = ${hash}`;
     if (!key) throw new HttpError(401, 'UNAUTHORIZED', 'Unknown instance key');
     if (key.status !== 'active') throw new HttpError(401, 'UNAUTHORIZED', 'This instance key has been revoked');
-    if (key.org_status !== 'active') throw new HttpError(403, 'FORBIDDEN', 'The organization of this instance key is suspended');
+    if (key.org_status !== 'active')
+      throw new HttpError(403, 'FORBIDDEN', 'The organization of this instance key is suspended');
     touchLastUsed(key.id);
     return { kind: 'instance', orgId: key.org_id };
   }
   let sub;
   try {
-    ({ sub } = (await jwtVerify(token, jwks, { algorithms: ['ES256'], issuer, audience: 'hub-api', requiredClaims: ['sub', 'exp'] })).payload);
+    ({ sub } = (
+      await jwtVerify(token, jwks, {
+        algorithms: ['ES256'],
+        issuer,
+        audience: 'hub-api',
+        requiredClaims: ['sub', 'exp'],
+      })
+    ).payload);
   } catch {
     throw new HttpError(401, 'UNAUTHORIZED', 'Invalid or expired token');
   }
@@ -95,7 +104,8 @@ async function principalOf(req) {
 }
 
 function scopeOf(principal) {
-  if (principal.kind === 'user' && (principal.role === 'admin' || principal.role === 'superadmin')) return { kind: 'admin' };
+  if (principal.kind === 'user' && (principal.role === 'admin' || principal.role === 'superadmin'))
+    return { kind: 'admin' };
   if (principal.orgId) return { kind: 'org', orgId: principal.orgId };
   return { kind: 'anonymous' };
 }
@@ -178,7 +188,8 @@ function badRequest(message) {
 function intParam(params, name, min) {
   const raw = params.get(name);
   if (raw === null) return undefined;
-  if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < min) badRequest(`Invalid input: ${name}: must be an integer of at least ${min}`);
+  if (!/^-?\d+$/.test(raw.trim()) || Number(raw) < min)
+    badRequest(`Invalid input: ${name}: must be an integer of at least ${min}`);
   return Number(raw);
 }
 
@@ -192,7 +203,8 @@ function filtersOf(params) {
     conditions.push(sql`(t.name ilike ${pattern} or t.description ilike ${pattern})`);
   }
   const featured = params.get('featured');
-  if (featured !== null && featured !== 'true' && featured !== 'false') badRequest('Invalid input: featured: must be true or false');
+  if (featured !== null && featured !== 'true' && featured !== 'false')
+    badRequest('Invalid input: featured: must be true or false');
   if (featured === 'true') conditions.push(sql`t.is_featured = true`);
   const tags = (params.get('tags') ?? '')
     .split(',')
@@ -230,7 +242,8 @@ async function getTemplate(scope, principal, slug) {
   if (!row) throw new HttpError(404, 'NOT_FOUND', `Template "${slug}" not found`);
   const template = toTemplate(row);
   if (principal.kind === 'instance') {
-    const [counted] = await sql`update templates set download_count = download_count + 1 where id = ${row.id} returning download_count`;
+    const [counted] =
+      await sql`update templates set download_count = download_count + 1 where id = ${row.id} returning download_count`;
     template.download_count = Number(counted?.download_count ?? 0);
   }
   return template;
@@ -305,7 +318,8 @@ async function route(req, url) {
   const scope = scopeOf(principal);
   if (path === '/api/v1/catalog/templates') return listTemplates(scope, url.searchParams);
   if (path === '/api/v1/catalog/templates/updates') return templateUpdates(scope, url.searchParams);
-  if (path.startsWith('/api/v1/catalog/templates/')) return getTemplate(scope, principal, decodeURIComponent(path.slice('/api/v1/catalog/templates/'.length)));
+  if (path.startsWith('/api/v1/catalog/templates/'))
+    return getTemplate(scope, principal, decodeURIComponent(path.slice('/api/v1/catalog/templates/'.length)));
   if (path === '/api/v1/catalog/categories') return listCategories(scope);
   if (path === '/api/v1/admin/templates') {
     if (principal.kind !== 'user') throw new HttpError(401, 'UNAUTHORIZED', 'Sign in first');
@@ -326,12 +340,19 @@ const server = http.createServer((req, res) => {
       const status = err instanceof HttpError ? err.status : 500;
       if (status === 500) console.error('[baseline]', err);
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: err.code ?? 'INTERNAL_SERVER_ERROR', message: status === 500 ? 'Internal error' : err.message }));
+      res.end(
+        JSON.stringify({
+          code: err.code ?? 'INTERNAL_SERVER_ERROR',
+          message: status === 500 ? 'Internal error' : err.message,
+        }),
+      );
     },
   );
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT ?? 3999), '127.0.0.1', () => console.log(`[baseline] listening on ${process.env.PORT}`));
+server.listen(Number(process.env.PORT ?? 3999), '127.0.0.1', () =>
+  console.log(`[baseline] listening on ${process.env.PORT}`),
+);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {

@@ -46,7 +46,7 @@ export interface McpSetup {
 }
 
 /**
- * Null with a reason when the MCP proxy is not part of this Hub (no app/mcp/route.ts, or no mintPat):
+ * Null with a reason when the MCP proxy is not part of this Hub (no server/mcp/mcpProxy.ts, or no mintPat):
  * the scenario is then reported as not applicable and starts working once those exist.
  */
 export async function makeMcpSetup(
@@ -57,12 +57,17 @@ export async function makeMcpSetup(
   mcpUrl: string,
   ttlSeconds: number,
 ): Promise<McpSetup | { unavailable: string }> {
-  if (!fs.existsSync(path.join(root, 'app/mcp/route.ts'))) return { unavailable: 'the Hub has no /mcp route (app/mcp/route.ts) yet' };
-  let mintPat: ((user: unknown, input: { name: string; instanceId: string }) => Promise<{ id: string; secret: string }>) | undefined;
+  if (!fs.existsSync(path.join(root, 'server/mcp/mcpProxy.ts')))
+    return { unavailable: 'the Hub has no MCP proxy (server/mcp/mcpProxy.ts) yet' };
+  let mintPat:
+    | ((user: unknown, input: { name: string; instanceId: string }) => Promise<{ id: string; secret: string }>)
+    | undefined;
   try {
     mintPat = ((await import('../server/domain/pats')) as Record<string, unknown>).mintPat as typeof mintPat;
   } catch (err) {
-    return { unavailable: `personal access tokens are not available (server/domain/pats.ts: ${(err as Error).message})` };
+    return {
+      unavailable: `personal access tokens are not available (server/domain/pats.ts: ${(err as Error).message})`,
+    };
   }
   if (typeof mintPat !== 'function') return { unavailable: 'server/domain/pats.ts exports no mintPat' };
 
@@ -70,7 +75,15 @@ export async function makeMcpSetup(
     insert into users (email, name, role, org_id, org_role, org_joined_at)
     values ('bench-mcp@example.com', 'Bench Assistant User', 'user', ${org.id}, 'admin', now())
     returning id, email, name`;
-  const principal = { kind: 'user', userId: user!.id, email: user!.email, name: user!.name, role: 'user', orgId: org.id, orgRole: 'admin' };
+  const principal = {
+    kind: 'user',
+    userId: user!.id,
+    email: user!.email,
+    name: user!.name,
+    role: 'user',
+    orgId: org.id,
+    orgRole: 'admin',
+  };
   const pat = await mintPat(principal, { name: 'bench assistant', instanceId: instanceKeyId });
   await pg`insert into instance_reports (instance_key_id, mcp_url, version, hostname) values (${instanceKeyId}, ${mcpUrl}, 'bench', 'bench-instance')
            on conflict (instance_key_id) do update set mcp_url = excluded.mcp_url`;

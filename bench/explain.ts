@@ -8,7 +8,18 @@
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import { execRows, getDb } from '../server/db/client';
-import { checkpointBefore, checkpointQuery, listCategoriesQuery, listTemplatesQueries, templateBySlugQuery, parseSyncPoint, UPDATES_PAGE_SIZE, updatedTemplatesQuery, type ListOptions, type TemplateFilters } from '../server/domain/catalog/queries';
+import {
+  checkpointBefore,
+  checkpointQuery,
+  listCategoriesQuery,
+  listTemplatesQueries,
+  templateBySlugQuery,
+  parseSyncPoint,
+  UPDATES_PAGE_SIZE,
+  updatedTemplatesQuery,
+  type ListOptions,
+  type TemplateFilters,
+} from '../server/domain/catalog/queries';
 import type { CatalogScope } from '../server/domain/principal';
 
 export interface ExplainCase {
@@ -61,33 +72,129 @@ function cases(i: ExplainInputs): Case[] {
   const limit = 50;
   const deep = Math.max(1, Math.floor((i.visible / limit) * 0.5));
   // As the Hub reads a page: from the checkpoint before it when the list is long (listTemplates).
-  const page = (scope: CatalogScope, filters: TemplateFilters, n = 1, options: ListOptions = {}) => async (db: Db) => {
-    const after = n > 1 && !filters.search && !filters.tags ? await checkpointBefore(db, scope, filters, (n - 1) * limit) : undefined;
-    return listTemplatesQueries(db, scope, filters, { page: n, limit }, { after, ...options });
-  };
-  const list = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).list });
-  const count = (...args: Parameters<typeof page>) => async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).count });
+  const page =
+    (scope: CatalogScope, filters: TemplateFilters, n = 1, options: ListOptions = {}) =>
+    async (db: Db) => {
+      const after =
+        n > 1 && !filters.search && !filters.tags
+          ? await checkpointBefore(db, scope, filters, (n - 1) * limit)
+          : undefined;
+      return listTemplatesQueries(db, scope, filters, { page: n, limit }, { after, ...options });
+    };
+  const list =
+    (...args: Parameters<typeof page>) =>
+    async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).list });
+  const count =
+    (...args: Parameters<typeof page>) =>
+    async (db: Db): Promise<Built> => ({ q: (await page(...args)(db)).count });
   return [
-    { id: 'plain-list', title: 'list, no filter (first page in catalog order)', indexes: [ORDER], query: list(org, {}) },
+    {
+      id: 'plain-list',
+      title: 'list, no filter (first page in catalog order)',
+      indexes: [ORDER],
+      query: list(org, {}),
+    },
     { id: 'plain-count', title: 'count, no filter (maintained counts)', indexes: [COUNTS], query: count(org, {}) },
-    { id: 'checkpoints', title: `checkpoints of the catalog order (one pass after each write, per scope and filter)`, indexes: [ORDER], query: (db) => ({ q: checkpointQuery(db, org, {}) }) },
-    { id: 'deep-page', title: `list, page ${deep} of ${Math.ceil(i.visible / limit)}`, indexes: [ORDER], query: list(org, {}, deep) },
-    { id: 'category-page', title: 'list, category=databases, page 30', indexes: [CATEGORY_ORDER], query: list(org, { category: 'databases' }, 30) },
+    {
+      id: 'checkpoints',
+      title: `checkpoints of the catalog order (one pass after each write, per scope and filter)`,
+      indexes: [ORDER],
+      query: (db) => ({ q: checkpointQuery(db, org, {}) }),
+    },
+    {
+      id: 'deep-page',
+      title: `list, page ${deep} of ${Math.ceil(i.visible / limit)}`,
+      indexes: [ORDER],
+      query: list(org, {}, deep),
+    },
+    {
+      id: 'category-page',
+      title: 'list, category=databases, page 30',
+      indexes: [CATEGORY_ORDER],
+      query: list(org, { category: 'databases' }, 30),
+    },
     { id: 'featured-list', title: 'list, featured=true', indexes: [ORDER], query: list(org, { featured: true }) },
-    { id: 'search-rare-list', title: `list, search="${i.brand}" (one match)`, indexes: TRGM, query: list(org, { search: i.brand }) },
-    { id: 'search-common-list', title: `list, search="${i.search}" (a common term)`, indexes: TRGM, query: list(org, { search: i.search }) },
-    { id: 'search-common-count', title: `count, search="${i.search}"`, indexes: TRGM, query: count(org, { search: i.search }) },
-    { id: 'search-common-deep', title: `list, search="${i.search}", page 20`, indexes: TRGM, query: list(org, { search: i.search }, 20) },
-    { id: 'search-typo-list', title: `list, search="${i.typo}" (misspelled: similar names)`, indexes: TRGM, query: list(org, { search: i.typo }, 1, { match: 'similar' }) },
-    { id: 'tags-list', title: `list, tags=${i.tags.join(',')}`, indexes: [TAGS, ORDER], query: list(org, { tags: i.tags }) },
-    { id: 'tags-count', title: `count, tags=${i.tags.join(',')}`, indexes: [TAGS], query: count(org, { tags: i.tags }) },
-    { id: 'search-tags-list', title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`, indexes: [...TRGM, TAGS], query: list(org, { search: i.search, tags: ['gpu', 'llm'] }) },
-    { id: 'search-tags-count', title: `count, search="${i.search}" and tags=gpu,llm`, indexes: [...TRGM, TAGS], query: count(org, { search: i.search, tags: ['gpu', 'llm'] }) },
+    {
+      id: 'search-rare-list',
+      title: `list, search="${i.brand}" (one match)`,
+      indexes: TRGM,
+      query: list(org, { search: i.brand }),
+    },
+    {
+      id: 'search-common-list',
+      title: `list, search="${i.search}" (a common term)`,
+      indexes: TRGM,
+      query: list(org, { search: i.search }),
+    },
+    {
+      id: 'search-common-count',
+      title: `count, search="${i.search}"`,
+      indexes: TRGM,
+      query: count(org, { search: i.search }),
+    },
+    {
+      id: 'search-common-deep',
+      title: `list, search="${i.search}", page 20`,
+      indexes: TRGM,
+      query: list(org, { search: i.search }, 20),
+    },
+    {
+      id: 'search-typo-list',
+      title: `list, search="${i.typo}" (misspelled: similar names)`,
+      indexes: TRGM,
+      query: list(org, { search: i.typo }, 1, { match: 'similar' }),
+    },
+    {
+      id: 'tags-list',
+      title: `list, tags=${i.tags.join(',')}`,
+      indexes: [TAGS, ORDER],
+      query: list(org, { tags: i.tags }),
+    },
+    {
+      id: 'tags-count',
+      title: `count, tags=${i.tags.join(',')}`,
+      indexes: [TAGS],
+      query: count(org, { tags: i.tags }),
+    },
+    {
+      id: 'search-tags-list',
+      title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`,
+      indexes: [...TRGM, TAGS],
+      query: list(org, { search: i.search, tags: ['gpu', 'llm'] }),
+    },
+    {
+      id: 'search-tags-count',
+      title: `count, search="${i.search}" and tags=gpu,llm`,
+      indexes: [...TRGM, TAGS],
+      query: count(org, { search: i.search, tags: ['gpu', 'llm'] }),
+    },
     { id: 'admin-list', title: 'admin list, first page', indexes: [ORDER], query: list(admin, {}) },
-    { id: 'admin-deep', title: `admin list, page ${Math.max(1, Math.floor((i.total / limit) * 0.9))}`, indexes: [ORDER], query: list(admin, {}, Math.max(1, Math.floor((i.total / limit) * 0.9))) },
-    { id: 'updates', title: `updates since ${i.since.toISOString()}`, indexes: ['templates_updated_at_idx'], query: (db) => ({ q: updatedTemplatesQuery(db, org, parseSyncPoint(i.since.toISOString()), null, UPDATES_PAGE_SIZE + 1) }) },
-    { id: 'by-slug', title: `get by slug ${i.slug}`, indexes: ['templates_slug_unique'], query: (db) => ({ q: templateBySlugQuery(db, org, i.slug) }) },
-    { id: 'categories', title: 'categories with counts (instance key)', indexes: [COUNTS], query: (db) => ({ q: listCategoriesQuery(db, org) }) },
+    {
+      id: 'admin-deep',
+      title: `admin list, page ${Math.max(1, Math.floor((i.total / limit) * 0.9))}`,
+      indexes: [ORDER],
+      query: list(admin, {}, Math.max(1, Math.floor((i.total / limit) * 0.9))),
+    },
+    {
+      id: 'updates',
+      title: `updates since ${i.since.toISOString()}`,
+      indexes: ['templates_updated_at_idx'],
+      query: (db) => ({
+        q: updatedTemplatesQuery(db, org, parseSyncPoint(i.since.toISOString()), null, UPDATES_PAGE_SIZE + 1),
+      }),
+    },
+    {
+      id: 'by-slug',
+      title: `get by slug ${i.slug}`,
+      indexes: ['templates_slug_unique'],
+      query: (db) => ({ q: templateBySlugQuery(db, org, i.slug) }),
+    },
+    {
+      id: 'categories',
+      title: 'categories with counts (instance key)',
+      indexes: [COUNTS],
+      query: (db) => ({ q: listCategoriesQuery(db, org) }),
+    },
   ];
 }
 

@@ -20,7 +20,12 @@ export interface LoadOptions {
   durationSec?: number;
   amount?: number;
   /** Called for every request (rotate credentials, paths, JSON-RPC ids). */
-  next: () => RequestSpec;
+  next?: () => RequestSpec;
+  /**
+   * Or a fixed list each connection cycles through: autocannon builds each request's bytes once, so the load
+   * generator spends nothing per request (it shares the machine's two cores with the server it measures).
+   */
+  requests?: RequestSpec[];
   /** Statuses that count as correct answers; anything else is an error of the run. */
   expect: number[];
 }
@@ -59,27 +64,35 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
         ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationSec ?? 10 }),
         // Generous: a slow answer is a result to report, not an error of the run.
         timeout: 30,
-        requests: [
-          {
-            setupRequest: (req: Record<string, any>) => {
-              const spec = opts.next();
-              return {
-                ...req,
-                method: spec.method ?? 'GET',
-                path: spec.path,
-                headers: { ...req.headers, ...spec.headers },
-                ...(spec.body !== undefined ? { body: spec.body } : {}),
-              };
-            },
-          },
-        ],
+        requests: opts.requests
+          ? opts.requests.map((spec) => ({
+              method: spec.method ?? 'GET',
+              path: spec.path,
+              headers: spec.headers ?? {},
+              ...(spec.body !== undefined ? { body: spec.body } : {}),
+            }))
+          : [
+              {
+                setupRequest: (req: Record<string, any>) => {
+                  const spec = opts.next!();
+                  return {
+                    ...req,
+                    method: spec.method ?? 'GET',
+                    path: spec.path,
+                    headers: { ...req.headers, ...spec.headers },
+                    ...(spec.body !== undefined ? { body: spec.body } : {}),
+                  };
+                },
+              },
+            ],
       },
       (err, result) => {
         if (err) return reject(err);
         const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
         const sorted = Float64Array.from(latencies).sort();
         const statuses: Record<string, number> = {};
-        for (const [code, { count }] of Object.entries(result.statusCodeStats as Record<string, { count: number }>)) statuses[code] = count;
+        for (const [code, { count }] of Object.entries(result.statusCodeStats as Record<string, { count: number }>))
+          statuses[code] = count;
         const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
         const wrong = Object.entries(statuses)
           .filter(([code]) => !opts.expect.includes(Number(code)))
@@ -102,7 +115,9 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
         });
       },
     );
-    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => latencies.push(responseTime));
+    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) =>
+      latencies.push(responseTime),
+    );
   });
 }
 

@@ -22,9 +22,13 @@ const transports = new Map();
 
 function newServer() {
   const server = new McpServer({ name: 'bench-instance', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes its input', inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: 'text', text: `echo: ${text}` }],
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'Echoes its input', inputSchema: { text: z.string() } },
+    async ({ text }) => ({
+      content: [{ type: 'text', text: `echo: ${text}` }],
+    }),
+  );
   return server;
 }
 
@@ -55,7 +59,11 @@ const httpServer = http.createServer(async (req, res) => {
     let transport = sessionId ? transports.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId || req.method !== 'POST' || !isInitializeRequest(body)) {
-        return reply(res, sessionId ? 404 : 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: sessionId ? 'Session not found' : 'No session' } });
+        return reply(res, sessionId ? 404 : 400, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: sessionId ? 'Session not found' : 'No session' },
+        });
       }
       const created = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -75,5 +83,7 @@ const httpServer = http.createServer(async (req, res) => {
   }
 });
 httpServer.keepAliveTimeout = 65_000;
-httpServer.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(`[mcp-upstream] listening on ${process.env.PORT}`));
+httpServer.listen(Number(process.env.PORT), '127.0.0.1', () =>
+  console.log(`[mcp-upstream] listening on ${process.env.PORT}`),
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));

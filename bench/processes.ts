@@ -29,7 +29,12 @@ export function killAllNow() {
   running.clear();
 }
 
-export function startChild(name: string, command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; log: string }): Child {
+export function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; log: string },
+): Child {
   const fd = fs.openSync(opts.log, 'w');
   const proc = spawn(command, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
@@ -79,13 +84,22 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `url` until it answers `status` (default 200); fails early when the child exits. */
-export async function waitReady(child: Child, url: string, timeoutMs: number, init: RequestInit = {}, status = 200): Promise<void> {
+export async function waitReady(
+  child: Child,
+  url: string,
+  timeoutMs: number,
+  init: RequestInit = {},
+  status = 200,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exitCode: number | null | undefined;
   void child.exited.then((code) => (exitCode = code));
   let last = '';
   while (Date.now() < deadline) {
-    if (exitCode !== undefined) throw new Error(`${child.name} exited (code ${exitCode}) before answering. Log ${child.log}:\n${tail(child.log)}`);
+    if (exitCode !== undefined)
+      throw new Error(
+        `${child.name} exited (code ${exitCode}) before answering. Log ${child.log}:\n${tail(child.log)}`,
+      );
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5_000) });
       await res.arrayBuffer();
@@ -96,7 +110,9 @@ export async function waitReady(child: Child, url: string, timeoutMs: number, in
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${child.name} did not answer ${url} within ${timeoutMs / 1000} s (${last}). Log ${child.log}:\n${tail(child.log)}`);
+  throw new Error(
+    `${child.name} did not answer ${url} within ${timeoutMs / 1000} s (${last}). Log ${child.log}:\n${tail(child.log)}`,
+  );
 }
 
 // ---------------------------------------------------------------- memory
@@ -188,6 +204,24 @@ export class RssSampler {
   stop() {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    return { peakRssBytes: Math.max(this.peakSum, this.peakProcessHwm), peakSumRssBytes: this.peakSum, peakProcessHwmBytes: this.peakProcessHwm };
+    return {
+      peakRssBytes: Math.max(this.peakSum, this.peakProcessHwm),
+      peakSumRssBytes: this.peakSum,
+      peakProcessHwmBytes: this.peakProcessHwm,
+    };
+  }
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in microseconds, from /proc/<pid>/stat (clock ticks of
+ * 10 ms): over a run of thousands of requests, the server's own CPU per request, whatever else the machine runs.
+ */
+export function cpuMicros(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime (fields 14, 15)
+  } catch {
+    return NaN;
   }
 }

@@ -77,7 +77,13 @@ export interface BenchReport {
     loadavgStart: number[];
     loadavgEnd: number[];
   };
-  build: { commit: string; uncommittedFiles: number; buildId: string | null; builtAt: string | null; staleSources: string[] };
+  build: {
+    commit: string;
+    uncommittedFiles: number;
+    buildId: string | null;
+    builtAt: string | null;
+    staleSources: string[];
+  };
   config: { connections: number; durationSec: number; warmupSec: number; sizes: number[]; keysPerOrg: number };
   sizes: SizeResult[];
   mcp: McpResult;
@@ -109,10 +115,19 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       // A server none of whose requests finished within the run has no p99: it is the worse one.
       const p99Ok = Number.isNaN(s.hub.p99) ? false : Number.isNaN(s.baseline.p99) || s.hub.p99 <= s.baseline.p99;
       const met = ratio >= 2 && p99Ok;
-      const parts = [`${fmt(ratio, 2)}× the baseline's throughput${ratio >= 2 ? '' : ` (missed by ${fmt((2 - ratio) / 2 * 100, 0)}%: needs 2×)`}`];
-      const p99Missed = Number.isNaN(s.hub.p99) ? ' (missed: no Hub request finished within the run)' : ` (missed: ${fmt((s.hub.p99 / s.baseline.p99 - 1) * 100, 0)}% worse)`;
+      const parts = [
+        `${fmt(ratio, 2)}× the baseline's throughput${ratio >= 2 ? '' : ` (missed by ${fmt(((2 - ratio) / 2) * 100, 0)}%: needs 2×)`}`,
+      ];
+      const p99Missed = Number.isNaN(s.hub.p99)
+        ? ' (missed: no Hub request finished within the run)'
+        : ` (missed: ${fmt((s.hub.p99 / s.baseline.p99 - 1) * 100, 0)}% worse)`;
       parts.push(`p99 ${fmt(s.hub.p99)} ms vs ${fmt(s.baseline.p99)} ms${p99Ok ? '' : p99Missed}`);
-      targets.push({ id: `${id}@${size.templates}`, target: `${s.title}: ≥ 2× baseline throughput, p99 no worse (${at})`, met, result: parts.join('; ') });
+      targets.push({
+        id: `${id}@${size.templates}`,
+        target: `${s.title}: ≥ 2× baseline throughput, p99 no worse (${at})`,
+        met,
+        result: parts.join('; '),
+      });
     }
     const get = scenario(size, 'key-get');
     if (get?.hub && get.baseline) {
@@ -127,14 +142,28 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     const poll = scenario(size, 'updates-inm');
     const list = scenario(size, 'key-list');
     if (poll?.notApplicable) {
-      targets.push({ id: `poll-304@${size.templates}`, target: `304 poll ≥ 3× a full list (${at})`, met: false, result: `not measurable: ${poll.notApplicable}` });
+      targets.push({
+        id: `poll-304@${size.templates}`,
+        target: `304 poll ≥ 3× a full list (${at})`,
+        met: false,
+        result: `not measurable: ${poll.notApplicable}`,
+      });
     } else if (poll?.hub && list?.hub) {
       const ratio = list.hub.rps > 0 ? poll.hub.rps / list.hub.rps : poll.hub.rps > 0 ? Infinity : 0;
       const share = (poll.hub.statuses['304'] ?? 0) / Math.max(1, poll.hub.requests);
       const met = ratio >= 3 && share >= 0.99;
-      const parts = [`${fmt(ratio, 2)}× the instance-key list's throughput${ratio >= 3 ? '' : ` (missed by ${fmt((3 - ratio) / 3 * 100, 0)}%: needs 3×)`}`];
-      parts.push(`${fmt(share * 100, 1)}% of answers were 304${share >= 0.99 ? '' : ' (missed: the server did not answer If-None-Match with 304)'}`);
-      targets.push({ id: `poll-304@${size.templates}`, target: `304 poll ≥ 3× a full list (${at})`, met, result: parts.join('; ') });
+      const parts = [
+        `${fmt(ratio, 2)}× the instance-key list's throughput${ratio >= 3 ? '' : ` (missed by ${fmt(((3 - ratio) / 3) * 100, 0)}%: needs 3×)`}`,
+      ];
+      parts.push(
+        `${fmt(share * 100, 1)}% of answers were 304${share >= 0.99 ? '' : ' (missed: the server did not answer If-None-Match with 304)'}`,
+      );
+      targets.push({
+        id: `poll-304@${size.templates}`,
+        target: `304 poll ≥ 3× a full list (${at})`,
+        met,
+        result: parts.join('; '),
+      });
     }
   }
 
@@ -163,7 +192,7 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
         id: `${m.id}-scaling`,
         target: `${m.title}, cache miss: throughput at 100,000 ≥ 0.5× at 1,000 (${r.config.connections} connections)`,
         met: ratio >= 0.5,
-        result: `${int(m.many.rps)} vs ${int(small.many.rps)} req/s = ${fmt(ratio, 2)}×${ratio >= 0.5 ? '' : ` (missed by ${fmt((0.5 - ratio) / 0.5 * 100, 0)}%)`}`,
+        result: `${int(m.many.rps)} vs ${int(small.many.rps)} req/s = ${fmt(ratio, 2)}×${ratio >= 0.5 ? '' : ` (missed by ${fmt(((0.5 - ratio) / 0.5) * 100, 0)}%)`}`,
       });
     }
   }
@@ -174,7 +203,7 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       id: 'admin-list-throughput',
       target: `Admin template list at 100,000 templates: ≥ 5× the baseline's throughput (${r.config.connections} connections)`,
       met: ratio >= 5,
-      result: `${fmt(ratio, 2)}×${ratio >= 5 ? '' : ` (missed by ${fmt((5 - ratio) / 5 * 100, 0)}%)`}`,
+      result: `${fmt(ratio, 2)}×${ratio >= 5 ? '' : ` (missed by ${fmt(((5 - ratio) / 5) * 100, 0)}%)`}`,
     });
   }
 
@@ -189,7 +218,12 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       result: `p50 ${fmt(large.hub.p50, 2)} ms at 100,000 vs ${fmt(small.hub.p50, 2)} ms at 1,000 = ${fmt(ratio, 2)}×${ratio <= 2 ? '' : ` (missed by ${fmt(ratio - 2, 2)}×)`}`,
     });
   } else {
-    targets.push({ id: 'search-scaling', target: 'Search at 100,000 templates within 2× its latency at 1,000', met: null, result: 'not measured: this run did not seed both 1,000 and 100,000 templates (full mode does)' });
+    targets.push({
+      id: 'search-scaling',
+      target: 'Search at 100,000 templates within 2× its latency at 1,000',
+      met: null,
+      result: 'not measured: this run did not seed both 1,000 and 100,000 templates (full mode does)',
+    });
   }
 
   const c1 = r.mcp.runs.find((run) => run.connections === 1);
@@ -197,12 +231,17 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     const added = c1.hub.p50 - c1.direct.p50;
     targets.push({
       id: 'mcp-overhead',
-      target: 'MCP proxy adds ≤ 1 ms p50 over calling the upstream directly (one connection)',
-      met: added <= 1,
-      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.direct.p50, 2)} ms direct, one connection)${added <= 1 ? '' : ` (missed by ${fmt(added - 1, 2)} ms)`}`,
+      target: 'MCP proxy adds ≤ 0.5 ms p50 over calling the upstream directly (one connection)',
+      met: added <= 0.5,
+      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.direct.p50, 2)} ms direct, one connection)${added <= 0.5 ? '' : ` (missed by ${fmt(added - 0.5, 2)} ms)`}`,
     });
   } else {
-    targets.push({ id: 'mcp-overhead', target: 'MCP proxy adds ≤ 1 ms p50 over calling the upstream directly (one connection)', met: null, result: `not applicable: ${r.mcp.notApplicable ?? 'not run'}` });
+    targets.push({
+      id: 'mcp-overhead',
+      target: 'MCP proxy adds ≤ 0.5 ms p50 over calling the upstream directly (one connection)',
+      met: null,
+      result: `not applicable: ${r.mcp.notApplicable ?? 'not run'}`,
+    });
   }
   const cN = r.mcp.runs.find((run) => run.connections > 1);
   if (cN) {
@@ -210,11 +249,11 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
     const added = cN.hub.p50 - cN.direct.p50;
     targets.push({
       id: 'mcp-concurrency',
-      target: `MCP proxy at ${cN.connections} connections: ≥ 0.8× the direct throughput, adds ≤ 5 ms p50`,
-      met: ratio >= 0.8 && added <= 5,
+      target: `MCP proxy at ${cN.connections} connections: ≥ 0.8× the direct throughput, adds ≤ 3 ms p50`,
+      met: ratio >= 0.8 && added <= 3,
       result:
-        `${fmt(ratio, 2)}× (${int(cN.hub.rps)} vs ${int(cN.direct.rps)} req/s)${ratio >= 0.8 ? '' : ` (missed by ${fmt((0.8 - ratio) / 0.8 * 100, 0)}%)`}; ` +
-        `adds ${fmt(added, 2)} ms p50${added <= 5 ? '' : ` (missed by ${fmt(added - 5, 2)} ms)`}`,
+        `${fmt(ratio, 2)}× (${int(cN.hub.rps)} vs ${int(cN.direct.rps)} req/s)${ratio >= 0.8 ? '' : ` (missed by ${fmt(((0.8 - ratio) / 0.8) * 100, 0)}%)`}; ` +
+        `adds ${fmt(added, 2)} ms p50${added <= 3 ? '' : ` (missed by ${fmt(added - 3, 2)} ms)`}`,
     });
   }
 
@@ -235,18 +274,26 @@ function edgeTargets(r: Omit<BenchReport, 'targets'>): Target[] {
   const out: Target[] = [];
   const versusBare = (id: string, target: string, share: number) => {
     const s = scenario(size, id);
-    if (!s?.hub || !s.baseline) return out.push({ id, target: target + at, met: null, result: `not measured${s?.notApplicable ? `: ${s.notApplicable}` : ''}` });
+    if (!s?.hub || !s.baseline)
+      return out.push({
+        id,
+        target: target + at,
+        met: null,
+        result: `not measured${s?.notApplicable ? `: ${s.notApplicable}` : ''}`,
+      });
     const ratio = s.baseline.rps > 0 ? s.hub.rps / s.baseline.rps : 0;
     const met = ratio >= share;
     out.push({
       id,
       target: target + at,
       met,
-      result: `${fmt(ratio, 2)}× (${int(s.hub.rps)} vs ${int(s.baseline.rps)} req/s)${met ? '' : ` (missed by ${fmt((share - ratio) / share * 100, 0)}%: needs ${share}×)`}`,
+      result: `${fmt(ratio, 2)}× (${int(s.hub.rps)} vs ${int(s.baseline.rps)} req/s)${met ? '' : ` (missed by ${fmt(((share - ratio) / share) * 100, 0)}%: needs ${share}×)`}`,
     });
   };
-  versusBare('edge-304', '304 poll with an instance key: ≥ 0.30× the bare 304 server', 0.3);
-  versusBare('edge-list', 'Cached list page, identity: ≥ 0.50× the bare server serving the same body', 0.5);
+  // Issue 23: against bare servers at the physical limit (precomputed answers, static load).
+  versusBare('edge-304', '304 poll with an instance key: ≥ 0.50× the bare 304 server', 0.5);
+  versusBare('edge-304-anon', 'Anonymous 304: ≥ 0.60× the bare 304 server', 0.6);
+  versusBare('edge-list', 'Cached list page, identity: ≥ 0.80× the bare server serving the same body', 0.8);
   const identity = scenario(size, 'edge-list')?.hub;
   const compressed = scenario(size, 'edge-list-compressed')?.hub;
   const bytes = size?.listBytes;
@@ -262,7 +309,12 @@ function edgeTargets(r: Omit<BenchReport, 'targets'>): Target[] {
         `${int(compressed.rps)} vs ${int(identity.rps)} req/s = ${fmt(compressed.rps / identity.rps, 2)}×${compressed.rps >= identity.rps ? '' : ' (missed)'}`,
     });
   } else {
-    out.push({ id: 'edge-compressed', target: `Cached list page with Accept-Encoding: gzip, br: body ≤ 15% of identity, throughput ≥ identity${at}`, met: null, result: 'not measured' });
+    out.push({
+      id: 'edge-compressed',
+      target: `Cached list page with Accept-Encoding: gzip, br: body ≤ 15% of identity, throughput ≥ identity${at}`,
+      met: null,
+      result: 'not measured',
+    });
   }
   return out;
 }
@@ -287,7 +339,11 @@ function machineLine(r: BenchReport) {
 }
 
 function targetsTable(r: BenchReport): string[] {
-  return ['| Target | Result | |', '|---|---|---|', ...r.targets.map((t) => `| ${t.target} | ${t.result} | ${mark(t.met)} |`)];
+  return [
+    '| Target | Result | |',
+    '|---|---|---|',
+    ...r.targets.map((t) => `| ${t.target} | ${t.result} | ${mark(t.met)} |`),
+  ];
 }
 
 function scenarioTable(size: SizeResult): string[] {
@@ -303,8 +359,8 @@ function scenarioTable(size: SizeResult): string[] {
     const h = s.hub;
     const b = s.baseline;
     out.push(
-      `| ${s.title}${statusNote(h, s.id === 'updates-inm' || s.id === 'edge-304')} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
-        `${b ? int(b.rps) : '–'}${statusNote(b, s.id === 'edge-304')} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
+      `| ${s.title}${statusNote(h, s.id === 'updates-inm' || s.id.startsWith('edge-304'))} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
+        `${b ? int(b.rps) : '–'}${statusNote(b, s.id.startsWith('edge-304'))} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
     );
   }
   return out;
@@ -314,11 +370,14 @@ function missTable(misses: MissResult[], connections: number): string[] {
   return [
     `| Cache miss | p50 ms (1 conn.) | p99 ms (1 conn.) | req/s (${connections} conn.) | p50 ms (${connections} conn.) |`,
     '|---|---:|---:|---:|---:|',
-    ...misses.map((m) => `| ${m.title}${statusNote(m.one)} | ${fmt(m.one.p50, 2)} | ${fmt(m.one.p99, 2)} | ${int(m.many.rps)}${statusNote(m.many)} | ${fmt(m.many.p50, 2)} |`),
+    ...misses.map(
+      (m) =>
+        `| ${m.title}${statusNote(m.one)} | ${fmt(m.one.p50, 2)} | ${fmt(m.one.p99, 2)} | ${int(m.many.rps)}${statusNote(m.many)} | ${fmt(m.many.p50, 2)} |`,
+    ),
   ];
 }
 
-/** The section of the project README between <!-- bench:start --> and <!-- bench:end --> (full mode). */
+/** The section of docs/benchmarks.md between <!-- bench:start --> and <!-- bench:end --> (full mode). */
 export function readmeSection(r: BenchReport): string {
   const largest = r.sizes.at(-1);
   const out = [
@@ -326,9 +385,24 @@ export function readmeSection(r: BenchReport): string {
     '',
     ...targetsTable(r),
   ];
-  if (largest) out.push('', `At ${sizeLabel(largest.templates)} templates (${r.config.connections} connections, ${r.config.durationSec} s per scenario):`, '', ...scenarioTable(largest));
-  if (largest?.misses?.length) out.push('', `Cache misses at ${sizeLabel(largest.templates)} templates:`, '', ...missTable(largest.misses, r.config.connections));
-  out.push('', 'All sizes, the MCP proxy, search latency and query plans: [bench/results/latest.md](bench/results/latest.md).');
+  if (largest)
+    out.push(
+      '',
+      `At ${sizeLabel(largest.templates)} templates (${r.config.connections} connections, ${r.config.durationSec} s per scenario):`,
+      '',
+      ...scenarioTable(largest),
+    );
+  if (largest?.misses?.length)
+    out.push(
+      '',
+      `Cache misses at ${sizeLabel(largest.templates)} templates:`,
+      '',
+      ...missTable(largest.misses, r.config.connections),
+    );
+  out.push(
+    '',
+    'All sizes, the MCP proxy, search latency and query plans: [bench/results/latest.md](../bench/results/latest.md).',
+  );
   return out.join('\n');
 }
 
@@ -344,7 +418,11 @@ export function markdown(r: BenchReport): string {
       `Load: autocannon, ${r.config.connections} connections, ${r.config.durationSec} s per scenario after ${r.config.warmupSec} s of warm-up, loopback; ` +
       `${r.config.keysPerOrg * 3} instance keys in 3 organizations, rotated per request.`,
   );
-  if (r.build.staleSources.length) out.push('', `⚠ The production build is older than ${r.build.staleSources.length} source files (e.g. ${r.build.staleSources.slice(0, 3).join(', ')}): run with --build to measure the current code.`);
+  if (r.build.staleSources.length)
+    out.push(
+      '',
+      `⚠ The production build is older than ${r.build.staleSources.length} source files (e.g. ${r.build.staleSources.slice(0, 3).join(', ')}): run with --build to measure the current code.`,
+    );
   out.push('');
   out.push('## Targets');
   out.push('');
@@ -369,7 +447,9 @@ export function markdown(r: BenchReport): string {
     }
     if (size.misses?.length) {
       out.push('');
-      out.push(`Cache misses (every request distinct): one connection, ${size.misses[0]!.one.requests} requests; then ${r.config.connections} connections.`);
+      out.push(
+        `Cache misses (every request distinct): one connection, ${size.misses[0]!.one.requests} requests; then ${r.config.connections} connections.`,
+      );
       out.push('');
       out.push(...missTable(size.misses, r.config.connections));
     }
@@ -385,7 +465,12 @@ export function markdown(r: BenchReport): string {
           : e.forcedUsesIndex
             ? 'none: the planner preferred another plan (with enable_seqscan off it uses the index)'
             : `**none**, not even with enable_seqscan off (expected ${e.indexes.join(' or ')})`;
-        const seq = e.seqScans === undefined ? '–' : e.seqScans.length === 0 ? 'none' : `${e.seqScans.join(', ')}${e.forcedUsesIndex ? ' (planner\'s choice; the index when forced)' : ''}`;
+        const seq =
+          e.seqScans === undefined
+            ? '–'
+            : e.seqScans.length === 0
+              ? 'none'
+              : `${e.seqScans.join(', ')}${e.forcedUsesIndex ? " (planner's choice; the index when forced)" : ''}`;
         out.push(`| ${e.title} | ${used} | ${seq} | ${fmt(e.executionMs, 3)} |`);
       }
     }
@@ -397,9 +482,13 @@ export function markdown(r: BenchReport): string {
   if (r.mcp.notApplicable) {
     out.push(`Not applicable: ${r.mcp.notApplicable}.`);
   } else {
-    out.push('A JSON-RPC tools/call (echo) in one MCP session, through the Hub\'s /mcp with a personal access token vs. straight to the same upstream (MCP SDK server verifying the Hub\'s assertion).');
+    out.push(
+      "A JSON-RPC tools/call (echo) in one MCP session, through the Hub's /mcp with a personal access token vs. straight to the same upstream (MCP SDK server verifying the Hub's assertion).",
+    );
     out.push('');
-    out.push('| Connections | Direct req/s | Direct p50 ms | Direct p99 ms | /mcp req/s | /mcp p50 ms | /mcp p99 ms | Added p50 ms |');
+    out.push(
+      '| Connections | Direct req/s | Direct p50 ms | Direct p99 ms | /mcp req/s | /mcp p50 ms | /mcp p99 ms | Added p50 ms |',
+    );
     out.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const run of r.mcp.runs) {
       out.push(
@@ -415,9 +504,11 @@ export function markdown(r: BenchReport): string {
     out.push(
       `Where the time goes (mean of ${b.calls} sequential calls, one connection): ${fmt(b.clientMs, 3)} ms through the Hub vs ${fmt(b.directMs, 3)} ms straight to the instance ` +
         `(+${fmt(b.clientMs - b.directMs, 3)} ms). Inside the Hub (its Server-Timing header): ` +
-        Object.entries(b.phases).map(([name, ms]) => `${name} ${fmt(ms, 3)} ms`).join(', ') +
+        Object.entries(b.phases)
+          .map(([name, ms]) => `${name} ${fmt(ms, 3)} ms`)
+          .join(', ') +
         ` (upstream: the Hub's keep-alive client until the instance's headers). The remaining ${fmt(b.clientMs - phases, 3)} ms are the client's own request cost ` +
-        `(also in the direct figure) plus the Hub's HTTP in and out: parsing, the Node/Fetch bridge, streaming the answer back.`,
+        `(also in the direct figure) plus the Hub's HTTP in and out: parsing both requests, relaying the answer back.`,
     );
   }
   out.push('');

@@ -4,6 +4,8 @@
  *   npm run bench                 full mode: 1,000 / 10,000 / 100,000 templates, 10 s per scenario
  *   npm run bench -- --short      short mode (CI): 1,000 templates, 2.5 s per scenario
  *   options: --build (rebuild .next first), --sizes 1000,100000, --duration SECONDS, --connections N
+ *   npm run bench -- --fleet      the fleet simulation instead (bench/fleet.ts): 100,000 instances, PgBouncer, a replica
+ *     --fleet-orgs N (100 keys each; default 1,000), --fleet-idle-intervals N (poll intervals without writes; default 1)
  *
  * One run: a fresh PostgreSQL database hub_bench_<random> (migrated by the Hub's own client, seeded with
  * SQL, real credentials), the production Hub (server/http/serve.ts, as `npm start` runs it) and the baseline server on it, load from this
@@ -23,9 +25,20 @@ import postgres, { type Sql } from 'postgres';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, type McpSetup } from './credentials';
 import { explainAll } from './explain';
+import { summarize, summaryMarkdown } from './profile';
 import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
-import { freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
-import { evaluateTargets, markdown, readmeSection, type BenchReport, type McpResult, type MissResult, type Parity, type ScenarioResult, type SizeResult } from './report';
+import { cpuMicros, freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
+import {
+  evaluateTargets,
+  markdown,
+  readmeSection,
+  type BenchReport,
+  type McpResult,
+  type MissResult,
+  type Parity,
+  type ScenarioResult,
+  type SizeResult,
+} from './report';
 import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -36,11 +49,50 @@ const { values: argv } = parseArgs({
     sizes: { type: 'string' },
     duration: { type: 'string' },
     connections: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    fleet: { type: 'boolean', default: false },
+    'fleet-orgs': { type: 'string' },
+    'fleet-idle-intervals': { type: 'string' },
   },
   strict: true,
 });
-const mode: 'full' | 'short' = argv.short ? 'short' : 'full';
-const sizes = argv.sizes ? argv.sizes.split(',').map((s) => Number(s.replace(/_/g, ''))) : mode === 'short' ? [1_000] : [1_000, 10_000, 100_000];
+if (argv.fleet) {
+  // The fleet simulation (bench/fleet.ts): its own topology and results file; nothing below runs.
+  const { FULL_FLEET, runFleet } = await import('./fleet');
+  const whole = (flag: string, value: string | undefined, fallback: number) => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 1) {
+      console.error(`--${flag} takes a whole number of at least 1, got "${value}"`);
+      process.exit(64);
+    }
+    return parsed;
+  };
+  const orgs = whole('fleet-orgs', argv['fleet-orgs'], FULL_FLEET.orgs);
+  const idleIntervals = whole('fleet-idle-intervals', argv['fleet-idle-intervals'], FULL_FLEET.idleIntervals);
+  await runFleet(
+    orgs === FULL_FLEET.orgs && idleIntervals === FULL_FLEET.idleIntervals
+      ? FULL_FLEET
+      : { ...FULL_FLEET, orgs, idleIntervals },
+  );
+  process.exit(0);
+}
+/**
+ * --only edge: the edge scenarios (against the bare server) and MCP only, one size, no cache-miss pass or
+ * EXPLAIN: the quick loop for the serving-performance work (results in bench/results/tmp/, as short mode).
+ */
+const edgeOnly = argv.only === 'edge';
+if (argv.only !== undefined && !edgeOnly) {
+  console.error('--only takes one value: edge');
+  process.exit(64);
+}
+const mode: 'full' | 'short' = argv.short || edgeOnly ? 'short' : 'full';
+const sizes = argv.sizes
+  ? argv.sizes.split(',').map((s) => Number(s.replace(/_/g, '')))
+  : mode === 'short'
+    ? [1_000]
+    : [1_000, 10_000, 100_000];
 const durationSec = argv.duration ? Number(argv.duration) : mode === 'short' ? 2.5 : 10;
 const warmupSec = mode === 'short' ? 0.5 : 2;
 const connections = argv.connections ? Number(argv.connections) : 32;
@@ -49,7 +101,9 @@ const searchProbeCount = mode === 'short' ? 100 : 300;
 const missProbeCount = mode === 'short' ? 60 : 200;
 const missDurationSec = Math.min(durationSec, 5);
 if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || !(connections > 0)) {
-  console.error('usage: npm run bench [-- --short] [--build] [--sizes 1000,10000,100000] [--duration 10] [--connections 32]');
+  console.error(
+    'usage: npm run bench [-- --short] [--build] [--sizes 1000,10000,100000] [--duration 10] [--connections 32]',
+  );
   process.exit(64);
 }
 const outDir = path.join(root, mode === 'full' ? 'bench/results' : 'bench/results/tmp');
@@ -91,7 +145,8 @@ function newestSources(since: number): string[] {
     for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const rel = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(rel);
-      else if (/\.(ts|tsx|mjs|css)$/.test(entry.name) && fs.statSync(path.join(root, rel)).mtimeMs > since) newer.push(rel);
+      else if (/\.(ts|tsx|mjs|css)$/.test(entry.name) && fs.statSync(path.join(root, rel)).mtimeMs > since)
+        newer.push(rel);
     }
   };
   for (const dir of ['app', 'server']) if (fs.existsSync(path.join(root, dir))) walk(dir);
@@ -104,11 +159,19 @@ function ensureBuild() {
     log(argv.build ? 'next build (--build)…' : 'no production build (.next/BUILD_ID): next build…');
     // One build at a time on this machine; a build finished by someone else while we waited is used as is.
     const script = argv.build ? 'npx next build' : 'test -f .next/BUILD_ID || npx next build';
-    const result = spawnSync('flock', ['/tmp/hub-build.lock', 'sh', '-c', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+    const result = spawnSync('flock', ['/tmp/hub-build.lock', 'sh', '-c', script], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    });
     if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
   }
   const stat = fs.statSync(buildIdFile);
-  return { buildId: fs.readFileSync(buildIdFile, 'utf8').trim(), builtAt: stat.mtime.toISOString(), staleSources: newestSources(stat.mtimeMs) };
+  return {
+    buildId: fs.readFileSync(buildIdFile, 'utf8').trim(),
+    builtAt: stat.mtime.toISOString(),
+    staleSources: newestSources(stat.mtimeMs),
+  };
 }
 
 // ---------------------------------------------------------------- servers
@@ -119,9 +182,11 @@ interface Server {
   rss?: RssSampler;
 }
 
-async function startHub(port: number, env: NodeJS.ProcessEnv, label: string): Promise<Server> {
+async function startHub(port: number, env: NodeJS.ProcessEnv, label: string, profileDir?: string): Promise<Server> {
   // The production server of `npm start` (server/http/serve.ts).
-  const [command, args] = serveCommand(root);
+  const [command, served] = serveCommand(root);
+  // --profile: V8's CPU profile of the whole process, written when it exits (bench/profile.ts reads it).
+  const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...served] : served;
   const child = startChild(`hub (${label})`, command, args, {
     cwd: root,
     env,
@@ -134,8 +199,20 @@ async function startHub(port: number, env: NodeJS.ProcessEnv, label: string): Pr
   return { child, base, rss };
 }
 
-async function startNodeServer(name: string, script: string, port: number, env: NodeJS.ProcessEnv, readyPath: string, init: RequestInit = {}, status = 200): Promise<Server> {
-  const child = startChild(name, process.execPath, [path.join(root, script)], { cwd: root, env: { ...env, PORT: String(port) }, log: path.join(logDir, `${name}.log`) });
+async function startNodeServer(
+  name: string,
+  script: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  readyPath: string,
+  init: RequestInit = {},
+  status = 200,
+): Promise<Server> {
+  const child = startChild(name, process.execPath, [path.join(root, script)], {
+    cwd: root,
+    env: { ...env, PORT: String(port) },
+    log: path.join(logDir, `${name}.log`),
+  });
   cleanups.push(() => child.stop());
   const base = `http://127.0.0.1:${port}`;
   await waitReady(child, `${base}${readyPath}`, 30_000, init, status);
@@ -154,6 +231,7 @@ interface Ctx {
   etags: Map<string, string>;
   adminPath: string;
   adminNote?: string;
+  hubBase: string;
 }
 
 interface ScenarioDef {
@@ -168,6 +246,11 @@ interface ScenarioDef {
   note?: string;
   /** Measured against the bare server (same precomputed bytes) instead of the baseline. */
   againstBare?: true;
+  /**
+   * Fixed request lists instead of hub()/baseline() per request (edge scenarios): the load generator builds each
+   * request once, so on two cores it takes as little CPU from the server it measures as it can.
+   */
+  fixed?: { hub: RequestSpec[]; baseline: RequestSpec[] };
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -180,8 +263,22 @@ function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
   const getBySlug = () => ({ path: `/api/v1/catalog/templates/${slug()}`, headers: bearer(key().secret) });
   const admin = () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) });
   return [
-    { id: 'anon-list', title: 'Anonymous list', request: 'GET /api/v1/catalog/templates', hub: () => ({ path: '/api/v1/catalog/templates' }), baseline: () => ({ path: '/api/v1/catalog/templates' }), expectHub: [200] },
-    { id: 'key-list', title: 'Instance-key list', request: 'GET /api/v1/catalog/templates (svh_)', hub: keyed('/api/v1/catalog/templates'), baseline: keyed('/api/v1/catalog/templates'), expectHub: [200] },
+    {
+      id: 'anon-list',
+      title: 'Anonymous list',
+      request: 'GET /api/v1/catalog/templates',
+      hub: () => ({ path: '/api/v1/catalog/templates' }),
+      baseline: () => ({ path: '/api/v1/catalog/templates' }),
+      expectHub: [200],
+    },
+    {
+      id: 'key-list',
+      title: 'Instance-key list',
+      request: 'GET /api/v1/catalog/templates (svh_)',
+      hub: keyed('/api/v1/catalog/templates'),
+      baseline: keyed('/api/v1/catalog/templates'),
+      expectHub: [200],
+    },
     {
       id: 'key-search',
       title: 'Instance-key list, search + tags',
@@ -190,8 +287,22 @@ function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
       baseline: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
       expectHub: [200],
     },
-    { id: 'key-get', title: 'Instance-key get by slug (download count)', request: 'GET /api/v1/catalog/templates/{slug} (svh_, rotating slugs)', hub: getBySlug, baseline: getBySlug, expectHub: [200] },
-    { id: 'updates', title: 'Updates poll, nothing changed', request: `GET ${updatesPath} (svh_)`, hub: keyed(updatesPath), baseline: keyed(updatesPath), expectHub: [200] },
+    {
+      id: 'key-get',
+      title: 'Instance-key get by slug (download count)',
+      request: 'GET /api/v1/catalog/templates/{slug} (svh_, rotating slugs)',
+      hub: getBySlug,
+      baseline: getBySlug,
+      expectHub: [200],
+    },
+    {
+      id: 'updates',
+      title: 'Updates poll, nothing changed',
+      request: `GET ${updatesPath} (svh_)`,
+      hub: keyed(updatesPath),
+      baseline: keyed(updatesPath),
+      expectHub: [200],
+    },
     {
       id: 'updates-inm',
       title: 'Updates poll with If-None-Match',
@@ -218,60 +329,127 @@ function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
       },
       note: 'the baseline has no ETags and answers 200 in full',
     },
-    { id: 'categories', title: 'Categories', request: 'GET /api/v1/catalog/categories (svh_)', hub: keyed('/api/v1/catalog/categories'), baseline: keyed('/api/v1/catalog/categories'), expectHub: [200] },
-    { id: 'admin-list', title: 'Admin template list', request: `GET ${ctx.adminPath} (admin JWT)`, hub: admin, baseline: admin, expectHub: [200], note: ctx.adminNote },
+    {
+      id: 'categories',
+      title: 'Categories',
+      request: 'GET /api/v1/catalog/categories (svh_)',
+      hub: keyed('/api/v1/catalog/categories'),
+      baseline: keyed('/api/v1/catalog/categories'),
+      expectHub: [200],
+    },
+    {
+      id: 'admin-list',
+      title: 'Admin template list',
+      request: `GET ${ctx.adminPath} (admin JWT)`,
+      hub: admin,
+      baseline: admin,
+      expectHub: [200],
+      note: ctx.adminNote,
+    },
   ];
 }
 
 /**
- * The transport edge (issue 12): the Hub's cached answers against the bare node:http server serving the
- * same bytes. One organization's keys (acme), so that every request hits the same cache entries.
+ * The transport edge (issues 12 and 23): the Hub's cached answers against the bare node:http server serving the
+ * same precomputed bytes (bench/bare-server.mjs, the physical limit). One organization's keys (acme), so that
+ * every request hits the same cache entries. Each connection cycles through a fixed list of requests (one per
+ * key), built once by autocannon: no JavaScript of the load generator per request on either side.
  */
 function edgeScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[]): ScenarioDef[] {
-  const key = cycle(acmeKeys);
   const listPath = '/api/v1/catalog/templates';
   const updatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
   const acmeEtag = () => ctx.etags.get(acmeKeys[0]!.orgId) ?? '';
   const bareNote = 'against the bare node:http server answering the same precomputed bytes';
+  const perKey = (headers: (secret: string) => Record<string, string>, p: string) =>
+    acmeKeys.map((k) => ({ path: p, headers: headers(k.secret) }));
+  const def = (
+    d: Omit<ScenarioDef, 'hub' | 'baseline' | 'againstBare'> & {
+      fixedHub: () => RequestSpec[];
+      fixedBare: RequestSpec;
+    },
+  ): ScenarioDef => {
+    const fixed = { hub: [] as RequestSpec[], baseline: [d.fixedBare] };
+    const { fixedHub, fixedBare, prepare, ...rest } = d;
+    return {
+      ...rest,
+      hub: () => fixed.hub[0] ?? fixedBare,
+      baseline: () => fixedBare,
+      againstBare: true,
+      fixed,
+      // The lists are built once the ETags are known (they are read after the Hub started).
+      prepare: async () => {
+        const notApplicable = await prepare?.();
+        fixed.hub = fixedHub();
+        return notApplicable;
+      },
+    };
+  };
+  let anonymousEtag = '';
   return [
-    {
+    def({
       id: 'edge-304',
       title: 'Edge: updates poll, 304',
       request: `GET ${updatesPath} (svh_, If-None-Match)`,
-      hub: () => ({ path: updatesPath, headers: { ...bearer(key().secret), 'if-none-match': acmeEtag() } }),
-      baseline: () => ({ path: updatesPath, headers: { 'if-none-match': acmeEtag() } }),
+      prepare: async () => {
+        const res = await fetch(`${ctx.hubBase}${updatesPath}`, { headers: bearer(acmeKeys[0]!.secret) });
+        await res.arrayBuffer();
+        const etag = res.headers.get('etag');
+        if (!etag) return `the Hub sends no ETag on the updates answer (HTTP ${res.status})`;
+        ctx.etags.set(acmeKeys[0]!.orgId, etag);
+      },
+      fixedHub: () => perKey((secret) => ({ ...bearer(secret), 'if-none-match': acmeEtag() }), updatesPath),
+      fixedBare: { path: updatesPath, headers: { 'if-none-match': '"x"' } },
       expectHub: [304],
-      againstBare: true,
       note: bareNote,
-    },
-    {
+    }),
+    def({
+      id: 'edge-304-anon',
+      title: 'Edge: anonymous list, 304',
+      request: `GET ${listPath} (anonymous, If-None-Match)`,
+      prepare: async () => {
+        const res = await fetch(`${ctx.hubBase}${listPath}`);
+        await res.arrayBuffer();
+        anonymousEtag = res.headers.get('etag') ?? '';
+        return anonymousEtag ? undefined : 'the anonymous list has no ETag';
+      },
+      fixedHub: () => [{ path: listPath, headers: { 'if-none-match': anonymousEtag } }],
+      fixedBare: { path: listPath, headers: { 'if-none-match': '"x"' } },
+      expectHub: [304],
+      note: bareNote,
+    }),
+    def({
       id: 'edge-list',
       title: 'Edge: cached list page, identity',
       request: `GET ${listPath} (svh_, 50 templates, no Accept-Encoding)`,
-      hub: () => ({ path: listPath, headers: bearer(key().secret) }),
-      baseline: () => ({ path: listPath }),
+      fixedHub: () => perKey(bearer, listPath),
+      fixedBare: { path: listPath },
       expectHub: [200],
-      againstBare: true,
       note: bareNote,
-    },
-    {
+    }),
+    def({
       id: 'edge-list-compressed',
       title: 'Edge: cached list page, gzip/br',
       request: `GET ${listPath} (svh_, 50 templates, Accept-Encoding: gzip, br)`,
-      hub: () => ({ path: listPath, headers: { ...bearer(key().secret), 'accept-encoding': 'gzip, br' } }),
-      baseline: () => ({ path: listPath }),
+      fixedHub: () => perKey((secret) => ({ ...bearer(secret), 'accept-encoding': 'gzip, br' }), listPath),
+      fixedBare: { path: listPath },
       expectHub: [200],
-      againstBare: true,
       note: `${bareNote} (identity)`,
-    },
+    }),
   ];
 }
 
 /** Body bytes of one answer as sent (Content-Length), for an Accept-Encoding (fetch sends "gzip, deflate" unless told). */
-async function wireBytes(base: string, p: string, headers: Record<string, string>): Promise<{ bytes: number; encoding: string }> {
+async function wireBytes(
+  base: string,
+  p: string,
+  headers: Record<string, string>,
+): Promise<{ bytes: number; encoding: string }> {
   const res = await fetch(base + p, { headers });
   await res.arrayBuffer();
-  return { bytes: Number(res.headers.get('content-length') ?? NaN), encoding: res.headers.get('content-encoding') ?? 'identity' };
+  return {
+    bytes: Number(res.headers.get('content-length') ?? NaN),
+    encoding: res.headers.get('content-encoding') ?? 'identity',
+  };
 }
 
 // ---------------------------------------------------------------- cache misses
@@ -289,7 +467,13 @@ interface MissDef {
  * miss, on one connection (latency) and at full concurrency (throughput). (The cache key is built from the
  * parameters a procedure reads, so an extra query parameter no longer makes a request distinct.)
  */
-function missScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[], brands: string[], visiblePages: number, recent: string): MissDef[] {
+function missScenarios(
+  ctx: Ctx,
+  acmeKeys: InstanceKeyCred[],
+  brands: string[],
+  visiblePages: number,
+  recent: string,
+): MissDef[] {
   const key = cycle(ctx.keys);
   const acmeKey = cycle(acmeKeys);
   const brand = cycle(brands);
@@ -300,14 +484,54 @@ function missScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[], brands: string[], 
   const acme = (p: string) => () => ({ path: p, headers: bearer(acmeKey().secret) });
   const keyed = (p: string) => () => ({ path: p, headers: bearer(key().secret) });
   return [
-    { id: 'miss-search-rare', title: 'Search, rare term (one match)', request: 'GET /api/v1/catalog/templates?search={product name}', next: () => acme(`/api/v1/catalog/templates?search=${brand()}`)() },
-    { id: 'miss-search-common', title: 'Search, common term (≥ 10% of the catalog)', request: 'GET /api/v1/catalog/templates?search=server', next: keyed('/api/v1/catalog/templates?search=server') },
-    { id: 'miss-search-tags', title: 'Search + tags', request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm', next: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm') },
-    { id: 'miss-deep-page', title: 'Pages spread over the catalog', request: `GET /api/v1/catalog/templates?page={1..${visiblePages}}`, next: () => acme(`/api/v1/catalog/templates?page=${page()}`)() },
-    { id: 'miss-get', title: 'Get by slug', request: 'GET /api/v1/catalog/templates/{slug}', next: () => keyed(`/api/v1/catalog/templates/${slug()}`)() },
-    { id: 'miss-updates', title: 'Updates since a recent time', request: `GET /api/v1/catalog/templates/updates?since=${recent}`, next: keyed(`/api/v1/catalog/templates/updates?since=${encodeURIComponent(recent)}`) },
-    { id: 'miss-categories', title: 'Categories (as right after a write)', request: 'GET /api/v1/catalog/categories', next: keyed('/api/v1/catalog/categories') },
-    { id: 'miss-admin-list', title: 'Admin template list (uncached)', request: `GET ${ctx.adminPath}`, next: () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) }) },
+    {
+      id: 'miss-search-rare',
+      title: 'Search, rare term (one match)',
+      request: 'GET /api/v1/catalog/templates?search={product name}',
+      next: () => acme(`/api/v1/catalog/templates?search=${brand()}`)(),
+    },
+    {
+      id: 'miss-search-common',
+      title: 'Search, common term (≥ 10% of the catalog)',
+      request: 'GET /api/v1/catalog/templates?search=server',
+      next: keyed('/api/v1/catalog/templates?search=server'),
+    },
+    {
+      id: 'miss-search-tags',
+      title: 'Search + tags',
+      request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm',
+      next: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
+    },
+    {
+      id: 'miss-deep-page',
+      title: 'Pages spread over the catalog',
+      request: `GET /api/v1/catalog/templates?page={1..${visiblePages}}`,
+      next: () => acme(`/api/v1/catalog/templates?page=${page()}`)(),
+    },
+    {
+      id: 'miss-get',
+      title: 'Get by slug',
+      request: 'GET /api/v1/catalog/templates/{slug}',
+      next: () => keyed(`/api/v1/catalog/templates/${slug()}`)(),
+    },
+    {
+      id: 'miss-updates',
+      title: 'Updates since a recent time',
+      request: `GET /api/v1/catalog/templates/updates?since=${recent}`,
+      next: keyed(`/api/v1/catalog/templates/updates?since=${encodeURIComponent(recent)}`),
+    },
+    {
+      id: 'miss-categories',
+      title: 'Categories (as right after a write)',
+      request: 'GET /api/v1/catalog/categories',
+      next: keyed('/api/v1/catalog/categories'),
+    },
+    {
+      id: 'miss-admin-list',
+      title: 'Admin template list (uncached)',
+      request: `GET ${ctx.adminPath}`,
+      next: () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) }),
+    },
   ];
 }
 
@@ -358,7 +582,11 @@ async function checkParity(defs: ScenarioDef[], hub: Server, baseline: Server): 
     const spec = d.hub();
     const [h, b] = [await fetchJson(hub.base, spec), await fetchJson(baseline.base, spec)];
     if (h.status !== 200 || b.status !== 200) {
-      out.push({ scenario: d.title, ok: false, detail: `status ${h.status} (Hub) vs ${b.status} (baseline): ${JSON.stringify(h.status !== 200 ? h.body : b.body).slice(0, 200)}` });
+      out.push({
+        scenario: d.title,
+        ok: false,
+        detail: `status ${h.status} (Hub) vs ${b.status} (baseline): ${JSON.stringify(h.status !== 200 ? h.body : b.body).slice(0, 200)}`,
+      });
       continue;
     }
     const diff = firstDifference(normalize(h.body), normalize(b.body));
@@ -386,7 +614,10 @@ async function main(): Promise<number> {
   const started = new Date();
   const loadavgStart = os.loadavg();
   const build = ensureBuild();
-  if (build.staleSources.length) log(`warning: the production build is older than ${build.staleSources.length} source files; --build measures the current code`);
+  if (build.staleSources.length)
+    log(
+      `warning: the production build is older than ${build.staleSources.length} source files; --build measures the current code`,
+    );
 
   // Database
   const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -402,11 +633,17 @@ async function main(): Promise<number> {
   dbUrl.pathname = `/${dbName}`;
   log(`database ${dbName}`);
 
-  const [hubPort, baselinePort, upstreamPort, barePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [hubPort, baselinePort, upstreamPort, barePort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const hubUrl = `http://127.0.0.1:${hubPort}`;
   // The Hub's modules used for setup read these (migrations, keys, JWT issuer).
   process.env.DATABASE_URL = dbUrl.toString();
   process.env.HUB_URL = hubUrl;
+  process.env.HUB_SECRET = 'hub-bench-master-secret'; // the same as the Hub's (serverEnv): keys sealed here open there
   await getDatabase(); // applies the migrations
   cleanups.push(() => closeDatabase());
   const pg = postgres(dbUrl.toString(), { max: 4, onnotice: () => {} });
@@ -426,11 +663,20 @@ async function main(): Promise<number> {
     ...process.env,
     NODE_ENV: 'production',
     NEXT_TELEMETRY_DISABLED: '1',
+    // As an operator runs it (`npm start` refuses NODE_ENV=production without these): an OpenID provider configured
+    // (discovery happens at sign-in, which the bench does not do), a master secret, the default log level.
+    OIDC_ISSUER: 'https://issuer.bench.invalid',
+    OIDC_CLIENT_ID: 'hub-bench',
+    OIDC_CLIENT_SECRET: 'hub-bench-secret',
+    HUB_SECRET: process.env.HUB_SECRET,
+    HUB_LOG_LEVEL: 'info',
     DATABASE_URL: dbUrl.toString(),
     HUB_URL: hubUrl,
     HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
     // The load comes from one loopback address at thousands of requests per second: measure the server, not its limits.
-    ...Object.fromEntries(['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000'])),
+    ...Object.fromEntries(
+      ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
+    ),
   };
 
   let upstream: Server | null = null;
@@ -439,7 +685,12 @@ async function main(): Promise<number> {
       'mcp-upstream',
       'bench/mcp-upstream.mjs',
       upstreamPort,
-      { ...serverEnv, MCP_JWKS: JSON.stringify(mcpSetup.jwks), MCP_ISSUER: hubUrl, MCP_AUDIENCE: mcpSetup.instanceKeyId },
+      {
+        ...serverEnv,
+        MCP_JWKS: JSON.stringify(mcpSetup.jwks),
+        MCP_ISSUER: hubUrl,
+        MCP_AUDIENCE: mcpSetup.instanceKeyId,
+      },
       '/mcp',
       {},
       401,
@@ -463,12 +714,22 @@ async function main(): Promise<number> {
     const since = new Date().toISOString();
 
     log(`starting the Hub (production server) and the baseline on ${size.toLocaleString('en-US')} templates`);
-    const hub = await startHub(hubPort, { ...serverEnv, PORT: String(hubPort) }, `${size}`);
-    const baseline = await startNodeServer(`baseline-${size}`, 'bench/baseline-server.mjs', baselinePort, serverEnv, '/healthz');
+    const profileDir = argv.profile ? path.join(logDir, `profile-${size}`) : undefined;
+    if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+    const hub = await startHub(hubPort, { ...serverEnv, PORT: String(hubPort) }, `${size}`, profileDir);
+    const profiled: ProfiledWindow[] = [];
+    const baseline = await startNodeServer(
+      `baseline-${size}`,
+      'bench/baseline-server.mjs',
+      baselinePort,
+      serverEnv,
+      '/healthz',
+    );
 
     // Context: admin endpoint, ETags per organization.
     const adminProbe = await fetchJson(hub.base, { path: '/api/v1/admin/templates', headers: bearer(adminJwt) });
     const ctx: Ctx = {
+      hubBase: hub.base,
       keys,
       orgs,
       adminJwt,
@@ -479,20 +740,37 @@ async function main(): Promise<number> {
     };
     if (adminProbe.status === 404) {
       ctx.adminPath = '/api/v1/catalog/templates';
-      ctx.adminNote = 'GET /api/v1/admin/templates does not exist in this Hub: measured the admin JWT on /api/v1/catalog/templates instead';
+      ctx.adminNote =
+        'GET /api/v1/admin/templates does not exist in this Hub: measured the admin JWT on /api/v1/catalog/templates instead';
     } else if (adminProbe.status !== 200) {
-      broken.push(`admin template list answered ${adminProbe.status}: ${JSON.stringify(adminProbe.body).slice(0, 200)}`);
+      broken.push(
+        `admin template list answered ${adminProbe.status}: ${JSON.stringify(adminProbe.body).slice(0, 200)}`,
+      );
     }
     const acmeKeys = keys.filter((k) => k.orgId === acme.id);
-    const defs = [...scenarios(ctx, hub.base), ...edgeScenarios(ctx, acmeKeys)];
+    const defs = [...(edgeOnly ? [] : scenarios(ctx, hub.base)), ...edgeScenarios(ctx, acmeKeys)];
 
     // The bare server serves the bytes of the Hub's own answer to acme's list request.
-    const listAnswer = await fetch(`${hub.base}/api/v1/catalog/templates`, { headers: { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'identity' } });
+    const listAnswer = await fetch(`${hub.base}/api/v1/catalog/templates`, {
+      headers: { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'identity' },
+    });
     const bareBodyFile = path.join(logDir, `bare-body-${size}.json`);
     fs.writeFileSync(bareBodyFile, Buffer.from(await listAnswer.arrayBuffer()));
-    const bare = await startNodeServer(`bare-${size}`, 'bench/bare-server.mjs', barePort, { ...serverEnv, BARE_BODY_FILE: bareBodyFile, BARE_ETAG: listAnswer.headers.get('etag') ?? '"bare"' }, '/');
-    const identity = await wireBytes(hub.base, '/api/v1/catalog/templates', { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'identity' });
-    const compressed = await wireBytes(hub.base, '/api/v1/catalog/templates', { ...bearer(acmeKeys[0]!.secret), 'accept-encoding': 'gzip, br' });
+    const bare = await startNodeServer(
+      `bare-${size}`,
+      'bench/bare-server.mjs',
+      barePort,
+      { ...serverEnv, BARE_BODY_FILE: bareBodyFile, BARE_ETAG: listAnswer.headers.get('etag') ?? '"bare"' },
+      '/',
+    );
+    const identity = await wireBytes(hub.base, '/api/v1/catalog/templates', {
+      ...bearer(acmeKeys[0]!.secret),
+      'accept-encoding': 'identity',
+    });
+    const compressed = await wireBytes(hub.base, '/api/v1/catalog/templates', {
+      ...bearer(acmeKeys[0]!.secret),
+      'accept-encoding': 'gzip, br',
+    });
     const listBytes = { identity: identity.bytes, compressed: compressed.bytes, encoding: compressed.encoding };
     log(`list page body: ${identity.bytes} bytes identity, ${compressed.bytes} bytes ${compressed.encoding}`);
 
@@ -514,31 +792,89 @@ async function main(): Promise<number> {
       const notApplicable = await d.prepare?.();
       if (notApplicable) {
         log(`${d.title}: not applicable (${notApplicable})`);
-        results.push({ id: d.id, title: d.title, request: d.request, hub: null, baseline: null, notApplicable, note: d.note });
+        results.push({
+          id: d.id,
+          title: d.title,
+          request: d.request,
+          hub: null,
+          baseline: null,
+          notApplicable,
+          note: d.note,
+        });
         continue;
       }
-      const measure = async (server: Server, next: () => RequestSpec, expect: number[]) => {
-        await runLoad({ base: server.base, connections, durationSec: warmupSec, next, expect });
+      const cpu = { last: NaN };
+      const measure = async (
+        server: Server,
+        next: () => RequestSpec,
+        expect: number[],
+        requests?: RequestSpec[],
+        used?: { last: number },
+      ) => {
+        await runLoad({ base: server.base, connections, durationSec: warmupSec, next, requests, expect });
         await new Promise((r) => setTimeout(r, 300));
-        return runLoad({ base: server.base, connections, durationSec, next, expect });
+        const before = cpuMicros(server.child.proc.pid!);
+        const result = await runLoad({ base: server.base, connections, durationSec, next, requests, expect });
+        if (used) used.last = cpuMicros(server.child.proc.pid!) - before;
+        return result;
       };
       hub.rss!.window();
-      const h = await measure(hub, d.hub, d.expectHub);
+      const fromUs = Number(process.hrtime.bigint() / 1000n);
+      const h = await measure(hub, d.hub, d.expectHub, d.fixed?.hub, cpu);
+      // The measured run only (its warm-up is the first warmupSec + 0.3 s of the window).
+      if (profileDir)
+        profiled.push({
+          id: d.id,
+          title: d.title,
+          fromUs: fromUs + (warmupSec + 0.3) * 1e6,
+          toUs: Number(process.hrtime.bigint() / 1000n),
+          requests: h.requests,
+          cpuUs: cpu.last,
+        });
       const rssPeakBytes = hub.rss!.window();
-      const b = await measure(d.againstBare ? bare : baseline, d.baseline, d.againstBare ? d.expectHub : [200]);
+      const hubCpuUs = cpu.last;
+      const b = await measure(
+        d.againstBare ? bare : baseline,
+        d.baseline,
+        d.againstBare ? d.expectHub : [200],
+        d.fixed?.baseline,
+        cpu,
+      );
+      if (d.againstBare) {
+        const [hubPer, barePer] = [hubCpuUs / h.requests, cpu.last / b.requests];
+        log(
+          `${d.title}: CPU per request: Hub ${hubPer.toFixed(1)} µs, bare server ${barePer.toFixed(1)} µs (CPU-bound ratio ${(barePer / hubPer).toFixed(2)}×)`,
+        );
+        cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
+      }
       log(
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
       );
-      for (const [who, r] of [['Hub', h], [d.againstBare ? 'bare server' : 'baseline', b]] as const) {
+      for (const [who, r] of [
+        ['Hub', h],
+        [d.againstBare ? 'bare server' : 'baseline', b],
+      ] as const) {
         // Wrong answers or failed connections make the numbers meaningless; slowness (even no request
         // finished within the run) is a result, reported as such.
         if (r.unexpected > Math.max(0, r.requests * 0.01)) {
-          broken.push(`${d.title} at ${size} templates: ${who} answered ${JSON.stringify(r.statuses)} (${r.errors - r.timeouts} connection errors)`);
+          broken.push(
+            `${d.title} at ${size} templates: ${who} answered ${JSON.stringify(r.statuses)} (${r.errors - r.timeouts} connection errors)`,
+          );
         } else if (r.requests === 0) {
-          notes.push(`${d.title} at ${size.toLocaleString('en-US')} templates: no ${who} request finished within ${durationSec} s (${connections} connections).`);
+          notes.push(
+            `${d.title} at ${size.toLocaleString('en-US')} templates: no ${who} request finished within ${durationSec} s (${connections} connections).`,
+          );
         }
       }
-      results.push({ id: d.id, title: d.title, request: d.request, hub: { ...h, rssPeakBytes }, baseline: b, note: d.note, ...(d.againstBare ? { againstBare: true } : {}) });
+      results.push({
+        id: d.id,
+        title: d.title,
+        request: d.request,
+        hub: { ...h, rssPeakBytes },
+        baseline: b,
+        note: d.note,
+        ...(d.againstBare ? { againstBare: true } : {}),
+      });
     }
 
     // Search latency: one connection, a different product-name search per request (no answer is reused).
@@ -546,14 +882,22 @@ async function main(): Promise<number> {
     const probe = (server: Server) => {
       const brand = cycle(brands);
       const k = cycle(acmeKeys);
-      return runLoad({ base: server.base, connections: 1, amount: brands.length, next: () => ({ path: `/api/v1/catalog/templates?search=${brand()}`, headers: bearer(k().secret) }), expect: [200] });
+      return runLoad({
+        base: server.base,
+        connections: 1,
+        amount: brands.length,
+        next: () => ({ path: `/api/v1/catalog/templates?search=${brand()}`, headers: bearer(k().secret) }),
+        expect: [200],
+      });
     };
     const searchProbe = { searches: brands.length, hub: await probe(hub), baseline: await probe(baseline) };
-    log(`search probe: Hub p50 ${searchProbe.hub.p50.toFixed(2)} ms, baseline p50 ${searchProbe.baseline.p50.toFixed(2)} ms`);
+    log(
+      `search probe: Hub p50 ${searchProbe.hub.p50.toFixed(2)} ms, baseline p50 ${searchProbe.baseline.p50.toFixed(2)} ms`,
+    );
 
     // MCP: once (it does not depend on the catalog size).
     if (index === 0 && upstream && !('unavailable' in mcpSetup)) {
-      mcp = await measureMcp(hub, upstream, mcpSetup, broken);
+      mcp = await measureMcp(hub, upstream, mcpSetup, broken, profileDir ? (w) => profiled.push(w) : undefined);
     }
 
     // Cache misses: one connection (a request's own cost), then full concurrency (throughput).
@@ -565,31 +909,61 @@ async function main(): Promise<number> {
     const recent = new Date(Date.parse(since) - 3_600_000).toISOString();
     const rss = hub.rss!.stop();
     await hub.child.stop();
+    if (profileDir) writeProfileSummary(profileDir, size, profiled);
     hubPeak = Math.max(hubPeak, rss.peakRssBytes);
-    const missHub = await startHub(hubPort, { ...serverEnv, PORT: String(hubPort), HUB_RESPONSE_CACHE_MB: '0' }, `${size}-no-cache`);
+    const missHub = await startHub(
+      hubPort,
+      { ...serverEnv, PORT: String(hubPort), HUB_RESPONSE_CACHE_MB: '0' },
+      `${size}-no-cache`,
+    );
     const misses: MissResult[] = [];
-    for (const m of missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent)) {
-      const one = await runLoad({ base: missHub.base, connections: 1, amount: missProbeCount, next: m.next, expect: [200] });
-      const many = await runLoad({ base: missHub.base, connections, durationSec: missDurationSec, next: m.next, expect: [200] });
-      for (const [label, r] of [['one connection', one], [`${connections} connections`, many]] as const) {
-        if (r.unexpected > Math.max(0, r.requests * 0.01)) broken.push(`${m.title} (cache miss, ${label}) at ${size} templates answered ${JSON.stringify(r.statuses)}`);
+    for (const m of edgeOnly
+      ? []
+      : missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent)) {
+      const one = await runLoad({
+        base: missHub.base,
+        connections: 1,
+        amount: missProbeCount,
+        next: m.next,
+        expect: [200],
+      });
+      const many = await runLoad({
+        base: missHub.base,
+        connections,
+        durationSec: missDurationSec,
+        next: m.next,
+        expect: [200],
+      });
+      for (const [label, r] of [
+        ['one connection', one],
+        [`${connections} connections`, many],
+      ] as const) {
+        if (r.unexpected > Math.max(0, r.requests * 0.01))
+          broken.push(`${m.title} (cache miss, ${label}) at ${size} templates answered ${JSON.stringify(r.statuses)}`);
       }
-      log(`miss ${m.title}: one connection p50 ${one.p50.toFixed(2)} p99 ${one.p99.toFixed(2)} ms | ${connections} connections ${many.rps.toFixed(0)} req/s`);
+      log(
+        `miss ${m.title}: one connection p50 ${one.p50.toFixed(2)} p99 ${one.p99.toFixed(2)} ms | ${connections} connections ${many.rps.toFixed(0)} req/s`,
+      );
       misses.push({ id: m.id, title: m.title, request: m.request, one, many });
     }
 
-    const explained = await explainAll({
-      orgId: acme.id,
-      brand: brands[0] ?? 'kalomive',
-      typo: `${brands[0] ?? 'kalomive'}x`,
-      tags: ['diffusion', 'jupyter'],
-      search: 'server',
-      since: new Date(recent),
-      slug: ctx.slugs[0]!,
-      visible,
-      total: size,
-    });
-    for (const e of explained.results) log(`EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''}`);
+    const explained = edgeOnly
+      ? { results: [], note: 'not run (--only edge)' }
+      : await explainAll({
+          orgId: acme.id,
+          brand: brands[0] ?? 'kalomive',
+          typo: `${brands[0] ?? 'kalomive'}x`,
+          tags: ['diffusion', 'jupyter'],
+          search: 'server',
+          since: new Date(recent),
+          slug: ctx.slugs[0]!,
+          visible,
+          total: size,
+        });
+    for (const e of explained.results)
+      log(
+        `EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''}`,
+      );
 
     await baseline.child.stop();
     await bare.child.stop();
@@ -625,7 +999,11 @@ async function main(): Promise<number> {
       loadavgStart,
       loadavgEnd: os.loadavg(),
     },
-    build: { commit: git('rev-parse HEAD'), uncommittedFiles: git('status --porcelain').split('\n').filter(Boolean).length, ...build },
+    build: {
+      commit: git('rev-parse HEAD'),
+      uncommittedFiles: git('status --porcelain').split('\n').filter(Boolean).length,
+      ...build,
+    },
     config: { connections, durationSec, warmupSec, sizes, keysPerOrg },
     sizes: sizeResults,
     mcp,
@@ -634,7 +1012,10 @@ async function main(): Promise<number> {
     broken,
     notes,
   };
-  if (parity.some((p) => !p.ok)) notes.push('Some baseline answers differ from the Hub\'s (see Response parity): the baseline may need updating to the Hub\'s current response shape.');
+  if (parity.some((p) => !p.ok))
+    notes.push(
+      "Some baseline answers differ from the Hub's (see Response parity): the baseline may need updating to the Hub's current response shape.",
+    );
   notes.push(
     'Requests carry no Accept-Encoding (so neither server compresses) except in "Edge: cached list page, gzip/br". The "Edge" scenarios compare the Hub with the bare node:http server answering the same precomputed bytes, not with the baseline. The machine is shared (see the load average): compare ratios within one run rather than absolute numbers across runs.',
   );
@@ -645,7 +1026,9 @@ async function main(): Promise<number> {
   fs.writeFileSync(path.join(outDir, 'latest.md'), md);
   if (mode === 'full') updateReadme(report);
   console.log(md);
-  log(`results: ${path.relative(root, path.join(outDir, 'latest.json'))}, ${path.relative(root, path.join(outDir, 'latest.md'))}`);
+  log(
+    `results: ${path.relative(root, path.join(outDir, 'latest.json'))}, ${path.relative(root, path.join(outDir, 'latest.md'))}`,
+  );
   if (broken.length) {
     for (const b of broken) log(`BROKEN: ${b}`);
     return 1;
@@ -653,26 +1036,94 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** Full mode: refresh the README's benchmark section (between its markers), touching nothing else. */
+/** Full mode: refresh the benchmark section of docs/benchmarks.md (between its markers), touching nothing else. */
 function updateReadme(report: BenchReport) {
-  const file = path.join(root, 'README.md');
+  const file = path.join(root, 'docs', 'benchmarks.md');
   const text = fs.readFileSync(file, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
   const i = text.indexOf(start);
   const j = text.indexOf(end);
-  if (i < 0 || j < i) return log('README.md has no <!-- bench:start --> … <!-- bench:end --> section: not updated');
+  if (i < 0 || j < i)
+    return log('docs/benchmarks.md has no <!-- bench:start --> … <!-- bench:end --> section: not updated');
   fs.writeFileSync(file, `${text.slice(0, i + start.length)}\n${readmeSection(report)}\n${text.slice(j)}`);
-  log('README.md benchmark section updated');
+  log('docs/benchmarks.md benchmark section updated');
 }
 
-async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken: string[]): Promise<McpResult> {
-  const common = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+// ---------------------------------------------------------------- CPU profile of the edge scenarios (--profile)
+
+interface ProfiledWindow {
+  id: string;
+  title: string;
+  fromUs: number;
+  toUs: number;
+  requests: number;
+  /** The Hub's CPU time (user + system) over the window, when measured. */
+  cpuUs?: number;
+}
+
+/** Edge scenarios: each server's own CPU time per request (from /proc), the ratio the targets reach when CPU-bound. */
+const cpuPerRequest: { size: number; id: string; title: string; hubUs: number; bareUs: number }[] = [];
+
+/** Per-step microseconds per request of each edge scenario, from the Hub's CPU profile (bench/profile.ts). */
+function writeProfileSummary(dir: string, size: number, windows: ProfiledWindow[]) {
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')) : [];
+  // The main thread's profile is the largest (pino's and tsx's worker threads write their own).
+  const main = files.map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+  if (!main) return log(`--profile: no CPU profile in ${dir} (did the Hub exit cleanly?)`);
+  const profile = JSON.parse(fs.readFileSync(main, 'utf8'));
+  const parts = [
+    `# CPU profile of the Hub, ${size.toLocaleString('en-US')} templates (${path.relative(root, main)})`,
+    '',
+  ];
+  for (const w of windows) {
+    parts.push(
+      `## ${w.title}`,
+      '',
+      summaryMarkdown(summarize(profile, w.requests, 25, { fromUs: w.fromUs, toUs: w.toUs }, w.cpuUs), w.requests),
+      '',
+    );
+  }
+  const cpu = cpuPerRequest.filter((c) => c.size === size);
+  if (cpu.length > 0) {
+    parts.push(
+      '## CPU per request (user + system, /proc), Hub vs bare server',
+      '',
+      '| Scenario | Hub µs | Bare µs | Bare / Hub |',
+      '|---|---:|---:|---:|',
+    );
+    for (const c of cpu)
+      parts.push(
+        `| ${c.title} | ${c.hubUs.toFixed(1)} | ${c.bareUs.toFixed(1)} | ${(c.bareUs / c.hubUs).toFixed(2)}× |`,
+      );
+  }
+  const out = path.join(logDir, `..`, `profile-${size}.md`);
+  fs.writeFileSync(out, parts.join('\n'));
+  log(`--profile: per-step summary in ${path.relative(root, out)}`);
+}
+
+async function measureMcp(
+  hub: Server,
+  upstream: Server,
+  setup: McpSetup,
+  broken: string[],
+  profiled?: (w: ProfiledWindow) => void,
+): Promise<McpResult> {
+  const common = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
   // One MCP session, opened directly (the proxy passes Mcp-Session-Id through).
   const init = await fetch(`${upstream.base}/mcp`, {
     method: 'POST',
     headers: { ...common, ...bearer(setup.directAssertion) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
   });
   const sessionId = init.headers.get('mcp-session-id');
   await init.text();
@@ -681,14 +1132,25 @@ async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken
     return { notApplicable: 'the bench could not open an MCP session upstream', runs: [] };
   }
   const headers = { ...common, 'mcp-session-id': sessionId };
-  await (await fetch(`${upstream.base}/mcp`, { method: 'POST', headers: { ...headers, ...bearer(setup.directAssertion) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(`${upstream.base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...bearer(setup.directAssertion) },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
 
   let id = 1;
   const call = (token: string) => () => ({
     method: 'POST' as const,
     path: '/mcp',
     headers: { ...headers, ...bearer(token) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello from the bench' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: id++,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hello from the bench' } },
+    }),
   });
   const check = await fetchJson(hub.base, call(setup.pat)());
   if (check.status !== 200 || !JSON.stringify(check.body).includes('echo: hello')) {
@@ -697,15 +1159,31 @@ async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken
   }
   const runs: McpResult['runs'] = [];
   for (const c of [1, connections]) {
+    let window = { fromUs: 0, cpuUs: 0 };
     const measure = async (server: Server, token: string): Promise<LoadResult> => {
       await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpuUs: cpuMicros(hub.child.proc.pid!) };
       return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
     };
     const direct = await measure(upstream, setup.directAssertion);
     const viaHub = await measure(hub, setup.pat);
-    log(`MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`);
-    for (const [who, r] of [['direct', direct], ['/mcp', viaHub]] as const) {
-      if (r.unexpected > Math.max(0, r.requests * 0.01)) broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
+    profiled?.({
+      id: `mcp-${c}`,
+      title: `MCP tools/call through /mcp, ${c} connection(s)`,
+      fromUs: window.fromUs,
+      toUs: Number(process.hrtime.bigint() / 1000n),
+      requests: viaHub.requests,
+      cpuUs: cpuMicros(hub.child.proc.pid!) - window.cpuUs,
+    });
+    log(
+      `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
+    );
+    for (const [who, r] of [
+      ['direct', direct],
+      ['/mcp', viaHub],
+    ] as const) {
+      if (r.unexpected > Math.max(0, r.requests * 0.01))
+        broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
     }
     runs.push({ connections: c, direct, hub: viaHub });
   }
@@ -713,7 +1191,12 @@ async function measureMcp(hub: Server, upstream: Server, setup: McpSetup, broken
 }
 
 /** Sequential calls through the Hub, summing its Server-Timing phases, and the same calls made directly. */
-async function mcpBreakdown(hub: Server, upstream: Server, setup: McpSetup, call: (token: string) => () => RequestSpec): Promise<McpResult['breakdown']> {
+async function mcpBreakdown(
+  hub: Server,
+  upstream: Server,
+  setup: McpSetup,
+  call: (token: string) => () => RequestSpec,
+): Promise<McpResult['breakdown']> {
   const calls = mode === 'short' ? 100 : 300;
   const timed = async (base: string, spec: RequestSpec) => {
     const started = performance.now();

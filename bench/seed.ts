@@ -20,18 +20,84 @@ export interface CategorySeed {
 }
 
 export const CATEGORIES: CategorySeed[] = [
-  { slug: 'ai-ml', name: 'AI & Machine Learning', icon: 'brain', description: 'Model serving, notebooks, vector stores', isPrivate: false },
-  { slug: 'databases', name: 'Databases', icon: 'database', description: 'Relational, document, cache and time-series stores', isPrivate: false },
-  { slug: 'web', name: 'Web & CMS', icon: 'globe', description: 'Web servers, content management, wikis', isPrivate: false },
-  { slug: 'monitoring', name: 'Monitoring & Observability', icon: 'activity', description: 'Metrics, logs, traces and alerts', isPrivate: false },
-  { slug: 'devops', name: 'DevOps & CI', icon: 'git-branch', description: 'Source control, CI runners, registries', isPrivate: false },
-  { slug: 'storage', name: 'Storage & Backup', icon: 'hard-drive', description: 'Object storage, file sync, backups', isPrivate: false },
+  {
+    slug: 'ai-ml',
+    name: 'AI & Machine Learning',
+    icon: 'brain',
+    description: 'Model serving, notebooks, vector stores',
+    isPrivate: false,
+  },
+  {
+    slug: 'databases',
+    name: 'Databases',
+    icon: 'database',
+    description: 'Relational, document, cache and time-series stores',
+    isPrivate: false,
+  },
+  {
+    slug: 'web',
+    name: 'Web & CMS',
+    icon: 'globe',
+    description: 'Web servers, content management, wikis',
+    isPrivate: false,
+  },
+  {
+    slug: 'monitoring',
+    name: 'Monitoring & Observability',
+    icon: 'activity',
+    description: 'Metrics, logs, traces and alerts',
+    isPrivate: false,
+  },
+  {
+    slug: 'devops',
+    name: 'DevOps & CI',
+    icon: 'git-branch',
+    description: 'Source control, CI runners, registries',
+    isPrivate: false,
+  },
+  {
+    slug: 'storage',
+    name: 'Storage & Backup',
+    icon: 'hard-drive',
+    description: 'Object storage, file sync, backups',
+    isPrivate: false,
+  },
   { slug: 'networking', name: 'Networking', icon: 'network', description: 'VPN, DNS, proxies', isPrivate: false },
-  { slug: 'security', name: 'Security & Identity', icon: 'shield', description: 'Identity providers, secrets, scanners', isPrivate: false },
-  { slug: 'analytics', name: 'Analytics & BI', icon: 'bar-chart', description: 'Dashboards, pipelines, query engines', isPrivate: false },
-  { slug: 'media', name: 'Media & Streaming', icon: 'film', description: 'Media servers, transcoding, photos', isPrivate: false },
-  { slug: 'enterprise-ai', name: 'Enterprise AI', icon: 'sparkles', description: 'Licensed models and pipelines for granted organizations', isPrivate: true },
-  { slug: 'partner-tools', name: 'Partner Tools', icon: 'handshake', description: 'Connectors for partner organizations', isPrivate: true },
+  {
+    slug: 'security',
+    name: 'Security & Identity',
+    icon: 'shield',
+    description: 'Identity providers, secrets, scanners',
+    isPrivate: false,
+  },
+  {
+    slug: 'analytics',
+    name: 'Analytics & BI',
+    icon: 'bar-chart',
+    description: 'Dashboards, pipelines, query engines',
+    isPrivate: false,
+  },
+  {
+    slug: 'media',
+    name: 'Media & Streaming',
+    icon: 'film',
+    description: 'Media servers, transcoding, photos',
+    isPrivate: false,
+  },
+  {
+    slug: 'enterprise-ai',
+    name: 'Enterprise AI',
+    icon: 'sparkles',
+    description: 'Licensed models and pipelines for granted organizations',
+    isPrivate: true,
+  },
+  {
+    slug: 'partner-tools',
+    name: 'Partner Tools',
+    icon: 'handshake',
+    description: 'Connectors for partner organizations',
+    isPrivate: true,
+  },
 ];
 
 /** [name, slug, category, tags, gpu, container port] */
@@ -82,10 +148,62 @@ const PRODUCTS: [string, string, string, string, number, number][] = [
   ['License Server', 'license-server', 'partner-tools', 'licensing,server', 0, 27000],
 ];
 
-const SYLLABLES = ['ka', 'lo', 'mi', 've', 'ra', 'no', 'tu', 'si', 'be', 'do', 'fa', 'ge', 'hi', 'ju', 'ke', 'li', 'ma', 'ne', 'po', 'qu', 'ri', 'sa', 'te', 'zo'];
-const EXTRA_TAGS = ['open-source', 'self-hosted', 'stable', 'beta', 'arm64', 'amd64', 'high-availability', 'lightweight', 'community', 'official'];
-const OPENERS = ['A production-ready', 'A lightweight', 'A self-hosted', 'A horizontally scalable', 'A batteries-included', 'An easy to operate'];
-const AUDIENCES = ['small teams', 'edge clusters', 'GPU nodes', 'home labs', 'regulated environments', 'multi-tenant platforms', 'research groups', 'fleets of Core instances'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  've',
+  'ra',
+  'no',
+  'tu',
+  'si',
+  'be',
+  'do',
+  'fa',
+  'ge',
+  'hi',
+  'ju',
+  'ke',
+  'li',
+  'ma',
+  'ne',
+  'po',
+  'qu',
+  'ri',
+  'sa',
+  'te',
+  'zo',
+];
+const EXTRA_TAGS = [
+  'open-source',
+  'self-hosted',
+  'stable',
+  'beta',
+  'arm64',
+  'amd64',
+  'high-availability',
+  'lightweight',
+  'community',
+  'official',
+];
+const OPENERS = [
+  'A production-ready',
+  'A lightweight',
+  'A self-hosted',
+  'A horizontally scalable',
+  'A batteries-included',
+  'An easy to operate',
+];
+const AUDIENCES = [
+  'small teams',
+  'edge clusters',
+  'GPU nodes',
+  'home labs',
+  'regulated environments',
+  'multi-tenant platforms',
+  'research groups',
+  'fleets of Core instances',
+];
 const CLOSERS = [
   'Ships with sensible defaults and health checks.',
   'Scales out behind the built-in proxy.',
@@ -115,7 +233,9 @@ export async function seedAccountsAndCategories(sql: Sql): Promise<OrgSeed[]> {
   }
   const orgs: OrgSeed[] = [];
   for (const o of ORGS) {
-    const [row] = await sql<{ id: string }[]>`insert into organizations (name, slug, tier) values (${o.name}, ${o.slug}, ${o.tier}) returning id`;
+    const [row] = await sql<
+      { id: string }[]
+    >`insert into organizations (name, slug, tier) values (${o.name}, ${o.slug}, ${o.tier}) returning id`;
     await sql`insert into subscriptions (org_id, plan) values (${row!.id}, ${o.tier})`;
     for (const slug of o.grants) {
       await sql`insert into access_grants (org_id, category_id) select ${row!.id}, id from categories where slug = ${slug}`;

@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_NODE_FLAGS } from '../tests/compiled';
+import ProcessesFirst from '../tests/sequencer';
 
 /**
  * Core's suite. Embedded PGlite (in memory) by default, needing nothing but Node; with
@@ -10,7 +12,15 @@ export default defineConfig({
     root: import.meta.dirname,
     include: ['tests/**/*.test.ts'],
     exclude: process.env.CORE_TEST_DATABASE_URL ? [] : ['tests/postgres/**'],
+    // Once per run: Core's compiled CLI for the tests that start the real process.
+    globalSetup: ['tests/global-setup.ts'],
+    // The ten slowest files after the run (CI's log shows where the time goes).
+    reporters: ['default', '../tests/slowest-files.ts'],
+    // Files that start real processes first (the longest ones; tests/sequencer.ts).
+    sequence: { sequencer: ProcessesFirst },
     pool: 'forks',
+    // Every file opens PGlite: see TEST_NODE_FLAGS.
+    execArgv: TEST_NODE_FLAGS,
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -20,7 +20,10 @@ const API = `http://127.0.0.1:${process.env.E2E_PORT ?? 3210}/api/v1`;
 async function api(path: string, token: string, init: { method?: string; body?: unknown } = {}) {
   const res = await fetch(`${API}${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
@@ -71,7 +74,10 @@ test('set-up: a platform admin with an organization, instance keys and a ticket'
   liveKey = await createKey('ux-live');
   await createKey('ux-gone');
   await createKey('ux-race');
-  const created = await api('/support/tickets', liveKey, { method: 'POST', body: { subject: `Disk full ${run}`, body: 'The volume is at 100%.' } });
+  const created = await api('/support/tickets', liveKey, {
+    method: 'POST',
+    body: { subject: `Disk full ${run}`, body: 'The volume is at 100%.' },
+  });
   expect(created.status).toBe(200);
   ticket = created.body.ticket;
 });
@@ -118,7 +124,10 @@ test('API tokens are listed on the account page and revoking one refuses it at o
   await expect(tableRow).toContainText('nightly export');
   await expect(tableRow).toContainText('active');
   await tableRow.getByRole('button', { name: 'Revoke API token nightly export' }).click();
-  await page.getByRole('dialog', { name: 'Revoke API token nightly export?' }).getByRole('button', { name: 'Revoke token' }).click();
+  await page
+    .getByRole('dialog', { name: 'Revoke API token nightly export?' })
+    .getByRole('button', { name: 'Revoke token' })
+    .click();
   await toast(page, 'API token nightly export revoked');
   await expect(tableRow).toContainText('revoked');
   await expect(tableRow.getByRole('button')).toHaveCount(0);
@@ -169,24 +178,42 @@ test('a ticket status change needs its confirmation, and ArrowDown on the focuse
 test('at 390 px every action on the account and support pages is within the viewport and nothing scrolls sideways', async () => {
   const testInfo = test.info();
   await page.setViewportSize({ width: 390, height: 844 });
-  for (const path of ['/account', '/account/tokens', '/support', '/support/instances', '/support/addon-events', `/support/tickets/${ticket.id}`]) {
+  for (const path of [
+    '/account',
+    '/account/tokens',
+    '/support',
+    '/support/instances',
+    '/support/addon-events',
+    `/support/tickets/${ticket.id}`,
+  ]) {
     await page.goto(path);
     await page.waitForLoadState('networkidle');
     await expect(page.locator('main h1').first()).toBeVisible();
     if (path === '/account') await expect(page.getByRole('button', { name: 'Revoke ux-live' })).toBeVisible();
     if (path === '/support') await expect(page.getByRole('link', { name: `Disk full ${run}` })).toBeVisible();
     await expect
-      .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { message: `${path} scrolls sideways at 390 px` })
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), {
+        message: `${path} scrolls sideways at 390 px`,
+      })
       .toBeLessThanOrEqual(0);
     const outside = await page.evaluate(() =>
       [...document.querySelectorAll('main button, main a[href], main select, main input, main textarea, main summary')]
         .map((el) => ({ el, box: el.getBoundingClientRect() }))
-        .filter(({ el, box }) => box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden' && !el.closest('.sr-only'))
+        .filter(
+          ({ el, box }) =>
+            box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden' && !el.closest('.sr-only'),
+        )
         .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)
-        .map(({ el, box }) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)}`),
+        .map(
+          ({ el, box }) =>
+            `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)}`,
+        ),
     );
     expect(outside, `actions outside the 390 px viewport on ${path}`).toEqual([]);
-    await page.screenshot({ path: testInfo.outputPath(`${path.split('/').filter(Boolean).slice(0, 2).join('-')}-390.png`), fullPage: true });
+    await page.screenshot({
+      path: testInfo.outputPath(`${path.split('/').filter(Boolean).slice(0, 2).join('-')}-390.png`),
+      fullPage: true,
+    });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 });

@@ -46,7 +46,10 @@ test.beforeAll(async ({ browser }) => {
   await expect(bobPage.getByTestId('org-name')).toHaveText(bobOrg);
   await bobPage.getByLabel('New key name').fill('bob-core');
   await bobPage.getByRole('button', { name: 'Create key' }).click();
-  await bobPage.getByRole('dialog', { name: 'Instance key created' }).getByRole('button', { name: 'I have saved it' }).click();
+  await bobPage
+    .getByRole('dialog', { name: 'Instance key created' })
+    .getByRole('button', { name: 'I have saved it' })
+    .click();
   await context.close();
 });
 
@@ -82,13 +85,21 @@ test('a role change needs its confirmation; ArrowDown on the focused select chan
   await page.getByRole('button', { name: `Apply the role of ${bob.email}` }).click();
   dialog = page.getByRole('dialog', { name: `Make ${bob.name} a platform admin?` });
   await dialog.getByRole('button', { name: 'Make admin' }).click();
-  await expect(page.locator('[data-sonner-toast]').filter({ hasText: `${bob.email} is now admin` }).first()).toBeVisible();
+  await expect(
+    page
+      .locator('[data-sonner-toast]')
+      .filter({ hasText: `${bob.email} is now admin` })
+      .first(),
+  ).toBeVisible();
   await expect(dialog).toBeHidden();
   expect(await roleOf(bob.email)).toBe('admin');
 
   await select.selectOption('user');
   await page.getByRole('button', { name: `Apply the role of ${bob.email}` }).click();
-  await page.getByRole('dialog', { name: `Make ${bob.name} a regular user?` }).getByRole('button', { name: 'Make user' }).click();
+  await page
+    .getByRole('dialog', { name: `Make ${bob.name} a regular user?` })
+    .getByRole('button', { name: 'Make user' })
+    .click();
   await expect.poll(() => roleOf(bob.email)).toBe('user');
 });
 
@@ -153,7 +164,13 @@ test('the admin templates search and page are in the URL: reload, Back and Edit 
 
 test('at 390 px every admin table action is within the viewport and nothing scrolls sideways; the tab bar scrolls', async () => {
   await page.setViewportSize(PHONE);
-  for (const path of ['/admin/templates', '/admin/categories', '/admin/organizations', '/admin/users', '/admin/api-keys']) {
+  for (const path of [
+    '/admin/templates',
+    '/admin/categories',
+    '/admin/organizations',
+    '/admin/users',
+    '/admin/api-keys',
+  ]) {
     await page.goto(path);
     await expect(page.locator('main table').first()).toBeVisible();
     const actions = page.locator('main table').locator('button, a, select');
@@ -165,7 +182,10 @@ test('at 390 px every admin table action is within the viewport and nothing scro
       expect(box!.x, `${path}: action ${i} starts on screen`).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width, `${path}: action ${i} ends on screen`).toBeLessThanOrEqual(PHONE.width);
     }
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${path} scrolls sideways`).toBe(true);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      `${path} scrolls sideways`,
+    ).toBe(true);
     await expectAccessible(page, `${path} (phone width)`);
   }
   // The tab bar scrolls inside itself; every tab is whole (no "Organizat").
@@ -195,7 +215,14 @@ test('the first rows of Admin → Users and Templates are in the server HTML; th
   page.on('request', (r) => {
     if (/\/api\/trpc\/[^?]*admin\.list/.test(r.url())) listFetches.push(r.url());
   });
-  for (const path of ['/admin/users', `/admin/users?search=${encodeURIComponent(bob.email)}`, '/admin/templates?search=postgres&page=1', '/admin/organizations', '/admin/api-keys', '/admin/categories']) {
+  for (const path of [
+    '/admin/users',
+    `/admin/users?search=${encodeURIComponent(bob.email)}`,
+    '/admin/templates?search=postgres&page=1',
+    '/admin/organizations',
+    '/admin/api-keys',
+    '/admin/categories',
+  ]) {
     await page.goto(path);
     await expect(page.locator('main table').first()).toBeVisible();
     await page.waitForLoadState('networkidle');

@@ -17,7 +17,8 @@ function filters(page: Page) {
     category: form.getByLabel('Category'),
     tags: form.getByLabel('Tags'),
     featured: form.getByLabel('Featured only'),
-    chip: (name: string) => page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: new RegExp(`^${name}\\b`) }),
+    chip: (name: string) =>
+      page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: new RegExp(`^${name}\\b`) }),
     currentChip: () => page.getByRole('navigation', { name: 'Categories' }).locator('[aria-current="page"]'),
   };
 }
@@ -26,7 +27,9 @@ function query(page: Page) {
   return Object.fromEntries(new URL(page.url()).searchParams);
 }
 
-test('category chips and the select are one state; every filter is in the URL; reload and Back keep them', async ({ page }) => {
+test('category chips and the select are one state; every filter is in the URL; reload and Back keep them', async ({
+  page,
+}) => {
   const f = filters(page);
   // 1: a shared link.
   await page.goto('/?category=databases');
@@ -185,8 +188,12 @@ test('template page: breadcrumb, copy buttons and the references Core needs', as
   const core = await clipboard();
   expect(core).toContain('$C/catalog/sync');
   const body = JSON.parse(core.match(/-d '([^']+)'/)![1]!);
-  // ADMIN_PASSWORD is required without a default: Core refuses a deployment without it.
-  expect(body).toEqual({ name: 'postgresql', template_slug: 'postgresql', env: { ADMIN_PASSWORD: '…' } });
+  // POSTGRES_PASSWORD is required without a default, and a credential: the command binds it to a Core secret.
+  expect(body).toEqual({
+    name: 'postgresql',
+    template_slug: 'postgresql',
+    env: { POSTGRES_PASSWORD: { secret: 'postgresql.postgres_password' } },
+  });
   await checkPage(page, 'template page');
 
   // What the copied Hub call names answers with this template.
@@ -202,7 +209,14 @@ test('template page: breadcrumb, copy buttons and the references Core needs', as
 test('at 390 px the catalog and the template page do not scroll sideways', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  for (const path of ['/', '/?category=ai-ml&tags=llm,gpu&featured=true', '/?search=a-very-long-search-term-without-any-spaces-in-it-at-all', '/?page=99', '/templates/stable-diffusion-webui', '/templates/minio']) {
+  for (const path of [
+    '/',
+    '/?category=ai-ml&tags=llm,gpu&featured=true',
+    '/?search=a-very-long-search-term-without-any-spaces-in-it-at-all',
+    '/?page=99',
+    '/templates/stable-diffusion-webui',
+    '/templates/minio',
+  ]) {
     await page.goto(path);
     await expect(page.locator('main h1').first()).toBeVisible();
     expect(await overflow(), `${path} scrolls sideways at 390 px`).toBeLessThanOrEqual(1);

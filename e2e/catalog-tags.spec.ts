@@ -12,7 +12,12 @@ test('tag search is case-insensitive, from the URL and from the tags box', async
   await expect(page.getByText(/^\d+ templates?$/)).toHaveText(lower!);
 
   await page.goto('/');
-  await page.getByRole('search', { name: 'Catalog filters' }).getByLabel('Tags').pressSequentially('Gpu', { delay: 30 });
+  // Typing before React has hydrated the page loses keystrokes (the field is server-rendered).
+  await page.waitForLoadState('networkidle');
+  await page
+    .getByRole('search', { name: 'Catalog filters' })
+    .getByLabel('Tags')
+    .pressSequentially('Gpu', { delay: 30 });
   await page.waitForURL((url) => url.searchParams.get('tags') === 'Gpu');
   await expect(page.getByRole('link', { name: 'vLLM', exact: true })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Redis', exact: true })).toHaveCount(0);

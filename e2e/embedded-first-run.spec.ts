@@ -14,6 +14,8 @@ import { serveCommand } from '../server/http/command.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const port = Number(process.env.E2E_PORT ?? 3210) + 5;
+// The server's master secret; the CLI that shares its database must open it with the same one.
+const FIRST_RUN_SECRET = 'e2e-first-run-secret-e2e-first-run-secret';
 const base = `http://127.0.0.1:${port}`;
 
 let dir: string;
@@ -23,7 +25,15 @@ let log = '';
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-e2e-first-run-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', PORT: String(port), HOSTNAME: '127.0.0.1', HUB_URL: `http://localhost:${port}`, HUB_DATA_DIR: dir, HUB_SECRET: 'e2e-first-run-secret-e2e-first-run-secret' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOSTNAME: '127.0.0.1',
+    HUB_URL: `http://localhost:${port}`,
+    HUB_DATA_DIR: dir,
+    HUB_SECRET: FIRST_RUN_SECRET,
+  };
   for (const name of ['DATABASE_URL', 'HUB_SEED_DEMO', 'AUTH_URL', 'AUTH_SECRET']) delete env[name];
   const [command, args] = serveCommand(root);
   server = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -33,7 +43,10 @@ test.beforeAll(async () => {
   for (;;) {
     if (server.exitCode !== null) throw new Error(`the Hub exited ${server.exitCode}:\n${log}`);
     if (Date.now() > deadline) throw new Error(`the Hub did not answer:\n${log}`);
-    const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -48,7 +61,9 @@ test.afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('npm start on a new embedded database offers the demo catalog, and the seed CLI and psql answer while it runs', async ({ page }) => {
+test('npm start on a new embedded database offers the demo catalog, and the seed CLI and psql answer while it runs', async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   expect(log).toContain('loaded the demo catalog');
 
@@ -59,23 +74,39 @@ test('npm start on a new embedded database offers the demo catalog, and the seed
   // The README's next step while the Hub runs: no "in use by process" refusal.
   const seed = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'seed'], {
     cwd: root,
-    env: { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' },
+    env: { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '', HUB_SECRET: FIRST_RUN_SECRET },
     encoding: 'utf8',
     timeout: 120_000,
   });
   expect(seed.status, seed.stderr).toBe(0);
   expect(JSON.parse(seed.stdout)).toMatchObject({ templatesInserted: 0, templatesTotal: 32 });
 
-  const user = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'user', 'create', '--email', 'first-run@example.test', '--role', 'superadmin'], {
-    cwd: root,
-    env: { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const user = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'server/cli.ts', 'user', 'create', '--email', 'first-run@example.test', '--role', 'superadmin'],
+    {
+      cwd: root,
+      env: { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '', HUB_SECRET: FIRST_RUN_SECRET },
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   expect(user.status, user.stderr).toBe(0);
 
   // psql, exactly as the README and the start-up log say.
-  const psql = spawnSync('psql', [`host=${dir} user=postgres dbname=postgres`, '-X', '-At', '-c', "select count(*) from templates where slug = 'ollama'", '-c', "select role from users where email = 'first-run@example.test'"], { encoding: 'utf8' });
+  const psql = spawnSync(
+    'psql',
+    [
+      `host=${dir} user=postgres dbname=postgres`,
+      '-X',
+      '-At',
+      '-c',
+      "select count(*) from templates where slug = 'ollama'",
+      '-c',
+      "select role from users where email = 'first-run@example.test'",
+    ],
+    { encoding: 'utf8' },
+  );
   expect(psql.stdout + psql.stderr).toBe('1\nsuperadmin\n');
   expect(log).toContain(`psql \\"host=${dir} user=postgres dbname=postgres\\"`);
 

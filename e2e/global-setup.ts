@@ -33,8 +33,14 @@ function buildIfNeeded() {
   const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
   const newest = Math.max(...sources.map((s) => newestMtime(path.join(root, s))));
   if (mode !== 'always' && built > newest) return;
-  console.log(`[e2e] ${built ? 'sources changed since the last build' : 'no production build yet'}: running next build…`);
-  const result = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  console.log(
+    `[e2e] ${built ? 'sources changed since the last build' : 'no production build yet'}: running next build…`,
+  );
+  const result = spawnSync(process.execPath, [nextBin, 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status})`);
 }
 
@@ -55,7 +61,8 @@ async function waitForServer(url: string, server: ChildProcess, logFile: string)
 
 export default async function globalSetup() {
   const chromium = process.env.E2E_CHROMIUM ?? '/usr/bin/chromium';
-  if (!fs.existsSync(chromium)) throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
+  if (!fs.existsSync(chromium))
+    throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
 
   const port = Number(process.env.E2E_PORT ?? 3210);
   // "localhost", not 127.0.0.1: Next.js rewrites loopback addresses in request URLs to localhost, so
@@ -72,18 +79,26 @@ export default async function globalSetup() {
 
   const hubSecret = randomBytes(32).toString('base64url');
   // The demo catalog (32 templates, one private category): realistic pages, pagination, filters.
-  const seed = spawnSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'server/cli.ts', 'seed'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl.toString(), HUB_SECRET: hubSecret },
-    encoding: 'utf8',
-  });
+  const seed = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'server/cli.ts', 'seed'],
+    {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: dbUrl.toString(), HUB_SECRET: hubSecret },
+      encoding: 'utf8',
+    },
+  );
   if (seed.status !== 0) {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
     throw new Error(`seeding the demo catalog failed: ${seed.stderr}`);
   }
 
-  const oidc = await startDevOidcProvider({ port: port + 1, redirectUris: [`${hubUrl}/api/auth/callback/oidc`], quiet: true });
+  const oidc = await startDevOidcProvider({
+    port: port + 1,
+    redirectUris: [`${hubUrl}/api/auth/callback/oidc`],
+    quiet: true,
+  });
 
   fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
   const logFile = path.join(root, 'test-results/e2e-hub-server.log');
@@ -97,6 +112,13 @@ export default async function globalSetup() {
     DATABASE_URL: dbUrl.toString(),
     HUB_SECRET: hubSecret,
     HUB_SUPERADMIN_EMAILS: '',
+    // fleet-overview.spec.ts runs a real MCP upstream on 127.0.0.1 for the proxy's traffic.
+    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
+    // Every page of every test comes from 127.0.0.1, and /api/trpc counts against the same limits as REST: the
+    // per-address and anonymous budgets of one client would otherwise stop the suite (the limits have tests of their own).
+    HUB_RATE_LIMIT_ANONYMOUS: '1000000',
+    HUB_RATE_LIMIT_ADDRESS: '1000000',
+    HUB_RATE_LIMIT_CREDENTIAL: '1000000',
   };
   delete env.AUTH_URL;
   delete env.AUTH_SECRET;

@@ -7,7 +7,12 @@ import path from 'node:path';
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../docs/screenshots');
 
 /** Signs in through the development provider's login form; ends back on the Hub at `expectPath`. */
-export async function signIn(page: Page, email: string, name: string, opts: { from?: string; expectPath?: string | RegExp } = {}) {
+export async function signIn(
+  page: Page,
+  email: string,
+  name: string,
+  opts: { from?: string; expectPath?: string | RegExp } = {},
+) {
   await page.goto(opts.from ?? '/signin');
   await page.getByRole('button', { name: /^Sign in with/ }).click();
   await page.waitForURL(/\/interaction\//);
@@ -15,7 +20,12 @@ export async function signIn(page: Page, email: string, name: string, opts: { fr
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Name (optional)').fill(name);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.port === new URL(page.url()).port && !url.pathname.startsWith('/interaction') && !url.pathname.startsWith('/auth'));
+  await page.waitForURL(
+    (url) =>
+      url.port === new URL(page.url()).port &&
+      !url.pathname.startsWith('/interaction') &&
+      !url.pathname.startsWith('/auth'),
+  );
   if (opts.expectPath) await expect(page).toHaveURL(opts.expectPath);
 }
 
@@ -23,17 +33,36 @@ export async function signIn(page: Page, email: string, name: string, opts: { fr
 export async function expectAccessible(page: Page, label: string) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
+  const report = bad
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join('\n  ')}`,
+    )
+    .join('\n');
   expect(bad, `accessibility violations on ${label}:\n${report}`).toEqual([]);
 }
 
 /** Waits until the page shows its data: no requests in flight, no loading placeholders, fonts and images loaded. */
 export async function waitForPainted(page: Page) {
   await page.waitForLoadState('networkidle').catch(() => {});
-  await expect(page.locator('.animate-pulse, [aria-busy="true"]'), 'loading placeholders still shown').toHaveCount(0, { timeout: 15_000 });
+  await expect(page.locator('.animate-pulse, [aria-busy="true"]'), 'loading placeholders still shown').toHaveCount(0, {
+    timeout: 15_000,
+  });
   await page.evaluate(async () => {
     await document.fonts.ready;
-    await Promise.all([...document.images].filter((i) => !i.complete).map((i) => new Promise((r) => { i.onload = i.onerror = r; })));
+    await Promise.all(
+      [...document.images]
+        .filter((i) => !i.complete)
+        .map(
+          (i) =>
+            new Promise((r) => {
+              i.onload = i.onerror = r;
+            }),
+        ),
+    );
     // Two frames: the last state change is painted.
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   });
@@ -50,7 +79,11 @@ export async function screenshot(page: Page, name: string, opts: { phone?: boole
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await waitForPainted(page);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${file}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true, animations: 'disabled' });
+      await page.screenshot({
+        path: path.join(SCREENSHOT_DIR, `${file}${scheme === 'dark' ? '-dark' : ''}.png`),
+        fullPage: true,
+        animations: 'disabled',
+      });
     }
     await page.emulateMedia({ colorScheme: 'light' });
   };
@@ -70,7 +103,10 @@ export async function checkPage(page: Page, label: string) {
   await page.setViewportSize({ width: 390, height: 844 });
   // Polled: layout and toasts settle a moment after the resize.
   await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { message: `${label} scrolls sideways at phone width`, timeout: 5000 })
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), {
+      message: `${label} scrolls sideways at phone width`,
+      timeout: 5000,
+    })
     .toBeLessThanOrEqual(1);
   await expectAccessible(page, `${label} (phone width)`);
   if (size) await page.setViewportSize(size);

@@ -67,7 +67,10 @@ test('signed-out visitors see the public catalog; pages that need a user send th
   await expect(page.getByRole('link', { name: /Ollama/ })).toBeVisible();
   await expect(page.getByRole('link', { name: /Redis/ })).toHaveCount(0);
   await page.goto('/');
-  await page.getByRole('navigation', { name: 'Categories' }).getByRole('link', { name: /Databases/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Categories' })
+    .getByRole('link', { name: /Databases/ })
+    .click();
   await expect(page).toHaveURL(/category=databases/);
   await expect(page.getByRole('link', { name: /MariaDB/ })).toBeVisible();
   await expect(page.getByRole('link', { name: /Grafana/ })).toHaveCount(0);
@@ -81,7 +84,8 @@ test('signed-out visitors see the public catalog; pages that need a user send th
   await page.goto('/account');
   await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Faccount/);
   await expect(page.getByText('Development identity provider')).toBeVisible();
-  await expect(page.getByText(/first person to sign in becomes superadmin/)).toBeVisible();
+  // Which rule applies depends on whether an earlier file of the run has signed its admin in already.
+  await expect(page.getByText(/first person to sign in becomes superadmin|superadmin exists already/)).toBeVisible();
   await checkPage(page, 'sign-in');
   await screenshot(page, 'signin');
   await page.goto('/admin');
@@ -131,9 +135,11 @@ test('admin creates a private category and a template in it (server validation s
   await page.getByRole('button', { name: 'Add variable to the schema' }).click();
   await page.getByLabel('Environment schema 1 Variable').fill('MODEL_NAME');
   await page.getByLabel('Environment schema 1 Description').fill('Which model to load');
-  await page.getByLabel('Documentation (Markdown)').fill(
-    '# Private LLM\n\nServes **licensed** models.\n\n<script>window.__pwned = 1</script>\n\n[click me](javascript:window.__pwned=2)\n\n<img src="x" onerror="window.__pwned=3">\n\n| Port | Use |\n|---|---|\n| 8080 | API |\n',
-  );
+  await page
+    .getByLabel('Documentation (Markdown)')
+    .fill(
+      '# Private LLM\n\nServes **licensed** models.\n\n<script>window.__pwned = 1</script>\n\n[click me](javascript:window.__pwned=2)\n\n<img src="x" onerror="window.__pwned=3">\n\n| Port | Use |\n|---|---|\n| 8080 | API |\n',
+    );
   await page.getByRole('button', { name: 'Create template' }).click();
   // The server refuses the memory quantity and the form shows why, next to the field.
   await expect(page.locator('#t-memory_request-error')).toContainText('must be a quantity with a unit suffix');
@@ -306,11 +312,17 @@ test('remaining admin pages: users (role change), API keys, audit log', async ()
   await page.goto('/admin/users');
   await page.getByLabel(`Platform role of ${owner.email}`).selectOption('admin');
   await page.getByRole('button', { name: `Apply the role of ${owner.email}` }).click();
-  await page.getByRole('dialog', { name: `Make ${owner.name} a platform admin?` }).getByRole('button', { name: 'Make admin' }).click();
+  await page
+    .getByRole('dialog', { name: `Make ${owner.name} a platform admin?` })
+    .getByRole('button', { name: 'Make admin' })
+    .click();
   await toast(page, `${owner.email} is now admin`);
   await page.getByLabel(`Platform role of ${owner.email}`).selectOption('user');
   await page.getByRole('button', { name: `Apply the role of ${owner.email}` }).click();
-  await page.getByRole('dialog', { name: `Make ${owner.name} a regular user?` }).getByRole('button', { name: 'Make user' }).click();
+  await page
+    .getByRole('dialog', { name: `Make ${owner.name} a regular user?` })
+    .getByRole('button', { name: 'Make user' })
+    .click();
   await toast(page, `${owner.email} is now user`);
   await checkPage(page, 'admin users');
 

@@ -39,7 +39,10 @@ const memberRow = (page: Page, email: string) => page.getByTestId('member-row').
 
 test.beforeAll(async ({ browser }) => {
   const first = await newPage(browser);
-  await signIn(first.page, platformAdmin.email, platformAdmin.name, { from: '/signin?callbackUrl=/account', expectPath: /\/account$/ });
+  await signIn(first.page, platformAdmin.email, platformAdmin.name, {
+    from: '/signin?callbackUrl=/account',
+    expectPath: /\/account$/,
+  });
   await first.context.close();
   ({ context: ownerContext, page: ownerPage } = await newPage(browser));
   ({ context: bobContext, page: bobPage } = await newPage(browser));
@@ -134,7 +137,11 @@ test('at 390 px the member rows keep emails readable and every action on screen'
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
   const row = memberRow(page, bob.email);
-  for (const control of [row.getByLabel(`Role of ${bob.email}`, { exact: true }), row.getByRole('button', { name: `Change role of ${bob.email}` }), row.getByRole('button', { name: `Remove ${bob.email}` })]) {
+  for (const control of [
+    row.getByLabel(`Role of ${bob.email}`, { exact: true }),
+    row.getByRole('button', { name: `Change role of ${bob.email}` }),
+    row.getByRole('button', { name: `Remove ${bob.email}` }),
+  ]) {
     const box = (await control.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);
@@ -142,7 +149,9 @@ test('at 390 px the member rows keep emails readable and every action on screen'
   }
   // The email is not wrapped letter by letter: it takes one or two lines, not dozens.
   const email = row.getByText(bob.email, { exact: true });
-  const lines = await email.evaluate((el) => Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)));
+  const lines = await email.evaluate((el) =>
+    Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+  );
   expect(lines).toBeLessThanOrEqual(2);
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
   await page.setViewportSize({ width: 1280, height: 800 });

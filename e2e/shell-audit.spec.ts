@@ -23,7 +23,10 @@ let writerPage: Page;
 
 /** A dashboard mutation as the signed-in page makes it (tRPC over the session cookie, same origin). */
 async function mutate(page: Page, procedure: string, input: unknown) {
-  const res = await page.request.post(`/api/trpc/${procedure}`, { data: input, headers: { origin, 'content-type': 'application/json' } });
+  const res = await page.request.post(`/api/trpc/${procedure}`, {
+    data: input,
+    headers: { origin, 'content-type': 'application/json' },
+  });
   expect(res.status(), await res.text()).toBe(200);
   return (await res.json()).result.data;
 }
@@ -54,7 +57,10 @@ test('sign-in returns to the page it started from, or to the page that required 
   // A page that needs a user, with its query: sign-in comes back to exactly it.
   await writerPage.goto('/account/tokens?from=shell');
   await expect(writerPage).toHaveURL(/\/signin\?callbackUrl=%2Faccount%2Ftokens%3Ffrom%3Dshell$/);
-  await signIn(writerPage, writer.email, writer.name, { from: writerPage.url(), expectPath: /\/account\/tokens\?from=shell$/ });
+  await signIn(writerPage, writer.email, writer.name, {
+    from: writerPage.url(),
+    expectPath: /\/account\/tokens\?from=shell$/,
+  });
 
   // Still same-origin only: another site as the return address is ignored.
   await writerPage.goto('/signin?callbackUrl=https%3A%2F%2Fevil.example%2Fsteal');
@@ -88,9 +94,17 @@ test('the audit log shows names, linked; filtering by actor narrows it and the U
   const categoryRow = list.getByRole('listitem').filter({ hasText: `created category ${category.name}` });
   await expect(categoryRow).toHaveCount(1);
   // Actor and target by name, linked to where they are managed; no raw ids anywhere in the text.
-  await expect(categoryRow.getByRole('link', { name: admin.name, exact: true })).toHaveAttribute('href', `/admin/users?search=${encodeURIComponent(admin.email)}`);
-  await expect(categoryRow.getByRole('link', { name: category.name, exact: true })).toHaveAttribute('href', `/admin/categories/${categoryId}`);
-  await expect(list.getByRole('listitem').filter({ hasText: 'updated the profile of' }).first()).toContainText('Name: Wendy Writer → Wendy W. Writer');
+  await expect(categoryRow.getByRole('link', { name: admin.name, exact: true })).toHaveAttribute(
+    'href',
+    `/admin/users?search=${encodeURIComponent(admin.email)}`,
+  );
+  await expect(categoryRow.getByRole('link', { name: category.name, exact: true })).toHaveAttribute(
+    'href',
+    `/admin/categories/${categoryId}`,
+  );
+  await expect(list.getByRole('listitem').filter({ hasText: 'updated the profile of' }).first()).toContainText(
+    'Name: Wendy Writer → Wendy W. Writer',
+  );
   expect(await list.innerText()).not.toMatch(UUID);
   expect(await list.innerText()).not.toContain('{');
   // Relative time, exact time on hover, machine-readable.

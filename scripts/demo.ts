@@ -5,7 +5,8 @@
  *   - Core (`npm run core -- serve`) connected to that Hub with the key (through its settings API) and synced;
  *   - a Core admin user and, at the Hub, a personal access token for the same person bound to the instance;
  *   - it prints the URLs, the sign-in details and a ready MCP client configuration. Ctrl-C stops both.
- * Data lives in ./.demo-data (wiped at every start). Ports: DEMO_HUB_PORT (3000; its OpenID provider takes
+ * Data lives in ./.demo-data and is kept between runs, so the printed MCP configuration stays valid after a restart
+ * (`npm run demo -- --fresh` wipes it and starts over). Ports: DEMO_HUB_PORT (3000; its OpenID provider takes
  * the next one) and DEMO_CORE_PORT (4000). `npm run demo -- --check` stops both once everything is shown to
  * work (CI runs it).
  */
@@ -23,18 +24,38 @@ const CORE_PORT = Number(process.env.DEMO_CORE_PORT ?? 4000);
 const HUB_URL = `http://localhost:${HUB_PORT}`;
 const CORE_URL = `http://localhost:${CORE_PORT}`;
 const PERSON = { email: 'demo@example.com', name: 'Demo Admin', password: 'demo-admin-password' };
+/** What a later run needs to reuse the first one's setup (the instance key and the assistant's token). */
+const STATE = path.join(DATA, 'demo-state.json');
+interface DemoState {
+  orgSlug: string;
+  keyId: string;
+  keyPrefix: string;
+  patToken: string;
+}
 
 const children: ChildProcess[] = [];
 const say = (line: string) => console.log(`[demo] ${line}`);
 
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const k of Object.keys(base)) if (/^(CORE_|SVC_TEMP_ADMIN|HUB_|DATABASE_URL|OIDC_|PORT$)/.test(k)) delete base[k];
+  for (const k of Object.keys(base))
+    if (/^(CORE_|SVC_TEMP_ADMIN|HUB_|DATABASE_URL|OIDC_|PORT$)/.test(k)) delete base[k];
   return { ...base, ...extra };
 }
 
-const hubEnv = env({ HUB_DATA_DIR: path.join(DATA, 'hub'), HUB_URL, PORT: String(HUB_PORT), HUB_ALLOW_PRIVATE_UPSTREAMS: 'true', HUB_SUPERADMIN_EMAILS: PERSON.email });
-const coreEnv = env({ CORE_DATA_DIR: path.join(DATA, 'core'), CORE_PORT: String(CORE_PORT), CORE_URL, CORE_HUB_SYNC_INTERVAL: '30' });
+const hubEnv = env({
+  HUB_DATA_DIR: path.join(DATA, 'hub'),
+  HUB_URL,
+  PORT: String(HUB_PORT),
+  HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
+  HUB_SUPERADMIN_EMAILS: PERSON.email,
+});
+const coreEnv = env({
+  CORE_DATA_DIR: path.join(DATA, 'core'),
+  CORE_PORT: String(CORE_PORT),
+  CORE_URL,
+  CORE_HUB_SYNC_INTERVAL: '30',
+});
 
 /** A CLI step (JSON or a line on stdout); the embedded databases allow one process at a time, so these run first. */
 function run(args: string[], childEnv: NodeJS.ProcessEnv, input = ''): string {
@@ -61,7 +82,13 @@ function start(name: string, command: string, args: string[], childEnv: NodeJS.P
 async function waitFor(what: string, url: string, logPath: string, ms = 600_000) {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`${what} did not answer at ${url}; see ${logPath}`);
@@ -70,7 +97,10 @@ async function waitFor(what: string, url: string, logPath: string, ms = 600_000)
 async function json(base: string, p: string, token: string, method = 'GET', body?: unknown) {
   const res = await fetch(base + p, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -102,50 +132,111 @@ async function stop(code = 0) {
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
+function readState(): DemoState | null {
+  try {
+    return JSON.parse(fs.readFileSync(STATE, 'utf8')) as DemoState;
+  } catch {
+    return null;
+  }
+}
+
 async function main() {
-  fs.rmSync(DATA, { recursive: true, force: true });
-  fs.mkdirSync(DATA, { recursive: true });
+  const fresh = process.argv.includes('--fresh');
+  if (fresh) fs.rmSync(DATA, { recursive: true, force: true });
+  let state = readState();
+  if (!state && fs.existsSync(DATA)) {
+    // An earlier run stopped before it finished its setup: start over.
+    fs.rmSync(DATA, { recursive: true, force: true });
+  }
+  fs.mkdirSync(DATA, { recursive: true, mode: 0o700 });
+  say(state ? `reusing ${DATA} (npm run demo -- --fresh starts over)` : `new demo data in ${DATA}`);
 
   if (!fs.existsSync(path.join(ROOT, '.next/BUILD_ID'))) {
     say('building the Hub once (next build; a few minutes)…');
     const hasFlock = spawnSync('flock', ['--version']).status === 0;
     const build = hasFlock
-      ? spawnSync('flock', ['/tmp/hub-build.lock', 'npx', 'next', 'build'], { cwd: ROOT, stdio: 'inherit', env: env({}) })
+      ? spawnSync('flock', ['/tmp/hub-build.lock', 'npx', 'next', 'build'], {
+          cwd: ROOT,
+          stdio: 'inherit',
+          env: env({}),
+        })
       : spawnSync('npx', ['next', 'build'], { cwd: ROOT, stdio: 'inherit', env: env({}) });
     if (build.status !== 0) throw new Error('next build failed');
   }
 
-  say('preparing the Hub: demo catalog and the demo person…');
-  run(['server/cli.ts', 'seed'], hubEnv);
-  run(['server/cli.ts', 'user', 'create', '--email', PERSON.email, '--name', PERSON.name, '--role', 'superadmin'], hubEnv);
+  if (!state) {
+    say('preparing the Hub: demo catalog and the demo person…');
+    run(['server/cli.ts', 'seed'], hubEnv);
+    run(
+      ['server/cli.ts', 'user', 'create', '--email', PERSON.email, '--name', PERSON.name, '--role', 'superadmin'],
+      hubEnv,
+    );
+    say('preparing Core: the admin user…');
+    run(
+      ['core/src/cli.ts', 'user', 'create', '--email', PERSON.email, '--name', PERSON.name, '--role', 'admin'],
+      coreEnv,
+      PERSON.password,
+    );
+  }
   const hubJwt = run(['server/cli.ts', 'token', '--email', PERSON.email, '--ttl', '3600'], hubEnv);
-
-  say('preparing Core: the admin user…');
-  run(['core/src/cli.ts', 'user', 'create', '--email', PERSON.email, '--name', PERSON.name, '--role', 'admin'], coreEnv, PERSON.password);
 
   const hubLog = start('hub', 'npm', ['start'], hubEnv);
   await waitFor('the Hub', `${HUB_URL}/api/v1/catalog/templates?limit=1`, hubLog);
-  const { organization } = await json(HUB_URL, '/api/v1/account/organizations', hubJwt, 'POST', { name: 'Demo', slug: 'demo' });
-  const { apiKey } = await json(HUB_URL, '/api/v1/account/api-keys', hubJwt, 'POST', { name: 'demo core' });
-  say(`Hub ready: organization ${organization.slug}, instance key ${apiKey.key_prefix}… (id ${apiKey.id})`);
-
   const coreLog = start('core', TSX, ['core/src/cli.ts', 'serve'], coreEnv);
   await waitFor('Core', `${CORE_URL}/readyz`, coreLog, 180_000);
-  const login = await json(CORE_URL, '/api/v1/auth/login', '', 'POST', { username: PERSON.email, password: PERSON.password });
-  await json(CORE_URL, '/api/v1/settings/hub', login.access_token, 'PUT', { hub_url: HUB_URL, instance_key: apiKey.key });
+  const login = await json(CORE_URL, '/api/v1/auth/login', '', 'POST', {
+    username: PERSON.email,
+    password: PERSON.password,
+  });
+  if (!state) {
+    const { organization } = await json(HUB_URL, '/api/v1/account/organizations', hubJwt, 'POST', {
+      name: 'Demo',
+      slug: 'demo',
+    });
+    const { apiKey } = await json(HUB_URL, '/api/v1/account/api-keys', hubJwt, 'POST', { name: 'demo core' });
+    await json(CORE_URL, '/api/v1/settings/hub', login.access_token, 'PUT', {
+      hub_url: HUB_URL,
+      instance_key: apiKey.key,
+    });
+    const { token } = await json(HUB_URL, '/api/v1/account/tokens', hubJwt, 'POST', {
+      name: 'demo assistant',
+      instance_id: apiKey.id,
+      expires_in_days: 365,
+    });
+    state = { orgSlug: organization.slug, keyId: apiKey.id, keyPrefix: apiKey.key_prefix, patToken: token.token };
+    // Only this demo's own secrets, readable by this user only.
+    fs.writeFileSync(STATE, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  }
+  say(`Hub ready: organization ${state.orgSlug}, instance key ${state.keyPrefix}… (id ${state.keyId})`);
   const synced = await json(CORE_URL, '/api/v1/catalog/sync', login.access_token, 'POST');
   const { pagination } = await json(CORE_URL, '/api/v1/catalog/templates?limit=1', login.access_token);
-  say(`Core connected and synced: ${pagination.total} templates in its catalog (last sync: ${synced.checked_at})`);
-
-  const { token } = await json(HUB_URL, '/api/v1/account/tokens', hubJwt, 'POST', { name: 'demo assistant', instance_id: apiKey.id, expires_in_days: 30 });
+  // Who sees how many: everyone the public ones; the private category's templates need a grant (or the admin role).
+  const publicTotal = (await json(HUB_URL, '/api/v1/catalog/templates?limit=1', '')).pagination.total as number;
+  const allTotal = (await json(HUB_URL, '/api/v1/admin/templates?limit=1', hubJwt)).pagination.total as number;
+  say(
+    `Core connected and synced (last sync: ${synced.checked_at}): it sees ${pagination.total} templates with its instance key.`,
+  );
+  say(
+    `The Hub holds ${allTotal} templates: ${publicTotal} public (what anyone and an instance without grants see) and ` +
+      `${allTotal - publicTotal} in private categories, shown only to organizations granted access (Admin → Organizations) and to Hub admins.`,
+  );
+  const token = { token: state.patToken };
 
   // The loop, once, as an assistant would use it.
   const client = new Client({ name: 'demo-check', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${HUB_URL}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${HUB_URL}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token.token}` } },
+    }),
+  );
   const tools = (await client.listTools()).tools.map((t) => t.name);
   await client.close();
 
-  const mcpConfig = { mcpServers: { 'core-via-hub': { type: 'http', url: `${HUB_URL}/mcp`, headers: { Authorization: `Bearer ${token.token}` } } } };
+  const mcpConfig = {
+    mcpServers: {
+      'core-via-hub': { type: 'http', url: `${HUB_URL}/mcp`, headers: { Authorization: `Bearer ${token.token}` } },
+    },
+  };
   console.log(`
 ────────────────────────────────────────────────────────────────────────
  Hub   ${HUB_URL}     sign in with any email through the development provider;

@@ -20,11 +20,15 @@ const nextBin = `${root}node_modules/next/dist/bin/next`;
 if (process.env.NODE_ENV === 'production') {
   const blank = (name) => (process.env[name] ?? '').trim() === '';
   if (blank('HUB_SECRET')) {
-    console.error('[hub] NODE_ENV=production: refusing to start without HUB_SECRET (the key that encrypts stored secrets; see README, Configuration).');
+    console.error(
+      '[hub] NODE_ENV=production: refusing to start without HUB_SECRET (the key that encrypts stored secrets; see README, Configuration).',
+    );
     process.exit(1);
   }
   if (['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'].some(blank)) {
-    console.error('[hub] NODE_ENV=production: the development OpenID provider never runs in production; set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.');
+    console.error(
+      '[hub] NODE_ENV=production: the development OpenID provider never runs in production; set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.',
+    );
     process.exit(1);
   }
 }
@@ -51,14 +55,18 @@ if (setVars.length === 0) {
   try {
     devProvider = await startDevOidcProvider({ port: devPort, redirectUris });
   } catch (err) {
-    console.error(`[hub] the development OpenID provider could not listen on 127.0.0.1:${devPort} (${err.code ?? err.message}); set HUB_DEV_OIDC_PORT, or configure OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET`);
+    console.error(
+      `[hub] the development OpenID provider could not listen on 127.0.0.1:${devPort} (${err.code ?? err.message}); set HUB_DEV_OIDC_PORT, or configure OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET`,
+    );
     process.exit(1);
   }
   Object.assign(childEnv, devProvider.env);
   console.log('[hub] no OIDC provider configured: sign in with any email through the development provider.');
   console.log('[hub] for real use set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (see README).');
 } else if (setVars.length < oidcVars.length) {
-  console.warn(`[hub] OIDC is partly configured: set ${oidcVars.filter((n) => !setVars.includes(n)).join(', ')} too; sign-in is disabled until then.`);
+  console.warn(
+    `[hub] OIDC is partly configured: set ${oidcVars.filter((n) => !setVars.includes(n)).join(', ')} too; sign-in is disabled until then.`,
+  );
 }
 
 // The production server: Next.js, with the REST API and /mcp served directly (server/http/serve.ts).

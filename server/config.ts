@@ -42,6 +42,35 @@ export const config = {
   get databasePoolSize() {
     return intEnv('DATABASE_POOL_SIZE', 10);
   },
+  /**
+   * PostgreSQL without a pooler in between, for what needs a session of its own: the migration lock and LISTEN
+   * (docs/operating-at-scale.md). Unset: DATABASE_URL is used for them.
+   */
+  get databaseDirectUrl() {
+    return env('DATABASE_DIRECT_URL');
+  },
+  /**
+   * "transaction" when DATABASE_URL is a pooler in transaction mode (PgBouncer pool_mode = transaction): no named
+   * prepared statements, no session settings at connect (the pooler sets them), DATABASE_DIRECT_URL required.
+   * Default: "transaction" when DATABASE_DIRECT_URL is set, else "session".
+   */
+  get databasePoolMode(): 'session' | 'transaction' {
+    const raw = env('DATABASE_POOL_MODE');
+    if (raw === undefined) return this.databaseDirectUrl ? 'transaction' : 'session';
+    if (raw === 'session' || raw === 'transaction') return raw;
+    throw new Error(`DATABASE_POOL_MODE must be session or transaction, got "${raw}"`);
+  },
+  /** Streaming replicas for the catalog reads of anonymous and instance-key callers: URLs, comma-separated. */
+  get databaseReadUrls(): string[] {
+    return (env('DATABASE_READ_URL') ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean);
+  },
+  /** A replica further behind the primary than this (milliseconds) is skipped until it catches up. */
+  get databaseReadMaxLagMs() {
+    return intEnv('DATABASE_READ_MAX_LAG_MS', 5_000);
+  },
   /** PostgreSQL: milliseconds to open a connection before the request is answered 503. */
   get databaseConnectTimeoutMs() {
     return intEnv('HUB_DB_CONNECT_TIMEOUT_MS', 1_000);
@@ -49,6 +78,33 @@ export const config = {
   /** PostgreSQL: statement_timeout of every connection, in milliseconds. */
   get databaseStatementTimeoutMs() {
     return intEnv('HUB_DB_STATEMENT_TIMEOUT_MS', 15_000);
+  },
+  /**
+   * Credential cache: milliseconds a secret's look-up is kept (revocations and changes still end it at once,
+   * through the 'auth' generation). A fleet polling every minute wants more than its poll interval.
+   */
+  get credentialCacheTtlMs() {
+    return intEnv('HUB_CREDENTIAL_CACHE_TTL_MS', 30_000);
+  },
+  /** Credential cache: most secrets kept per process (about 300 bytes each): at least the fleet's instance keys. */
+  get credentialCacheMax() {
+    return intEnv('HUB_CREDENTIAL_CACHE_MAX', 100_000);
+  },
+  /**
+   * Response cache: how long an answer is kept at most. Catalog writes end it at once; the TTL bounds what changes
+   * without one (download counts). An organization whose full syncs come more often than this gets its list pages
+   * from memory; less often, from the database each time.
+   */
+  get responseCacheTtlMs() {
+    return intEnv('HUB_RESPONSE_CACHE_TTL_MS', 60_000);
+  },
+  /** Response cache: most answers kept per process (within HUB_RESPONSE_CACHE_MB). */
+  get responseCacheEntries() {
+    return intEnv('HUB_RESPONSE_CACHE_ENTRIES', 20_000);
+  },
+  /** Bearer token of GET /metrics (Prometheus); unset: /metrics answers 404. */
+  get metricsToken() {
+    return env('HUB_METRICS_TOKEN');
   },
   /** Embedded database folder when DATABASE_URL is unset; "memory://" keeps it in memory. */
   get dataDir() {
@@ -125,6 +181,14 @@ export const config = {
   /** MCP proxy: most calls and streams one personal access token may have open at once (per Hub process); more → 429. */
   get mcpMaxStreamsPerToken() {
     return intEnv('HUB_MCP_MAX_STREAMS_PER_TOKEN', 64);
+  },
+  /**
+   * MCP proxy: most calls and streams one person may have open at once over all their personal access tokens (per Hub
+   * process); more → 429. Without it, one account's tokens (up to 10 live per instance, server/domain/pats.ts) times
+   * HUB_MCP_MAX_STREAMS_PER_TOKEN could hold every connection of the process (HUB_MAX_CONNECTIONS).
+   */
+  get mcpMaxStreamsPerUser() {
+    return intEnv('HUB_MCP_MAX_STREAMS_PER_USER', 128);
   },
   /** MCP proxy: most bytes relayed in one response (one POST's answer or one GET stream); beyond it the response is cut. */
   get mcpMaxResponseBytes() {

@@ -3,11 +3,21 @@ import { eq, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { getDb } from '../server/db/client';
 import { auditLog, personalAccessTokens, users } from '../server/db/schema';
-import { issueSecret } from '../server/domain/tokens';
+import { issueSecret } from '@shared/tokens';
 import { api, createKey, createOrg, createUser } from './helpers';
 
-export type CallerKind = 'none' | 'pat' | 'instance' | 'member' | 'orgAdmin' | 'platformAdmin' | 'superadmin' | 'deletedUser';
-export const CALLERS: CallerKind[] = ['none', 'pat', 'instance', 'member', 'orgAdmin', 'platformAdmin', 'superadmin', 'deletedUser'];
+export type CallerKind =
+  'none' | 'pat' | 'instance' | 'member' | 'orgAdmin' | 'platformAdmin' | 'superadmin' | 'deletedUser';
+export const CALLERS: CallerKind[] = [
+  'none',
+  'pat',
+  'instance',
+  'member',
+  'orgAdmin',
+  'platformAdmin',
+  'superadmin',
+  'deletedUser',
+];
 
 /** An organization with an admin, a member and an instance key; platform admins without organization; a deleted user's JWT. */
 export async function world() {
@@ -40,7 +50,15 @@ export async function insertPat(user: { id: string }, orgId: string, instanceKey
   const issued = issueSecret('svp_');
   const [row] = await db
     .insert(personalAccessTokens)
-    .values({ name: 'pat', tokenHash: issued.hash, tokenPrefix: issued.displayPrefix, userId: user.id, orgId, instanceKeyId, membershipSince: sql`now()` })
+    .values({
+      name: 'pat',
+      tokenHash: issued.hash,
+      tokenPrefix: issued.displayPrefix,
+      userId: user.id,
+      orgId,
+      instanceKeyId,
+      membershipSince: sql`now()`,
+    })
     .returning();
   return { ...row!, secret: issued.secret };
 }

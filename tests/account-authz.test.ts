@@ -8,7 +8,8 @@ import { createInvitation } from '../server/domain/invitations';
 import { api, principalOf, unique } from './helpers';
 import { CALLERS, world, type CallerKind, type World } from './account-admin-fixtures';
 
-const invite = (w: World, email: string) => createInvitation(principalOf(w.orgAdmin, { id: w.org.id, role: 'admin' }), w.org.id, { email, role: 'member' });
+const invite = (w: World, email: string) =>
+  createInvitation(principalOf(w.orgAdmin, { id: w.org.id, role: 'admin' }), w.org.id, { email, role: 'member' });
 
 type Row = {
   name: string;
@@ -33,41 +34,101 @@ const orgMember = signedIn(200, { platformAdmin: 403, superadmin: 403 });
 const orgAdmin = signedIn(200, { member: 403, platformAdmin: 403, superadmin: 403 });
 
 const rows: Row[] = [
-  { name: 'GET /account/organizations', request: async () => ({ method: 'GET', path: '/account/organizations' }), expect: signedIn(200) },
+  {
+    name: 'GET /account/organizations',
+    request: async () => ({ method: 'GET', path: '/account/organizations' }),
+    expect: signedIn(200),
+  },
   {
     name: 'POST /account/organizations',
-    request: async () => ({ method: 'POST', path: '/account/organizations', body: { name: 'New Org', slug: unique('neworg').toLowerCase() } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/account/organizations',
+      body: { name: 'New Org', slug: unique('neworg').toLowerCase() },
+    }),
     // Members already belong to an organization: 409.
     expect: signedIn(200, { member: 409, orgAdmin: 409 }),
   },
-  { name: 'GET /account/profile', request: async () => ({ method: 'GET', path: '/account/profile' }), expect: signedIn(200) },
-  { name: 'PUT /account/profile', request: async () => ({ method: 'PUT', path: '/account/profile', body: { name: 'Renamed' } }), expect: signedIn(200) },
-  { name: 'GET /account/api-keys', request: async () => ({ method: 'GET', path: '/account/api-keys' }), expect: orgMember },
-  { name: 'POST /account/api-keys', request: async () => ({ method: 'POST', path: '/account/api-keys', body: { name: 'edge-1' } }), expect: orgAdmin },
-  { name: 'PUT /account/api-keys', request: async (w) => ({ method: 'PUT', path: '/account/api-keys', body: { id: w.key.id } }), expect: orgAdmin },
-  { name: 'DELETE /account/api-keys', request: async (w) => ({ method: 'DELETE', path: '/account/api-keys', body: { id: w.key.id } }), expect: orgAdmin },
-  { name: 'GET /account/members', request: async () => ({ method: 'GET', path: '/account/members' }), expect: orgMember },
-  { name: 'GET /account/invitations', request: async () => ({ method: 'GET', path: '/account/invitations' }), expect: orgAdmin },
+  {
+    name: 'GET /account/profile',
+    request: async () => ({ method: 'GET', path: '/account/profile' }),
+    expect: signedIn(200),
+  },
+  {
+    name: 'PUT /account/profile',
+    request: async () => ({ method: 'PUT', path: '/account/profile', body: { name: 'Renamed' } }),
+    expect: signedIn(200),
+  },
+  {
+    name: 'GET /account/api-keys',
+    request: async () => ({ method: 'GET', path: '/account/api-keys' }),
+    expect: orgMember,
+  },
+  {
+    name: 'POST /account/api-keys',
+    request: async () => ({ method: 'POST', path: '/account/api-keys', body: { name: 'edge-1' } }),
+    expect: orgAdmin,
+  },
+  {
+    name: 'PUT /account/api-keys',
+    request: async (w) => ({ method: 'PUT', path: '/account/api-keys', body: { id: w.key.id } }),
+    expect: orgAdmin,
+  },
+  {
+    name: 'DELETE /account/api-keys',
+    request: async (w) => ({ method: 'DELETE', path: '/account/api-keys', body: { id: w.key.id } }),
+    expect: orgAdmin,
+  },
+  {
+    name: 'GET /account/members',
+    request: async () => ({ method: 'GET', path: '/account/members' }),
+    expect: orgMember,
+  },
+  {
+    name: 'GET /account/invitations',
+    request: async () => ({ method: 'GET', path: '/account/invitations' }),
+    expect: orgAdmin,
+  },
   {
     name: 'POST /account/invitations',
-    request: async () => ({ method: 'POST', path: '/account/invitations', body: { email: `${unique('invitee')}@example.test`, role: 'member' } }),
+    request: async () => ({
+      method: 'POST',
+      path: '/account/invitations',
+      body: { email: `${unique('invitee')}@example.test`, role: 'member' },
+    }),
     expect: orgAdmin,
   },
   {
     name: 'DELETE /account/invitations',
-    request: async (w) => ({ method: 'DELETE', path: '/account/invitations', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    request: async (w) => ({
+      method: 'DELETE',
+      path: '/account/invitations',
+      body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id },
+    }),
     expect: orgAdmin,
   },
-  { name: 'GET /account/invitations/received', request: async () => ({ method: 'GET', path: '/account/invitations/received' }), expect: signedIn(200) },
+  {
+    name: 'GET /account/invitations/received',
+    request: async () => ({ method: 'GET', path: '/account/invitations/received' }),
+    expect: signedIn(200),
+  },
   {
     // Addressed to nobody among the callers: the same 404 for every signed-in caller.
     name: 'POST /account/invitations/accept',
-    request: async (w) => ({ method: 'POST', path: '/account/invitations/accept', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    request: async (w) => ({
+      method: 'POST',
+      path: '/account/invitations/accept',
+      body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id },
+    }),
     expect: signedIn(404),
   },
   {
     name: 'POST /account/invitations/decline',
-    request: async (w) => ({ method: 'POST', path: '/account/invitations/decline', body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id } }),
+    request: async (w) => ({
+      method: 'POST',
+      path: '/account/invitations/decline',
+      body: { id: (await invite(w, `${unique('invitee')}@example.test`)).id },
+    }),
     expect: signedIn(404),
   },
   {
@@ -99,7 +160,10 @@ describe('account authorization matrix', () => {
         got[caller] = res.status;
         if (res.status >= 400) {
           // Every refusal is a JSON error with a code and a message.
-          expect(res.body, `${row.name} as ${caller}`).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+          expect(res.body, `${row.name} as ${caller}`).toMatchObject({
+            code: expect.any(String),
+            message: expect.any(String),
+          });
         }
       }
       expect(got).toEqual(row.expect);

@@ -20,15 +20,29 @@ async function orgWithAdmin(name = 'Acme') {
 async function invite(admin: { token: string }, email: string, role: 'admin' | 'member' = 'member') {
   const res = await api('/account/invitations', { method: 'POST', token: admin.token, body: { email, role } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.invitation as { id: string; email: string; role: string; status: string; expires_at: string; created_at: string };
+  return res.body.invitation as {
+    id: string;
+    email: string;
+    role: string;
+    status: string;
+    expires_at: string;
+    created_at: string;
+  };
 }
 
-const accept = (user: { token: string }, id: string) => api('/account/invitations/accept', { method: 'POST', token: user.token, body: { id } });
-const decline = (user: { token: string }, id: string) => api('/account/invitations/decline', { method: 'POST', token: user.token, body: { id } });
+const accept = (user: { token: string }, id: string) =>
+  api('/account/invitations/accept', { method: 'POST', token: user.token, body: { id } });
+const decline = (user: { token: string }, id: string) =>
+  api('/account/invitations/decline', { method: 'POST', token: user.token, body: { id } });
 const received = async (user: { token: string }) => {
   const res = await api('/account/invitations/received', { token: user.token });
   expect(res.status).toBe(200);
-  return res.body.invitations as { id: string; role: string; organization: { id: string; name: string }; invited_by: { name: string; email: string } | null }[];
+  return res.body.invitations as {
+    id: string;
+    role: string;
+    organization: { id: string; name: string };
+    invited_by: { name: string; email: string } | null;
+  }[];
 };
 const pendingOf = async (admin: { token: string }) => {
   const res = await api('/account/invitations', { token: admin.token });
@@ -36,7 +50,12 @@ const pendingOf = async (admin: { token: string }) => {
   return res.body.invitations as { id: string; email: string }[];
 };
 const membership = async (userId: string) => {
-  const [u] = await (await getDb()).select({ orgId: users.orgId, orgRole: users.orgRole }).from(users).where(eq(users.id, userId));
+  const [u] = await (
+    await getDb()
+  )
+    .select({ orgId: users.orgId, orgRole: users.orgRole })
+    .from(users)
+    .where(eq(users.id, userId));
   return u;
 };
 
@@ -52,13 +71,20 @@ describe('inviting', () => {
 
     const answers: Awaited<ReturnType<typeof api<any>>>[] = [];
     for (const email of [unknown, free.email, busy.email]) {
-      const res = await api('/account/invitations', { method: 'POST', token: admin.token, body: { email, role: 'member' } });
+      const res = await api('/account/invitations', {
+        method: 'POST',
+        token: admin.token,
+        body: { email, role: 'member' },
+      });
       answers.push(res);
     }
     const shape = (r: (typeof answers)[number]) => ({
       status: r.status,
       headers: [...r.headers.keys()].sort(),
-      body: { ...r.body, invitation: { ...r.body.invitation, id: 'ID', email: 'EMAIL', created_at: 'T', expires_at: 'T' } },
+      body: {
+        ...r.body,
+        invitation: { ...r.body.invitation, id: 'ID', email: 'EMAIL', created_at: 'T', expires_at: 'T' },
+      },
     });
     expect(shape(answers[1]!)).toEqual(shape(answers[0]!));
     expect(shape(answers[2]!)).toEqual(shape(answers[0]!));
@@ -80,8 +106,24 @@ describe('inviting', () => {
     expect((await pendingOf(admin)).map((i) => i.email).sort()).toEqual([unknown, free.email, busy.email].sort());
     // Stored: only the invitation's own facts.
     const [row] = await db.select().from(orgInvitations).where(eq(orgInvitations.id, inv.id));
-    expect(Object.keys(row!).sort()).toEqual(['createdAt', 'email', 'expiresAt', 'id', 'invitedBy', 'orgId', 'respondedAt', 'role', 'status']);
-    expect(row).toMatchObject({ orgId: org.id, email: unknown, role: 'member', invitedBy: admin.id, status: 'pending' });
+    expect(Object.keys(row!).sort()).toEqual([
+      'createdAt',
+      'email',
+      'expiresAt',
+      'id',
+      'invitedBy',
+      'orgId',
+      'respondedAt',
+      'role',
+      'status',
+    ]);
+    expect(row).toMatchObject({
+      orgId: org.id,
+      email: unknown,
+      role: 'member',
+      invitedBy: admin.id,
+      status: 'pending',
+    });
   });
 
   it('emails are matched case-insensitively; an address of a current member is refused (409)', async () => {
@@ -91,7 +133,11 @@ describe('inviting', () => {
     expect(inv.email).toBe(bob.email);
     expect((await received(bob)).map((i) => i.id)).toEqual([inv.id]);
     expect((await accept(bob, inv.id)).status).toBe(200);
-    const again = await api('/account/invitations', { method: 'POST', token: admin.token, body: { email: bob.email, role: 'admin' } });
+    const again = await api('/account/invitations', {
+      method: 'POST',
+      token: admin.token,
+      body: { email: bob.email, role: 'admin' },
+    });
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/already a member/);
   });
@@ -111,12 +157,18 @@ describe('inviting', () => {
 
   it('bad input is a 400 naming the field', async () => {
     const { admin } = await orgWithAdmin();
-    for (const body of [{ email: 'not-an-email', role: 'member' }, { email: 'a@example.test', role: 'owner' }, { email: 'a@example.test' }]) {
+    for (const body of [
+      { email: 'not-an-email', role: 'member' },
+      { email: 'a@example.test', role: 'owner' },
+      { email: 'a@example.test' },
+    ]) {
       const res = await api('/account/invitations', { method: 'POST', token: admin.token, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toMatch(/email|role/);
     }
-    expect((await api('/account/invitations/accept', { method: 'POST', token: admin.token, body: { id: 'nope' } })).status).toBe(400);
+    expect(
+      (await api('/account/invitations/accept', { method: 'POST', token: admin.token, body: { id: 'nope' } })).status,
+    ).toBe(400);
   });
 });
 
@@ -147,7 +199,9 @@ describe('answering', () => {
     const members = (await api('/account/members', { token: admin.token })).body.members;
     expect(members).toContainEqual(expect.objectContaining({ user_id: bob.id, role: 'admin' }));
     // Bob acts as an org admin at once (the role is read on every call).
-    expect((await api('/account/api-keys', { method: 'POST', token: bob.token, body: { name: 'k' } })).status).toBe(200);
+    expect((await api('/account/api-keys', { method: 'POST', token: bob.token, body: { name: 'k' } })).status).toBe(
+      200,
+    );
 
     // Single use: gone from both lists and refused a second time.
     expect(await received(bob)).toEqual([]);
@@ -162,10 +216,16 @@ describe('answering', () => {
     expect((await accept(bob, inv.id)).status).toBe(409);
     expect(await membership(bob.id)).toEqual({ orgId: null, orgRole: null });
 
-    const audit = (await auditRows()).filter((r) => r.targetId === bob.id || r.targetId === inv.id).map((r) => r.action);
+    const audit = (await auditRows())
+      .filter((r) => r.targetId === bob.id || r.targetId === inv.id)
+      .map((r) => r.action);
     expect(audit).toEqual(['invitation.create', 'member.add', 'member.leave']);
     const add = (await auditRows()).find((r) => r.action === 'member.add' && r.targetId === bob.id)!;
-    expect(add).toMatchObject({ actorId: bob.id, orgId: org.id, details: { email: bob.email, role: 'admin', invitation_id: inv.id } });
+    expect(add).toMatchObject({
+      actorId: bob.id,
+      orgId: org.id,
+      details: { email: bob.email, role: 'admin', invitation_id: inv.id },
+    });
   });
 
   it('declining: no membership, the invitation is used up', async () => {
@@ -180,7 +240,11 @@ describe('answering', () => {
     expect(await pendingOf(admin)).toEqual([]);
     expect((await accept(bob, inv.id)).status).toBe(409);
     expect(await membership(bob.id)).toEqual({ orgId: null, orgRole: null });
-    expect((await auditRows()).some((r) => r.action === 'invitation.decline' && r.targetId === inv.id && r.actorId === bob.id)).toBe(true);
+    expect(
+      (await auditRows()).some(
+        (r) => r.action === 'invitation.decline' && r.targetId === inv.id && r.actorId === bob.id,
+      ),
+    ).toBe(true);
   });
 
   it('another user cannot accept or decline it: 404, and nothing changes', async () => {
@@ -206,7 +270,10 @@ describe('answering', () => {
     const bob = await createUser();
     const inv = await invite(admin, bob.email);
     const db = await getDb();
-    await db.update(orgInvitations).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(orgInvitations.id, inv.id));
+    await db
+      .update(orgInvitations)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(orgInvitations.id, inv.id));
     expect(await received(bob)).toEqual([]);
     expect(await pendingOf(admin)).toEqual([]);
     const res = await accept(bob, inv.id);
@@ -288,10 +355,18 @@ describe('revoking and tenant isolation', () => {
     const inv = await invite(a.admin, `${unique('x')}@example.test`);
     const res = await api('/account/invitations', { method: 'DELETE', token: b.admin.token, body: { id: inv.id } });
     expect(res.status).toBe(404);
-    expect(res.body.message).toBe((await api('/account/invitations', { method: 'DELETE', token: b.admin.token, body: { id: crypto.randomUUID() } })).body.message);
+    expect(res.body.message).toBe(
+      (await api('/account/invitations', { method: 'DELETE', token: b.admin.token, body: { id: crypto.randomUUID() } }))
+        .body.message,
+    );
     expect(await pendingOf(b.admin)).toEqual([]);
     expect((await pendingOf(a.admin)).map((i) => i.id)).toEqual([inv.id]);
-    const [row] = await (await getDb()).select({ status: orgInvitations.status }).from(orgInvitations).where(eq(orgInvitations.id, inv.id));
+    const [row] = await (
+      await getDb()
+    )
+      .select({ status: orgInvitations.status })
+      .from(orgInvitations)
+      .where(eq(orgInvitations.id, inv.id));
     expect(row!.status).toBe('pending');
   });
 
@@ -301,8 +376,18 @@ describe('revoking and tenant isolation', () => {
     await joinByInvitation(admin, member);
     const inv = await invite(admin, `${unique('x')}@example.test`);
     expect((await api('/account/invitations', { token: member.token })).status).toBe(403);
-    expect((await api('/account/invitations', { method: 'POST', token: member.token, body: { email: 'y@example.test', role: 'member' } })).status).toBe(403);
-    expect((await api('/account/invitations', { method: 'DELETE', token: member.token, body: { id: inv.id } })).status).toBe(403);
+    expect(
+      (
+        await api('/account/invitations', {
+          method: 'POST',
+          token: member.token,
+          body: { email: 'y@example.test', role: 'member' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await api('/account/invitations', { method: 'DELETE', token: member.token, body: { id: inv.id } })).status,
+    ).toBe(403);
   });
 });
 
@@ -319,7 +404,9 @@ describe('leaving', () => {
     const [u] = await db.select().from(users).where(eq(users.id, bob.id));
     expect(u).toMatchObject({ orgId: null, orgRole: null, orgJoinedAt: null });
     expect((await api('/account/api-keys', { token: bob.token })).status).toBe(403);
-    expect((await api('/account/members', { token: admin.token })).body.members.map((m: { user_id: string }) => m.user_id)).toEqual([admin.id]);
+    expect(
+      (await api('/account/members', { token: admin.token })).body.members.map((m: { user_id: string }) => m.user_id),
+    ).toEqual([admin.id]);
     const rows = (await auditRows()).filter((r) => r.action === 'member.leave' && r.targetId === bob.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ actorId: bob.id, orgId: org.id, details: { email: bob.email, role: 'member' } });
@@ -336,12 +423,20 @@ describe('leaving', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/last admin/);
     expect(await membership(admin.id)).toEqual({ orgId: org.id, orgRole: 'admin' });
-    expect((await api('/account/members', { method: 'PUT', token: admin.token, body: { user_id: bob.id, role: 'admin' } })).status).toBe(200);
+    expect(
+      (await api('/account/members', { method: 'PUT', token: admin.token, body: { user_id: bob.id, role: 'admin' } }))
+        .status,
+    ).toBe(200);
     expect((await api('/account/leave', { method: 'POST', token: admin.token, body: {} })).status).toBe(200);
     expect(await membership(admin.id)).toEqual({ orgId: null, orgRole: null });
     // Bob is now the last admin.
     expect((await api('/account/leave', { method: 'POST', token: bob.token, body: {} })).status).toBe(409);
-    const admins = await (await getDb()).select().from(users).where(and(eq(users.orgId, org.id), eq(users.orgRole, 'admin')));
+    const admins = await (
+      await getDb()
+    )
+      .select()
+      .from(users)
+      .where(and(eq(users.orgId, org.id), eq(users.orgRole, 'admin')));
     expect(admins.map((u) => u.id)).toEqual([bob.id]);
   });
 
@@ -349,9 +444,16 @@ describe('leaving', () => {
     const { admin, org } = await orgWithAdmin();
     const bob = await createUser();
     await joinByInvitation(admin, bob, 'admin');
-    const results = await Promise.all([admin, bob].map((u) => api('/account/leave', { method: 'POST', token: u.token, body: {} })));
+    const results = await Promise.all(
+      [admin, bob].map((u) => api('/account/leave', { method: 'POST', token: u.token, body: {} })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-    const admins = await (await getDb()).select().from(users).where(and(eq(users.orgId, org.id), eq(users.orgRole, 'admin')));
+    const admins = await (
+      await getDb()
+    )
+      .select()
+      .from(users)
+      .where(and(eq(users.orgId, org.id), eq(users.orgRole, 'admin')));
     expect(admins).toHaveLength(1);
   });
 });

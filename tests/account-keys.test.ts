@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { instanceKeys } from '../server/db/schema';
-import { hashSecret } from '../server/domain/tokens';
+import { hashSecret } from '@shared/tokens';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 import { auditRows } from './account-admin-fixtures';
 
@@ -42,7 +42,14 @@ describe('instance key lifecycle through the catalog', () => {
     }
     expect(list.status).toBe(200);
     expect(list.body.apiKeys).toHaveLength(1);
-    expect(list.body.apiKeys[0]).toEqual({ id, name: 'edge-1', key_prefix, status: 'active', created_at: expect.any(String), last_used_at: expect.any(String) });
+    expect(list.body.apiKeys[0]).toEqual({
+      id,
+      name: 'edge-1',
+      key_prefix,
+      status: 'active',
+      created_at: expect.any(String),
+      last_used_at: expect.any(String),
+    });
     expect(JSON.stringify(list.body)).not.toContain(key);
     expect(JSON.stringify(list.body)).not.toContain(hashSecret(key));
 
@@ -86,7 +93,9 @@ describe('instance key lifecycle through the catalog', () => {
 
     const listed = await api(`/admin/api-keys?org_id=${org.id}`, { token: platformAdmin.token });
     expect(listed.status).toBe(200);
-    expect(listed.body.apiKeys).toEqual([expect.objectContaining({ id: key.id, org_id: org.id, org_name: org.name, status: 'active' })]);
+    expect(listed.body.apiKeys).toEqual([
+      expect.objectContaining({ id: key.id, org_id: org.id, org_name: org.name, status: 'active' }),
+    ]);
     expect(JSON.stringify(listed.body)).not.toContain(key.secret);
     expect(JSON.stringify(listed.body)).not.toContain(hashSecret(key.secret));
 
@@ -94,15 +103,29 @@ describe('instance key lifecycle through the catalog', () => {
     expect(res.status).toBe(200);
     expect(res.body.apiKey).toEqual({ id: key.id, org_id: org.id, status: 'revoked' });
     expect((await api('/catalog/templates', { token: key.secret })).status).toBe(401);
-    expect((await api('/account/api-keys', { method: 'PUT', token: admin.token, body: { id: key.id } })).status).toBe(409);
-    expect((await api('/admin/api-keys?status=revoked', { token: platformAdmin.token })).body.apiKeys.map((k: any) => k.id)).toContain(key.id);
-    expect((await api('/admin/api-keys', { method: 'DELETE', token: platformAdmin.token, body: { id: crypto.randomUUID() } })).status).toBe(404);
+    expect((await api('/account/api-keys', { method: 'PUT', token: admin.token, body: { id: key.id } })).status).toBe(
+      409,
+    );
+    expect(
+      (await api('/admin/api-keys?status=revoked', { token: platformAdmin.token })).body.apiKeys.map((k: any) => k.id),
+    ).toContain(key.id);
+    expect(
+      (
+        await api('/admin/api-keys', {
+          method: 'DELETE',
+          token: platformAdmin.token,
+          body: { id: crypto.randomUUID() },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('members may list keys but not create, re-issue or revoke them', async () => {
     const { member, org } = await orgWithAdmin();
     const key = await createKey(org.id);
-    expect((await api('/account/api-keys', { token: member.token })).body.apiKeys.map((k: any) => k.id)).toEqual([key.id]);
+    expect((await api('/account/api-keys', { token: member.token })).body.apiKeys.map((k: any) => k.id)).toEqual([
+      key.id,
+    ]);
     for (const [method, body] of [
       ['POST', { name: 'x' }],
       ['PUT', { id: key.id }],
@@ -118,11 +141,19 @@ describe('instance key lifecycle through the catalog', () => {
     const platformAdmin = await createUser({ role: 'admin' });
     const key = await createKey(org.id);
     expect((await api('/catalog/templates', { token: key.secret })).status).toBe(200);
-    const suspended = await api('/admin/organizations', { method: 'PUT', token: platformAdmin.token, body: { id: org.id, status: 'suspended' } });
+    const suspended = await api('/admin/organizations', {
+      method: 'PUT',
+      token: platformAdmin.token,
+      body: { id: org.id, status: 'suspended' },
+    });
     expect(suspended.status).toBe(200);
     expect(suspended.body.organization).toMatchObject({ id: org.id, status: 'suspended', tier: 'free' });
     expect((await api('/catalog/templates', { token: key.secret })).status).toBe(403);
-    await api('/admin/organizations', { method: 'PUT', token: platformAdmin.token, body: { id: org.id, status: 'active' } });
+    await api('/admin/organizations', {
+      method: 'PUT',
+      token: platformAdmin.token,
+      body: { id: org.id, status: 'active' },
+    });
     expect((await api('/catalog/templates', { token: key.secret })).status).toBe(200);
   });
 });
@@ -144,7 +175,11 @@ describe('tenant isolation', () => {
     const revoke = await api('/account/api-keys', { method: 'DELETE', token: a.admin.token, body: { id: keyB.id } });
     expect(revoke.status).toBe(404);
     // Same answer as for an id that exists nowhere.
-    const unknown = await api('/account/api-keys', { method: 'DELETE', token: a.admin.token, body: { id: crypto.randomUUID() } });
+    const unknown = await api('/account/api-keys', {
+      method: 'DELETE',
+      token: a.admin.token,
+      body: { id: crypto.randomUUID() },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.message).toBe(revoke.body.message);
 
@@ -162,8 +197,18 @@ describe('tenant isolation', () => {
     expect(members.body.members.map((m: any) => m.user_id).sort()).toEqual([a.admin.id, a.member.id].sort());
 
     for (const target of [b.member.id, b.admin.id]) {
-      expect((await api('/account/members', { method: 'PUT', token: a.admin.token, body: { user_id: target, role: 'admin' } })).status).toBe(404);
-      expect((await api('/account/members', { method: 'DELETE', token: a.admin.token, body: { user_id: target } })).status).toBe(404);
+      expect(
+        (
+          await api('/account/members', {
+            method: 'PUT',
+            token: a.admin.token,
+            body: { user_id: target, role: 'admin' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await api('/account/members', { method: 'DELETE', token: a.admin.token, body: { user_id: target } })).status,
+      ).toBe(404);
     }
     const listB = await api('/account/members', { token: b.admin.token });
     expect(listB.body.members).toEqual(

@@ -45,18 +45,37 @@ describe('audit log names and filters', () => {
     founder = await createUser({ name: 'Fiona Founder' });
     gone = await createUser({ name: 'Gone Gary' });
     orgName = `Acme ${unique('o')}`;
-    const org = await api('/account/organizations', { method: 'POST', token: founder.token, body: { name: orgName, slug: unique('acme').toLowerCase() } });
+    const org = await api('/account/organizations', {
+      method: 'POST',
+      token: founder.token,
+      body: { name: orgName, slug: unique('acme').toLowerCase() },
+    });
     expect(org.status).toBe(200);
     orgId = org.body.organization.id;
     categoryName = `Databases ${unique('c')}`;
-    const cat = await api('/admin/categories', { method: 'POST', token: admin.token, body: { name: categoryName, slug: unique('db') } });
+    const cat = await api('/admin/categories', {
+      method: 'POST',
+      token: admin.token,
+      body: { name: categoryName, slug: unique('db') },
+    });
     expect(cat.status).toBe(200);
     categoryId = cat.body.category.id;
-    expect((await api('/admin/users', { method: 'PUT', token: admin.token, body: { id: gone.id, role: 'admin' } })).status).toBe(200);
+    expect(
+      (await api('/admin/users', { method: 'PUT', token: admin.token, body: { id: gone.id, role: 'admin' } })).status,
+    ).toBe(200);
     // A category deleted after its creation was recorded, and a user deleted by the admin.
-    const doomed = await api('/admin/categories', { method: 'POST', token: admin.token, body: { name: 'Doomed Shelf', slug: unique('doomed') } });
-    expect((await api('/admin/categories', { method: 'DELETE', token: admin.token, body: { id: doomed.body.category.id } })).status).toBe(200);
-    expect((await api('/admin/users', { method: 'DELETE', token: admin.token, body: { id: gone.id } })).status).toBe(200);
+    const doomed = await api('/admin/categories', {
+      method: 'POST',
+      token: admin.token,
+      body: { name: 'Doomed Shelf', slug: unique('doomed') },
+    });
+    expect(
+      (await api('/admin/categories', { method: 'DELETE', token: admin.token, body: { id: doomed.body.category.id } }))
+        .status,
+    ).toBe(200);
+    expect((await api('/admin/users', { method: 'DELETE', token: admin.token, body: { id: gone.id } })).status).toBe(
+      200,
+    );
   });
 
   it('names actors, targets and organizations instead of bare ids', async () => {
@@ -84,7 +103,14 @@ describe('audit log names and filters', () => {
   it('marks an actor that no longer exists as deleted', async () => {
     const ghost = await createUser({ name: 'Ghost Writer' });
     const db = await getDb();
-    await db.insert(auditLog).values({ actorType: 'user', actorId: ghost.id, action: 'user.update_profile', targetType: 'user', targetId: ghost.id, details: { name: { from: '', to: 'Ghost Writer' } } });
+    await db.insert(auditLog).values({
+      actorType: 'user',
+      actorId: ghost.id,
+      action: 'user.update_profile',
+      targetType: 'user',
+      targetId: ghost.id,
+      details: { name: { from: '', to: 'Ghost Writer' } },
+    });
     let [entry] = (await list(`actor=${ghost.id}`)).filter((e) => e.actor_id === ghost.id);
     expect(entry!.actor_name).toBe('Ghost Writer');
     expect(entry!.actor_deleted).toBe(false);
@@ -100,7 +126,9 @@ describe('audit log names and filters', () => {
     expect(byFounderName.length).toBeGreaterThan(0);
     expect(byFounderName.length).toBeLessThan(all.length);
     expect(byFounderName.every((e) => e.actor_id === founder.id)).toBe(true);
-    expect((await list(`actor=${encodeURIComponent(founder.email)}`)).map((e) => e.id)).toEqual(byFounderName.map((e) => e.id));
+    expect((await list(`actor=${encodeURIComponent(founder.email)}`)).map((e) => e.id)).toEqual(
+      byFounderName.map((e) => e.id),
+    );
     expect((await list(`actor=${founder.id}`)).map((e) => e.id)).toEqual(byFounderName.map((e) => e.id));
     // LIKE wildcards are literal: "%" matches no one.
     expect(await list('actor=%25')).toEqual([]);
@@ -118,7 +146,9 @@ describe('audit log names and filters', () => {
 
     const newest = new Date(all[0]!.created_at).getTime();
     expect(await list(`since=${encodeURIComponent(new Date(newest + 60_000).toISOString())}`)).toEqual([]);
-    const until = await list(`until=${encodeURIComponent(new Date(newest + 60_000).toISOString())}&since=${encodeURIComponent(new Date(newest - 3_600_000).toISOString())}`);
+    const until = await list(
+      `until=${encodeURIComponent(new Date(newest + 60_000).toISOString())}&since=${encodeURIComponent(new Date(newest - 3_600_000).toISOString())}`,
+    );
     expect(until.length).toBe(all.length);
   });
 

@@ -29,7 +29,11 @@ const rows: Row[] = [
     name: 'POST /admin/templates',
     request: async () => {
       const cat = await createCategory();
-      return { method: 'POST', path: '/admin/templates', body: { name: 'T', slug: unique('tpl'), category_id: cat.id, image_name: 'nginx' } };
+      return {
+        method: 'POST',
+        path: '/admin/templates',
+        body: { name: 'T', slug: unique('tpl'), category_id: cat.id, image_name: 'nginx' },
+      };
     },
   },
   {
@@ -47,10 +51,17 @@ const rows: Row[] = [
     },
   },
   get('/admin/categories'),
-  { name: 'POST /admin/categories', request: async () => ({ method: 'POST', path: '/admin/categories', body: { name: 'C', slug: unique('cat') } }) },
+  {
+    name: 'POST /admin/categories',
+    request: async () => ({ method: 'POST', path: '/admin/categories', body: { name: 'C', slug: unique('cat') } }),
+  },
   {
     name: 'PUT /admin/categories',
-    request: async () => ({ method: 'PUT', path: '/admin/categories', body: { id: (await createCategory()).id, name: 'Renamed' } }),
+    request: async () => ({
+      method: 'PUT',
+      path: '/admin/categories',
+      body: { id: (await createCategory()).id, name: 'Renamed' },
+    }),
   },
   {
     name: 'DELETE /admin/categories',
@@ -73,12 +84,32 @@ const rows: Row[] = [
     },
   },
   get('/admin/users'),
-  { name: 'PUT /admin/users', request: async () => ({ method: 'PUT', path: '/admin/users', body: { id: (await createUser()).id, role: 'admin' } }) },
-  { name: 'DELETE /admin/users', request: async () => ({ method: 'DELETE', path: '/admin/users', body: { id: (await createUser()).id } }) },
+  {
+    name: 'PUT /admin/users',
+    request: async () => ({
+      method: 'PUT',
+      path: '/admin/users',
+      body: { id: (await createUser()).id, role: 'admin' },
+    }),
+  },
+  {
+    name: 'DELETE /admin/users',
+    request: async () => ({ method: 'DELETE', path: '/admin/users', body: { id: (await createUser()).id } }),
+  },
   get('/admin/organizations'),
-  { name: 'PUT /admin/organizations', request: async () => ({ method: 'PUT', path: '/admin/organizations', body: { id: (await createOrg()).id, tier: 'pro' } }) },
+  {
+    name: 'PUT /admin/organizations',
+    request: async () => ({
+      method: 'PUT',
+      path: '/admin/organizations',
+      body: { id: (await createOrg()).id, tier: 'pro' },
+    }),
+  },
   get('/admin/api-keys'),
-  { name: 'DELETE /admin/api-keys', request: async (w) => ({ method: 'DELETE', path: '/admin/api-keys', body: { id: w.key.id } }) },
+  {
+    name: 'DELETE /admin/api-keys',
+    request: async (w) => ({ method: 'DELETE', path: '/admin/api-keys', body: { id: w.key.id } }),
+  },
   get('/admin/stats'),
   get('/admin/audit-log'),
 ];
@@ -92,7 +123,11 @@ describe('admin authorization matrix', () => {
         const req = await row.request(w);
         const res = await api(req.path, { method: req.method, body: req.body, token: w.tokens[caller] });
         got[caller] = res.status;
-        if (res.status >= 400) expect(res.body, `${row.name} as ${caller}`).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+        if (res.status >= 400)
+          expect(res.body, `${row.name} as ${caller}`).toMatchObject({
+            code: expect.any(String),
+            message: expect.any(String),
+          });
       }
       expect(got).toEqual(EXPECTED);
     });
@@ -102,7 +137,11 @@ describe('admin authorization matrix', () => {
     const admin = await createUser({ role: 'admin' });
     const superadmin = await createUser({ role: 'superadmin' });
     expect((await api('/admin/stats', { token: admin.token })).status).toBe(200);
-    const res = await api('/admin/users', { method: 'PUT', token: superadmin.token, body: { id: admin.id, role: 'user' } });
+    const res = await api('/admin/users', {
+      method: 'PUT',
+      token: superadmin.token,
+      body: { id: admin.id, role: 'user' },
+    });
     expect(res.status).toBe(200);
     expect((await api('/admin/stats', { token: admin.token })).status).toBe(403);
   });

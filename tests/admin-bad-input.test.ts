@@ -22,7 +22,17 @@ import {
   users,
 } from '../server/db/schema';
 import { createInvitation } from '../server/domain/invitations';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, principalOf, unique } from './helpers';
+import {
+  api,
+  createCategory,
+  createKey,
+  createOrg,
+  createTemplate,
+  createUser,
+  grantAccess,
+  principalOf,
+  unique,
+} from './helpers';
 
 async function snapshot() {
   const db = await getDb();
@@ -72,16 +82,39 @@ beforeAll(async () => {
   otherOrgMemberId = otherMember.id;
   const otherAdmin = await createUser();
   await createOrg({ admin: otherAdmin }).then(async (o) => {
-    otherOrgInvitationId = (await createInvitation(principalOf(otherAdmin, { id: o.id, role: 'admin' }), o.id, { email: `${unique('x')}@example.test`, role: 'member' })).id;
+    otherOrgInvitationId = (
+      await createInvitation(principalOf(otherAdmin, { id: o.id, role: 'admin' }), o.id, {
+        email: `${unique('x')}@example.test`,
+        role: 'member',
+      })
+    ).id;
   });
 });
 
 const randomId = () => crypto.randomUUID();
 
 const ENDPOINTS: Endpoint[] = [
-  { method: 'POST', path: '/account/organizations', required: ['name', 'slug'], who: 'admin', valid: async () => ({ name: 'Org', slug: unique('o').toLowerCase() }) },
-  { method: 'PUT', path: '/account/profile', required: ['name'], who: 'orgAdmin', valid: async () => ({ name: 'Someone' }) },
-  { method: 'POST', path: '/account/api-keys', required: ['name'], who: 'orgAdmin', valid: async () => ({ name: 'key' }) },
+  {
+    method: 'POST',
+    path: '/account/organizations',
+    required: ['name', 'slug'],
+    who: 'admin',
+    valid: async () => ({ name: 'Org', slug: unique('o').toLowerCase() }),
+  },
+  {
+    method: 'PUT',
+    path: '/account/profile',
+    required: ['name'],
+    who: 'orgAdmin',
+    valid: async () => ({ name: 'Someone' }),
+  },
+  {
+    method: 'POST',
+    path: '/account/api-keys',
+    required: ['name'],
+    who: 'orgAdmin',
+    valid: async () => ({ name: 'key' }),
+  },
   {
     method: 'PUT',
     path: '/account/api-keys',
@@ -110,7 +143,14 @@ const ENDPOINTS: Endpoint[] = [
     path: '/account/invitations',
     required: ['id'],
     who: 'orgAdmin',
-    valid: async () => ({ id: (await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, { email: `${unique('invitee')}@example.test`, role: 'member' })).id }),
+    valid: async () => ({
+      id: (
+        await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, {
+          email: `${unique('invitee')}@example.test`,
+          role: 'member',
+        })
+      ).id,
+    }),
     unknownIds: () => [{ id: randomId() }, { id: otherOrgInvitationId }],
   },
   {
@@ -118,7 +158,14 @@ const ENDPOINTS: Endpoint[] = [
     path: '/account/invitations/decline',
     required: ['id'],
     who: 'admin',
-    valid: async () => ({ id: (await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, { email: admin.email, role: 'member' })).id }),
+    valid: async () => ({
+      id: (
+        await createInvitation(principalOf(orgAdmin, { id: orgId, role: 'admin' }), orgId, {
+          email: admin.email,
+          role: 'member',
+        })
+      ).id,
+    }),
     // Another person's invitation looks like no invitation at all.
     unknownIds: () => [{ id: randomId() }, { id: otherOrgInvitationId }],
   },
@@ -132,7 +179,10 @@ const ENDPOINTS: Endpoint[] = [
       await (await getDb()).update(users).set({ orgId, orgRole: 'member' }).where(eq(users.id, u.id));
       return { user_id: u.id, role: 'admin' };
     },
-    unknownIds: (v) => [{ ...v, user_id: randomId() }, { ...v, user_id: otherOrgMemberId }],
+    unknownIds: (v) => [
+      { ...v, user_id: randomId() },
+      { ...v, user_id: otherOrgMemberId },
+    ],
   },
   {
     method: 'DELETE',
@@ -166,15 +216,26 @@ const ENDPOINTS: Endpoint[] = [
       tags: ['web'],
       registry_credentials: 'user:pass',
     }),
-    unknownIds: (v) => [{ ...v, category_id: randomId() }, { ...v, org_id: randomId() }],
+    unknownIds: (v) => [
+      { ...v, category_id: randomId() },
+      { ...v, org_id: randomId() },
+    ],
   },
   {
     method: 'PUT',
     path: '/admin/templates',
     required: ['id'],
     who: 'admin',
-    valid: async () => ({ id: (await createTemplate({ categoryId: (await createCategory()).id })).id, description: 'new', concurrent_jobs: 2, is_featured: true }),
-    unknownIds: (v) => [{ ...v, id: randomId() }, { ...v, category_id: randomId() }],
+    valid: async () => ({
+      id: (await createTemplate({ categoryId: (await createCategory()).id })).id,
+      description: 'new',
+      concurrent_jobs: 2,
+      is_featured: true,
+    }),
+    unknownIds: (v) => [
+      { ...v, id: randomId() },
+      { ...v, category_id: randomId() },
+    ],
   },
   {
     method: 'DELETE',
@@ -189,7 +250,14 @@ const ENDPOINTS: Endpoint[] = [
     path: '/admin/categories',
     required: ['name', 'slug'],
     who: 'admin',
-    valid: async () => ({ name: 'C', slug: unique('c'), description: 'd', icon: 'i', sort_order: 1, is_private: false }),
+    valid: async () => ({
+      name: 'C',
+      slug: unique('c'),
+      description: 'd',
+      icon: 'i',
+      sort_order: 1,
+      is_private: false,
+    }),
   },
   {
     method: 'PUT',
@@ -199,25 +267,54 @@ const ENDPOINTS: Endpoint[] = [
     valid: async () => ({ id: (await createCategory()).id, name: 'Renamed', is_private: true }),
     unknownIds: (v) => [{ ...v, id: randomId() }],
   },
-  { method: 'DELETE', path: '/admin/categories', required: ['id'], who: 'admin', valid: async () => ({ id: (await createCategory()).id }), unknownIds: () => [{ id: randomId() }] },
+  {
+    method: 'DELETE',
+    path: '/admin/categories',
+    required: ['id'],
+    who: 'admin',
+    valid: async () => ({ id: (await createCategory()).id }),
+    unknownIds: () => [{ id: randomId() }],
+  },
   {
     method: 'POST',
     path: '/admin/catalog-access',
     required: ['org_id', 'category_id'],
     who: 'admin',
-    valid: async () => ({ org_id: (await createOrg()).id, category_id: (await createCategory({ isPrivate: true })).id }),
-    unknownIds: (v) => [{ ...v, org_id: randomId() }, { ...v, category_id: randomId() }],
+    valid: async () => ({
+      org_id: (await createOrg()).id,
+      category_id: (await createCategory({ isPrivate: true })).id,
+    }),
+    unknownIds: (v) => [
+      { ...v, org_id: randomId() },
+      { ...v, category_id: randomId() },
+    ],
   },
   {
     method: 'DELETE',
     path: '/admin/catalog-access',
     required: ['id'],
     who: 'admin',
-    valid: async () => ({ id: (await grantAccess((await createOrg()).id, (await createCategory({ isPrivate: true })).id)).id }),
+    valid: async () => ({
+      id: (await grantAccess((await createOrg()).id, (await createCategory({ isPrivate: true })).id)).id,
+    }),
     unknownIds: () => [{ id: randomId() }, { org_id: randomId(), category_id: randomId() }],
   },
-  { method: 'PUT', path: '/admin/users', required: ['id', 'role'], who: 'admin', valid: async () => ({ id: (await createUser()).id, role: 'admin' }), unknownIds: (v) => [{ ...v, id: randomId() }] },
-  { method: 'DELETE', path: '/admin/users', required: ['id'], who: 'admin', valid: async () => ({ id: (await createUser()).id }), unknownIds: () => [{ id: randomId() }] },
+  {
+    method: 'PUT',
+    path: '/admin/users',
+    required: ['id', 'role'],
+    who: 'admin',
+    valid: async () => ({ id: (await createUser()).id, role: 'admin' }),
+    unknownIds: (v) => [{ ...v, id: randomId() }],
+  },
+  {
+    method: 'DELETE',
+    path: '/admin/users',
+    required: ['id'],
+    who: 'admin',
+    valid: async () => ({ id: (await createUser()).id }),
+    unknownIds: () => [{ id: randomId() }],
+  },
   {
     method: 'PUT',
     path: '/admin/organizations',
@@ -226,9 +323,15 @@ const ENDPOINTS: Endpoint[] = [
     valid: async () => ({ id: (await createOrg()).id, status: 'active', tier: 'pro' }),
     unknownIds: (v) => [{ ...v, id: randomId() }],
   },
-  { method: 'DELETE', path: '/admin/api-keys', required: ['id'], who: 'admin', valid: async () => ({ id: (await createKey(orgId)).id }), unknownIds: () => [{ id: randomId() }] },
+  {
+    method: 'DELETE',
+    path: '/admin/api-keys',
+    required: ['id'],
+    who: 'admin',
+    valid: async () => ({ id: (await createKey(orgId)).id }),
+    unknownIds: () => [{ id: randomId() }],
+  },
 ];
-
 
 /**
  * Values of the wrong JSON type for a field whose valid value is `v`. Numeric and boolean strings, and
@@ -247,14 +350,41 @@ describe('bad input on every write endpoint', () => {
     it(`${ep.method} ${ep.path}`, async () => {
       const token = ep.who === 'admin' ? admin.token : orgAdmin.token;
       const valid = await ep.valid();
-      const cases: { name: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; status: number; field?: string }[] = [];
+      const cases: {
+        name: string;
+        body?: unknown;
+        rawBody?: string;
+        headers?: Record<string, string>;
+        status: number;
+        field?: string;
+      }[] = [];
 
-      cases.push({ name: 'malformed JSON', rawBody: '{"name": "x", ', headers: { 'content-type': 'application/json' }, status: 400 });
-      cases.push({ name: 'JSON array body', rawBody: '[1,2]', headers: { 'content-type': 'application/json' }, status: 400 });
+      cases.push({
+        name: 'malformed JSON',
+        rawBody: '{"name": "x", ',
+        headers: { 'content-type': 'application/json' },
+        status: 400,
+      });
+      cases.push({
+        name: 'JSON array body',
+        rawBody: '[1,2]',
+        headers: { 'content-type': 'application/json' },
+        status: 400,
+      });
       if (ep.method === 'DELETE') {
-        cases.push({ name: 'form-encoded body', rawBody: `id=${String(Object.values(valid)[0])}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 400 });
+        cases.push({
+          name: 'form-encoded body',
+          rawBody: `id=${String(Object.values(valid)[0])}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          status: 400,
+        });
       } else {
-        cases.push({ name: 'wrong content type', rawBody: JSON.stringify(valid), headers: { 'content-type': 'text/plain' }, status: 415 });
+        cases.push({
+          name: 'wrong content type',
+          rawBody: JSON.stringify(valid),
+          headers: { 'content-type': 'text/plain' },
+          status: 415,
+        });
         cases.push({ name: 'no content type', rawBody: JSON.stringify(valid), status: 415 });
         cases.push({ name: 'unknown field', body: { ...valid, bogus_field: 1 }, status: 400, field: 'bogus_field' });
       }
@@ -268,16 +398,34 @@ describe('bad input on every write endpoint', () => {
           cases.push({ name: `${field} not a uuid`, body: { ...valid, [field]: 12345 }, status: 400, field });
         } else {
           for (const wrong of wrongTypes(value)) {
-            cases.push({ name: `${field} = ${JSON.stringify(wrong)}`, body: { ...valid, [field]: wrong }, status: 400, field });
+            cases.push({
+              name: `${field} = ${JSON.stringify(wrong)}`,
+              body: { ...valid, [field]: wrong },
+              status: 400,
+              field,
+            });
           }
         }
-        if (typeof value === 'string') cases.push({ name: `${field} oversized`, body: { ...valid, [field]: 'x'.repeat(200_001) }, status: 400, field });
+        if (typeof value === 'string')
+          cases.push({
+            name: `${field} oversized`,
+            body: { ...valid, [field]: 'x'.repeat(200_001) },
+            status: 400,
+            field,
+          });
       }
-      for (const body of ep.unknownIds?.(valid) ?? []) cases.push({ name: `unknown id ${JSON.stringify(body)}`, body, status: 404 });
+      for (const body of ep.unknownIds?.(valid) ?? [])
+        cases.push({ name: `unknown id ${JSON.stringify(body)}`, body, status: 404 });
 
       for (const c of cases) {
         const before = await snapshot();
-        const res = await api(ep.path, { method: ep.method, token, body: c.body, rawBody: c.rawBody, headers: c.headers });
+        const res = await api(ep.path, {
+          method: ep.method,
+          token,
+          body: c.body,
+          rawBody: c.rawBody,
+          headers: c.headers,
+        });
         const label = `${ep.method} ${ep.path}: ${c.name}`;
         expect(res.status, `${label} → ${JSON.stringify(res.body).slice(0, 300)}`).toBe(c.status);
         expect(res.body, label).toMatchObject({ code: expect.any(String), message: expect.any(String) });
@@ -305,7 +453,15 @@ describe('template field validation', () => {
       [{ ports: [{ containerPort: 80.5 }] }, 'ports.0.containerPort'],
       [{ ports: [{ containerPort: 80, protocol: 'HTTP' }] }, 'ports.0.protocol'],
       [{ ports: [{ containerPort: 80 }, { containerPort: 80 }] }, 'ports.1.containerPort'],
-      [{ env: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, 'env.1.name'],
+      [
+        {
+          env: [
+            { name: 'A', value: '1' },
+            { name: 'A', value: '2' },
+          ],
+        },
+        'env.1.name',
+      ],
       [{ env: [{ name: '1BAD', value: '1' }] }, 'env.0.name'],
       [{ env: [{ name: 'A' }] }, 'env.0.value'],
       [{ env_schema: [{ name: 'X', required: 'yes' }] }, 'env_schema.0.required'],
@@ -338,7 +494,11 @@ describe('template field validation', () => {
     ];
     for (const [patch, field] of bad) {
       const before = await snapshot();
-      const res = await api('/admin/templates', { method: 'POST', token: admin.token, body: { ...base, slug: unique('v'), ...patch } });
+      const res = await api('/admin/templates', {
+        method: 'POST',
+        token: admin.token,
+        body: { ...base, slug: unique('v'), ...patch },
+      });
       expect(res.status, `${JSON.stringify(patch)} → ${JSON.stringify(res.body).slice(0, 200)}`).toBe(400);
       expect(res.body.message, JSON.stringify(patch)).toContain(field);
       expect(await snapshot()).toBe(before);
@@ -346,7 +506,14 @@ describe('template field validation', () => {
     const good = await api('/admin/templates', {
       method: 'POST',
       token: admin.token,
-      body: { ...base, slug: unique('v'), memory_request: '1.5Gi', vram_request: '24G', cpu_request: '0.5', ports: [{ containerPort: 65535, protocol: 'UDP' }, { containerPort: 65535 }] },
+      body: {
+        ...base,
+        slug: unique('v'),
+        memory_request: '1.5Gi',
+        vram_request: '24G',
+        cpu_request: '0.5',
+        ports: [{ containerPort: 65535, protocol: 'UDP' }, { containerPort: 65535 }],
+      },
     });
     expect(good.status).toBe(200);
   });

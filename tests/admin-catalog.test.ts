@@ -8,8 +8,8 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { accessGrants, categories, signingKeys, templates } from '../server/db/schema';
-import { keyFor, resealLegacySecrets } from '../server/db/sealed';
-import { decryptSecret, sealedFields } from '../server/domain/secrets';
+import { activeSealer, resealLegacySecrets } from '../server/db/sealed';
+import { decryptSecret, sealedFields } from '../server/domain/sealing';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser, unique } from './helpers';
 import { auditRows, catalogSlugs, later } from './account-admin-fixtures';
 
@@ -74,7 +74,14 @@ describe('templates', () => {
     expect(res.status).toBe(200);
     const t = res.body.template;
     const { registry_credentials: _c, ...rest } = FULL;
-    expect(t).toMatchObject({ ...rest, slug, category_id: cat.id, category_slug: cat.slug, org_id: null, download_count: 0 });
+    expect(t).toMatchObject({
+      ...rest,
+      slug,
+      category_id: cat.id,
+      category_slug: cat.slug,
+      org_id: null,
+      download_count: 0,
+    });
     expect(t.registry_credentials).toBe('********');
     expect(t.updated_at).toBe(t.created_at);
 
@@ -82,11 +89,17 @@ describe('templates', () => {
     const [row] = await db.select().from(templates).where(eq(templates.id, t.id));
     expect(row!.registryCredentialsEnc).toBeTruthy();
     expect(row!.registryCredentialsEnc).not.toContain('s3cr3t');
-    expect(await decryptSecret(sealedFields.registryCredentials(t.id), row!.registryCredentialsEnc!)).toBe(FULL.registry_credentials);
+    expect(await decryptSecret(sealedFields.registryCredentials(t.id), row!.registryCredentialsEnc!)).toBe(
+      FULL.registry_credentials,
+    );
 
     const listed = await as('GET', `/admin/templates?search=${encodeURIComponent('Full Template')}`);
     expect(listed.body.templates.find((x: any) => x.id === t.id).registry_credentials).toBe('********');
-    for (const path of ['/catalog/templates', `/catalog/templates/${slug}`, `/catalog/templates/updates?since=2000-01-01T00:00:00Z`]) {
+    for (const path of [
+      '/catalog/templates',
+      `/catalog/templates/${slug}`,
+      `/catalog/templates/updates?since=2000-01-01T00:00:00Z`,
+    ]) {
       for (const token of [null, admin.token]) {
         const r = await api(path, { token });
         expect(r.status).toBe(200);
@@ -101,9 +114,14 @@ describe('templates', () => {
 
   it('partial update changes only the sent fields and bumps updated_at; the mask keeps credentials, null removes them', async () => {
     const cat = await createCategory();
-    const created = (await as('POST', '/admin/templates', { ...FULL, slug: unique('upd'), category_id: cat.id })).body.template;
+    const created = (await as('POST', '/admin/templates', { ...FULL, slug: unique('upd'), category_id: cat.id })).body
+      .template;
     await later();
-    const res = await as('PUT', '/admin/templates', { id: created.id, description: 'changed', registry_credentials: '********' });
+    const res = await as('PUT', '/admin/templates', {
+      id: created.id,
+      description: 'changed',
+      registry_credentials: '********',
+    });
     expect(res.status).toBe(200);
     const updated = res.body.template;
     expect(updated.description).toBe('changed');
@@ -111,21 +129,39 @@ describe('templates', () => {
     expect(updated.ports).toEqual(FULL.ports);
     expect(new Date(updated.updated_at).getTime()).toBeGreaterThan(new Date(created.updated_at).getTime());
     const db = await getDb();
-    const enc = async () => (await db.select().from(templates).where(eq(templates.id, created.id)))[0]!.registryCredentialsEnc;
-    expect(await decryptSecret(sealedFields.registryCredentials(created.id), (await enc())!)).toBe(FULL.registry_credentials);
+    const enc = async () =>
+      (await db.select().from(templates).where(eq(templates.id, created.id)))[0]!.registryCredentialsEnc;
+    expect(await decryptSecret(sealedFields.registryCredentials(created.id), (await enc())!)).toBe(
+      FULL.registry_credentials,
+    );
 
-    expect((await as('PUT', '/admin/templates', { id: created.id, registry_credentials: 'new:secret-2' })).body.template.registry_credentials).toBe('********');
+    expect(
+      (await as('PUT', '/admin/templates', { id: created.id, registry_credentials: 'new:secret-2' })).body.template
+        .registry_credentials,
+    ).toBe('********');
     expect(await decryptSecret(sealedFields.registryCredentials(created.id), (await enc())!)).toBe('new:secret-2');
-    expect((await as('PUT', '/admin/templates', { id: created.id, registry_credentials: null })).body.template.registry_credentials).toBeNull();
+    expect(
+      (await as('PUT', '/admin/templates', { id: created.id, registry_credentials: null })).body.template
+        .registry_credentials,
+    ).toBeNull();
     expect(await enc()).toBeNull();
   });
 
   it('credentials are bound to their template: a ciphertext copied to another template does not open there', async () => {
     const cat = await createCategory();
-    const a = (await as('POST', '/admin/templates', { ...FULL, slug: unique('bind-a'), category_id: cat.id })).body.template;
-    const b = (await as('POST', '/admin/templates', { ...FULL, slug: unique('bind-b'), category_id: cat.id, registry_credentials: 'b:other' })).body.template;
+    const a = (await as('POST', '/admin/templates', { ...FULL, slug: unique('bind-a'), category_id: cat.id })).body
+      .template;
+    const b = (
+      await as('POST', '/admin/templates', {
+        ...FULL,
+        slug: unique('bind-b'),
+        category_id: cat.id,
+        registry_credentials: 'b:other',
+      })
+    ).body.template;
     const db = await getDb();
-    const encOf = async (id: string) => (await db.select().from(templates).where(eq(templates.id, id)))[0]!.registryCredentialsEnc!;
+    const encOf = async (id: string) =>
+      (await db.select().from(templates).where(eq(templates.id, id)))[0]!.registryCredentialsEnc!;
     const encA = await encOf(a.id);
     expect(encA.startsWith('v2.')).toBe(true);
     expect(await decryptSecret(sealedFields.registryCredentials(a.id), encA)).toBe(FULL.registry_credentials);
@@ -139,12 +175,13 @@ describe('templates', () => {
 
   it('a v1 ciphertext (no record binding) still opens and is re-sealed as v2 after migrations, once', async () => {
     const cat = await createCategory();
-    const t = (await as('POST', '/admin/templates', { ...FULL, slug: unique('legacy'), category_id: cat.id })).body.template;
+    const t = (await as('POST', '/admin/templates', { ...FULL, slug: unique('legacy'), category_id: cat.id })).body
+      .template;
     const db = await getDb();
     // The v1 format as earlier releases wrote it: no additional authenticated data.
     const sealV1 = async (purpose: string, plaintext: string) => {
       const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', await keyFor(db, purpose), iv);
+      const cipher = createCipheriv('aes-256-gcm', activeSealer().key(purpose), iv);
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return ['v1', ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.');
     };
@@ -152,11 +189,14 @@ describe('templates', () => {
     await db.update(templates).set({ registryCredentialsEnc: v1 }).where(eq(templates.id, t.id));
     // A signing key stored by an earlier release (never the oldest one, so the key in use is unchanged).
     const kid = unique('legacy-kid');
-    await db.insert(signingKeys).values({ kid, alg: 'ES256', publicJwk: {}, privateJwkEnc: await sealV1('jwt-signing-key', '{"k":"legacy"}') });
+    await db
+      .insert(signingKeys)
+      .values({ kid, alg: 'ES256', publicJwk: {}, privateJwkEnc: await sealV1('jwt-signing-key', '{"k":"legacy"}') });
     const field = sealedFields.registryCredentials(t.id);
     expect(await decryptSecret(field, v1)).toBe('legacy:creds');
 
-    const encOf = async () => (await db.select().from(templates).where(eq(templates.id, t.id)))[0]!.registryCredentialsEnc!;
+    const encOf = async () =>
+      (await db.select().from(templates).where(eq(templates.id, t.id)))[0]!.registryCredentialsEnc!;
     await resealLegacySecrets(db);
     const v2 = await encOf();
     expect(v2.startsWith('v2.')).toBe(true);
@@ -173,19 +213,44 @@ describe('templates', () => {
   it('slug conflicts (409), unknown category/org (404), reserved slug "updates" (400)', async () => {
     const cat = await createCategory();
     const slug = unique('dup');
-    expect((await as('POST', '/admin/templates', { name: 'A', slug, category_id: cat.id, image_name: 'nginx' })).status).toBe(200);
+    expect(
+      (await as('POST', '/admin/templates', { name: 'A', slug, category_id: cat.id, image_name: 'nginx' })).status,
+    ).toBe(200);
     const dup = await as('POST', '/admin/templates', { name: 'B', slug, category_id: cat.id, image_name: 'nginx' });
     expect(dup.status).toBe(409);
     expect(dup.body.message).toMatch(/slug/);
-    const other = (await as('POST', '/admin/templates', { name: 'C', slug: unique('other'), category_id: cat.id, image_name: 'nginx' })).body.template;
+    const other = (
+      await as('POST', '/admin/templates', {
+        name: 'C',
+        slug: unique('other'),
+        category_id: cat.id,
+        image_name: 'nginx',
+      })
+    ).body.template;
     expect((await as('PUT', '/admin/templates', { id: other.id, slug })).status).toBe(409);
-    const noCat = await as('POST', '/admin/templates', { name: 'D', slug: unique('d'), category_id: crypto.randomUUID(), image_name: 'nginx' });
+    const noCat = await as('POST', '/admin/templates', {
+      name: 'D',
+      slug: unique('d'),
+      category_id: crypto.randomUUID(),
+      image_name: 'nginx',
+    });
     expect(noCat.status).toBe(404);
     expect(noCat.body.message).toMatch(/category_id/);
-    const noOrg = await as('POST', '/admin/templates', { name: 'E', slug: unique('e'), category_id: cat.id, image_name: 'nginx', org_id: crypto.randomUUID() });
+    const noOrg = await as('POST', '/admin/templates', {
+      name: 'E',
+      slug: unique('e'),
+      category_id: cat.id,
+      image_name: 'nginx',
+      org_id: crypto.randomUUID(),
+    });
     expect(noOrg.status).toBe(404);
     expect(noOrg.body.message).toMatch(/org_id/);
-    const reserved = await as('POST', '/admin/templates', { name: 'U', slug: 'updates', category_id: cat.id, image_name: 'nginx' });
+    const reserved = await as('POST', '/admin/templates', {
+      name: 'U',
+      slug: 'updates',
+      category_id: cat.id,
+      image_name: 'nginx',
+    });
     expect(reserved.status).toBe(400);
     expect(reserved.body.message).toMatch(/slug/);
     expect((await as('PUT', '/admin/templates', { id: crypto.randomUUID(), name: 'x' })).status).toBe(404);
@@ -201,7 +266,9 @@ describe('templates', () => {
     expect(await catalogSlugs(null)).toEqual(expect.arrayContaining([gone.slug, hidden.slug]));
     const since = await mark();
 
-    expect((await as('DELETE', '/admin/templates', { id: gone.id })).body).toEqual({ deleted: { id: gone.id, slug: gone.slug } });
+    expect((await as('DELETE', '/admin/templates', { id: gone.id })).body).toEqual({
+      deleted: { id: gone.id, slug: gone.slug },
+    });
     expect((await as('PUT', '/admin/templates', { id: hidden.id, is_public: false })).status).toBe(200);
 
     for (const token of [null, key.secret]) {
@@ -230,7 +297,16 @@ describe('templates', () => {
     const b = await createOrg();
     const keyA = await createKey(a.id);
     const keyB = await createKey(b.id);
-    const t = (await as('POST', '/admin/templates', { name: 'Owned', slug: unique('owned'), category_id: cat.id, image_name: 'nginx', is_public: false, org_id: a.id })).body.template;
+    const t = (
+      await as('POST', '/admin/templates', {
+        name: 'Owned',
+        slug: unique('owned'),
+        category_id: cat.id,
+        image_name: 'nginx',
+        is_public: false,
+        org_id: a.id,
+      })
+    ).body.template;
     expect(await catalogSlugs(keyA.secret)).toContain(t.slug);
     expect(await catalogSlugs(keyB.secret)).not.toContain(t.slug);
     expect(await catalogSlugs(null)).not.toContain(t.slug);
@@ -245,9 +321,25 @@ describe('templates', () => {
 describe('categories', () => {
   it('creates, lists with template_count and access_count, updates, deletes', async () => {
     const slug = unique('cat');
-    const created = await as('POST', '/admin/categories', { name: 'Cat', slug, description: 'd', icon: 'box', sort_order: 3, is_private: true });
+    const created = await as('POST', '/admin/categories', {
+      name: 'Cat',
+      slug,
+      description: 'd',
+      icon: 'box',
+      sort_order: 3,
+      is_private: true,
+    });
     expect(created.status).toBe(200);
-    expect(created.body.category).toMatchObject({ name: 'Cat', slug, description: 'd', icon: 'box', sort_order: 3, is_private: true, template_count: 0, access_count: 0 });
+    expect(created.body.category).toMatchObject({
+      name: 'Cat',
+      slug,
+      description: 'd',
+      icon: 'box',
+      sort_order: 3,
+      is_private: true,
+      template_count: 0,
+      access_count: 0,
+    });
     const id = created.body.category.id;
     await createTemplate({ categoryId: id });
     await createTemplate({ categoryId: id, isPublic: false });
@@ -268,10 +360,15 @@ describe('categories', () => {
     const created = await as('POST', '/admin/categories', { name: 'Last', slug });
     expect(created.status).toBe(200);
     const listed = (await as('GET', '/admin/categories')).body.categories as { slug: string; sort_order: number }[];
-    expect(created.body.category.sort_order).toBeGreaterThan(Math.max(...listed.filter((c) => c.slug !== slug).map((c) => c.sort_order)));
+    expect(created.body.category.sort_order).toBeGreaterThan(
+      Math.max(...listed.filter((c) => c.slug !== slug).map((c) => c.sort_order)),
+    );
     expect(listed.at(-1)!.slug).toBe(slug);
     // An explicit sort order is kept as given.
-    expect((await as('POST', '/admin/categories', { name: 'First', slug: unique('cat-first'), sort_order: -5 })).body.category.sort_order).toBe(-5);
+    expect(
+      (await as('POST', '/admin/categories', { name: 'First', slug: unique('cat-first'), sort_order: -5 })).body
+        .category.sort_order,
+    ).toBe(-5);
   });
 
   it('delete is refused while templates reference the category, saying how many; then succeeds and takes its grants', async () => {

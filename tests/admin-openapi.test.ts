@@ -46,7 +46,18 @@ describe('OpenAPI document', () => {
   it('documents the template fields an admin may write, and the masked credentials in responses', () => {
     const post = doc.paths['/admin/templates'].post;
     const props = post.requestBody.content['application/json'].schema.properties;
-    for (const f of ['registry_url', 'registry_credentials', 'secret_refs', 'command', 'tolerations', 'icon_url', 'org_id', 'memory_request', 'ports', 'env']) {
+    for (const f of [
+      'registry_url',
+      'registry_credentials',
+      'secret_refs',
+      'command',
+      'tolerations',
+      'icon_url',
+      'org_id',
+      'memory_request',
+      'ports',
+      'env',
+    ]) {
       expect(props).toHaveProperty(f);
     }
     expect(props.is_public.type).toBe('boolean');

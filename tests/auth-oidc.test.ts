@@ -37,7 +37,10 @@ class Jar {
 }
 
 /** One person signing in through the whole OIDC flow; returns the Hub's session cookie value. */
-async function signInAs(email: string, name = 'Test Person'): Promise<{ session: string | undefined; location: string }> {
+async function signInAs(
+  email: string,
+  name = 'Test Person',
+): Promise<{ session: string | undefined; location: string }> {
   const hub = new Jar();
   const idp = new Jar();
   const hubReq = (path: string, init: RequestInit = {}) =>
@@ -149,11 +152,18 @@ describe('identity rules', () => {
   const policy = { superadminEmails: [], firstUserIsSuperadmin: false };
 
   it('refuses an identity without email, and linking to an account bound to another identity', async () => {
-    await expect(userForOidcIdentity({ issuer: 'https://idp.test', subject: 's1', email: null }, policy)).rejects.toBeInstanceOf(SignInRefused);
+    await expect(
+      userForOidcIdentity({ issuer: 'https://idp.test', subject: 's1', email: null }, policy),
+    ).rejects.toBeInstanceOf(SignInRefused);
     const email = `${unique('taken')}@example.test`;
-    const first = await userForOidcIdentity({ issuer: 'https://idp.test', subject: unique('s'), email, emailVerified: true }, policy);
+    const first = await userForOidcIdentity(
+      { issuer: 'https://idp.test', subject: unique('s'), email, emailVerified: true },
+      policy,
+    );
     expect(first.created).toBe(true);
-    await expect(userForOidcIdentity({ issuer: 'https://other.test', subject: 's2', email, emailVerified: true }, policy)).rejects.toMatchObject({
+    await expect(
+      userForOidcIdentity({ issuer: 'https://other.test', subject: 's2', email, emailVerified: true }, policy),
+    ).rejects.toMatchObject({
       reason: 'identity_conflict',
     });
   });
@@ -163,23 +173,42 @@ describe('identity rules', () => {
     const boss = `${unique('boss')}@example.test`;
     const strict = { superadminEmails: [boss, user.email], firstUserIsSuperadmin: false };
     for (const emailVerified of [false, undefined]) {
-      const other = await userForOidcIdentity({ issuer: 'https://idp.test', subject: unique('s'), email: user.email, emailVerified }, strict);
+      const other = await userForOidcIdentity(
+        { issuer: 'https://idp.test', subject: unique('s'), email: user.email, emailVerified },
+        strict,
+      );
       expect(other.id).not.toBe(user.id);
-      expect(other).toMatchObject({ role: 'user', created: true, email: expect.stringMatching(/@unverified\.invalid$/) });
+      expect(other).toMatchObject({
+        role: 'user',
+        created: true,
+        email: expect.stringMatching(/@unverified\.invalid$/),
+      });
       const [row] = await (await getDb()).select().from(users).where(eq(users.id, other.id));
       expect(row).toMatchObject({ orgId: null, orgRole: null });
-      const fresh = await userForOidcIdentity({ issuer: 'https://idp.test', subject: unique('s'), email: boss, emailVerified }, strict);
+      const fresh = await userForOidcIdentity(
+        { issuer: 'https://idp.test', subject: unique('s'), email: boss, emailVerified },
+        strict,
+      );
       expect(fresh).toMatchObject({ role: 'user', email: expect.stringMatching(/@unverified\.invalid$/) });
     }
     // The email stays free for its verified owner, who is then promoted.
-    const owner = await userForOidcIdentity({ issuer: 'https://idp.test', subject: unique('s'), email: boss, emailVerified: true }, strict);
+    const owner = await userForOidcIdentity(
+      { issuer: 'https://idp.test', subject: unique('s'), email: boss, emailVerified: true },
+      strict,
+    );
     expect(owner).toMatchObject({ email: boss, role: 'superadmin' });
   });
 
   it('keeps the account when the provider changes the email (same subject)', async () => {
     const subject = unique('s');
-    const a = await userForOidcIdentity({ issuer: 'https://idp.test', subject, email: `${unique('a')}@example.test`, emailVerified: true }, policy);
-    const b = await userForOidcIdentity({ issuer: 'https://idp.test', subject, email: `${unique('b')}@example.test`, emailVerified: true }, policy);
+    const a = await userForOidcIdentity(
+      { issuer: 'https://idp.test', subject, email: `${unique('a')}@example.test`, emailVerified: true },
+      policy,
+    );
+    const b = await userForOidcIdentity(
+      { issuer: 'https://idp.test', subject, email: `${unique('b')}@example.test`, emailVerified: true },
+      policy,
+    );
     expect(b.id).toBe(a.id);
   });
 });

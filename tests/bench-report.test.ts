@@ -5,14 +5,39 @@ import { evaluateTargets, markdown, type BenchReport, type SizeResult } from '..
 
 function load(rps: number, p50: number, p99: number, statuses: Record<string, number> = { 200: rps * 10 }): LoadResult {
   const requests = Object.values(statuses).reduce((a, b) => a + b, 0);
-  return { requests, durationSec: 10, rps, p50, p90: p99, p99, mean: p50, max: p99, statuses, unexpected: 0, errors: 0, timeouts: 0, bytesPerResponse: 1000 };
+  return {
+    requests,
+    durationSec: 10,
+    rps,
+    p50,
+    p90: p99,
+    p99,
+    mean: p50,
+    max: p99,
+    statuses,
+    unexpected: 0,
+    errors: 0,
+    timeouts: 0,
+    bytesPerResponse: 1000,
+  };
 }
 
-function size(templates: number, hub: Record<string, LoadResult>, baseline: Record<string, LoadResult>, searchP50: number): SizeResult {
+function size(
+  templates: number,
+  hub: Record<string, LoadResult>,
+  baseline: Record<string, LoadResult>,
+  searchP50: number,
+): SizeResult {
   return {
     templates,
     seedSeconds: 1,
-    scenarios: Object.keys(hub).map((id) => ({ id, title: id, request: id, hub: { ...hub[id]!, rssPeakBytes: 200 * 1024 * 1024 }, baseline: baseline[id] ?? null })),
+    scenarios: Object.keys(hub).map((id) => ({
+      id,
+      title: id,
+      request: id,
+      hub: { ...hub[id]!, rssPeakBytes: 200 * 1024 * 1024 },
+      baseline: baseline[id] ?? null,
+    })),
     searchProbe: { searches: 100, hub: load(100, searchP50, searchP50 * 2), baseline: load(100, 5, 10) },
     explain: [],
     explainNote: null,
@@ -26,7 +51,16 @@ function report(sizes: SizeResult[], extra: Partial<BenchReport> = {}): Omit<Ben
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:10:00.000Z',
     durationSec: 600,
-    machine: { cpus: 2, cpuModel: 'test', memoryBytes: 8 * 1024 ** 3, node: 'v20', postgres: 'PostgreSQL 15', os: 'Linux', loadavgStart: [0, 0, 0], loadavgEnd: [0, 0, 0] },
+    machine: {
+      cpus: 2,
+      cpuModel: 'test',
+      memoryBytes: 8 * 1024 ** 3,
+      node: 'v20',
+      postgres: 'PostgreSQL 15',
+      os: 'Linux',
+      loadavgStart: [0, 0, 0],
+      loadavgEnd: [0, 0, 0],
+    },
     build: { commit: 'abc', uncommittedFiles: 0, buildId: 'b', builtAt: null, staleSources: [] },
     config: { connections: 32, durationSec: 10, warmupSec: 2, sizes: sizes.map((s) => s.templates), keysPerOrg: 20 },
     sizes,
@@ -65,18 +99,30 @@ describe('bench targets', () => {
     // 10 ms at 100,000 vs 4 ms at 1,000 = 2.5×
     expect(at('search-scaling')).toMatchObject({ met: false });
     expect(at('search-scaling').result).toContain('2.50×');
-    // 1.5 ms added against a 1 ms target
+    // 1.5 ms added against a 0.5 ms target (issue 23)
     expect(at('mcp-overhead')).toMatchObject({ met: false });
     expect(at('mcp-overhead').result).toContain('adds 1.50 ms');
-    expect(at('mcp-overhead').result).toContain('missed by 0.50 ms');
+    expect(at('mcp-overhead').result).toContain('missed by 1.00 ms');
     expect(at('rss')).toMatchObject({ met: false });
     expect(at('rss').result).toContain('missed by 100 MB');
   });
 
   it('judges cache misses at 100,000 by one-connection latency and by throughput against 1,000', () => {
-    const miss = (id: string, p50: number, p99: number, rps: number) => ({ id, title: id, request: id, one: load(100, p50, p99), many: load(rps, p50 * 10, p99 * 2) });
-    const small = { ...size(1_000, hub, baseline, 4), misses: [miss('miss-search-common', 3, 10, 1000), miss('miss-admin-list', 5, 20, 500)] };
-    const large = { ...size(100_000, hub, baseline, 5), misses: [miss('miss-search-common', 12, 40, 400), miss('miss-admin-list', 20, 90, 300)] };
+    const miss = (id: string, p50: number, p99: number, rps: number) => ({
+      id,
+      title: id,
+      request: id,
+      one: load(100, p50, p99),
+      many: load(rps, p50 * 10, p99 * 2),
+    });
+    const small = {
+      ...size(1_000, hub, baseline, 4),
+      misses: [miss('miss-search-common', 3, 10, 1000), miss('miss-admin-list', 5, 20, 500)],
+    };
+    const large = {
+      ...size(100_000, hub, baseline, 5),
+      misses: [miss('miss-search-common', 12, 40, 400), miss('miss-admin-list', 20, 90, 300)],
+    };
     const targets = evaluateTargets(report([small, large]));
     const at = (id: string) => targets.find((t) => t.id === id)!;
     expect(at('miss-search-common-latency')).toMatchObject({ met: false });
@@ -111,9 +157,14 @@ describe('bench targets', () => {
   });
 
   it('marks what a run did not measure as not applicable, never as met', () => {
-    const targets = evaluateTargets(report([size(1_000, hub, baseline, 4)], { mcp: { notApplicable: 'no /mcp route', runs: [] } }));
+    const targets = evaluateTargets(
+      report([size(1_000, hub, baseline, 4)], { mcp: { notApplicable: 'no /mcp route', runs: [] } }),
+    );
     expect(targets.find((t) => t.id === 'search-scaling')).toMatchObject({ met: null });
-    expect(targets.find((t) => t.id === 'mcp-overhead')).toMatchObject({ met: null, result: 'not applicable: no /mcp route' });
+    expect(targets.find((t) => t.id === 'mcp-overhead')).toMatchObject({
+      met: null,
+      result: 'not applicable: no /mcp route',
+    });
     const md = markdown({ ...report([size(1_000, hub, baseline, 4)]), targets });
     expect(md).toContain('| Target | Result | |');
     expect(md).toContain('| n/a |');

@@ -31,7 +31,9 @@ describe('security headers', () => {
       expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
-    expect(run('/api/trpc/profile.get').headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(run('/api/trpc/profile.get').headers.get('content-security-policy')).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
   });
 });
 
@@ -39,26 +41,43 @@ describe('cross-site requests', () => {
   const cookie = { cookie: 'authjs.session-token=abc' };
 
   it('refuses cookie-authenticated tRPC mutations from another site (403 {code, message})', async () => {
-    for (const headers of [{ ...cookie, 'sec-fetch-site': 'cross-site' }, { ...cookie, 'sec-fetch-site': 'same-site' }, { ...cookie, origin: 'https://evil.example' }]) {
+    for (const headers of [
+      { ...cookie, 'sec-fetch-site': 'cross-site' },
+      { ...cookie, 'sec-fetch-site': 'same-site' },
+      { ...cookie, origin: 'https://evil.example' },
+    ]) {
       const res = run('/api/trpc/profile.update', { method: 'POST', headers });
       expect(res.status).toBe(403);
-      expect(await res.json()).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('Cross-site request refused') });
+      expect(await res.json()).toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringContaining('Cross-site request refused'),
+      });
     }
   });
 
   it('lets same-origin mutations, cross-site reads and bearer-token calls through', () => {
     const passes = [
-      run('/api/trpc/profile.update', { method: 'POST', headers: { ...cookie, 'sec-fetch-site': 'same-origin', origin: HUB } }),
+      run('/api/trpc/profile.update', {
+        method: 'POST',
+        headers: { ...cookie, 'sec-fetch-site': 'same-origin', origin: HUB },
+      }),
       run('/api/trpc/profile.update', { method: 'POST', headers: { ...cookie, origin: HUB } }),
-      run('/api/trpc/profile.update', { method: 'POST', headers: { authorization: 'Bearer x', 'sec-fetch-site': 'cross-site' } }),
+      run('/api/trpc/profile.update', {
+        method: 'POST',
+        headers: { authorization: 'Bearer x', 'sec-fetch-site': 'cross-site' },
+      }),
       run('/api/trpc/profile.get', { headers: { ...cookie, 'sec-fetch-site': 'cross-site' } }),
     ];
     for (const res of passes) expect(res.status).toBe(200);
   });
 
   it('refuses the export download from another site, even as a GET', () => {
-    expect(run('/api/export/addon-events', { headers: { ...cookie, 'sec-fetch-site': 'cross-site' } }).status).toBe(403);
-    expect(run('/api/export/addon-events', { headers: { ...cookie, 'sec-fetch-site': 'same-origin' } }).status).toBe(200);
+    expect(run('/api/export/addon-events', { headers: { ...cookie, 'sec-fetch-site': 'cross-site' } }).status).toBe(
+      403,
+    );
+    expect(run('/api/export/addon-events', { headers: { ...cookie, 'sec-fetch-site': 'same-origin' } }).status).toBe(
+      200,
+    );
     expect(run('/api/export/addon-events', { headers: { ...cookie, 'sec-fetch-site': 'none' } }).status).toBe(200);
   });
 });

@@ -59,14 +59,18 @@ async function expectExact(slugs: string[]) {
     const expected = await directCounts(scope);
     const listed = await api('/catalog/categories', { token: scope.token });
     expect(listed.status).toBe(200);
-    const shown = Object.fromEntries((listed.body.categories as { slug: string; template_count: number }[]).map((c) => [c.slug, c.template_count]));
+    const shown = Object.fromEntries(
+      (listed.body.categories as { slug: string; template_count: number }[]).map((c) => [c.slug, c.template_count]),
+    );
     for (const slug of slugs) {
       if (slug in shown) expect(shown[slug], `${scope.name}: ${slug}`).toBe(expected[slug] ?? 0);
       const total = await api(`/catalog/templates?category=${slug}&limit=1&page=2`, { token: scope.token });
       expect(total.body.pagination.total, `${scope.name}: list total of ${slug}`).toBe(expected[slug] ?? 0);
     }
     const all = await api('/catalog/templates?limit=1&page=2', { token: scope.token });
-    expect(all.body.pagination.total, `${scope.name}: list total`).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
+    expect(all.body.pagination.total, `${scope.name}: list total`).toBe(
+      Object.values(expected).reduce((a, b) => a + b, 0),
+    );
   }
   const adminCategories = await as('GET', '/admin/categories');
   const everything = await directCounts(scopes()[3]!);
@@ -77,11 +81,14 @@ async function expectExact(slugs: string[]) {
 
 describe('maintained category counts', () => {
   it('equal a direct COUNT after create, delete, move, privacy change, grant and revoke', async () => {
-    const open = (await as('POST', '/admin/categories', { name: 'Open', slug: unique('open'), is_private: false })).category;
-    const closed = (await as('POST', '/admin/categories', { name: 'Closed', slug: unique('closed'), is_private: true })).category;
+    const open = (await as('POST', '/admin/categories', { name: 'Open', slug: unique('open'), is_private: false }))
+      .category;
+    const closed = (await as('POST', '/admin/categories', { name: 'Closed', slug: unique('closed'), is_private: true }))
+      .category;
     const slugs = [open.slug, closed.slug];
     const create = async (values: Record<string, unknown>) =>
-      (await as('POST', '/admin/templates', { name: unique('t'), slug: unique('t'), image_name: 'nginx', ...values })).template;
+      (await as('POST', '/admin/templates', { name: unique('t'), slug: unique('t'), image_name: 'nginx', ...values }))
+        .template;
 
     // create: public, private owned by A, featured, in the private category, owned by B there
     const pub = await create({ category_id: open.id });
@@ -121,7 +128,9 @@ describe('maintained category counts', () => {
     // a statement touching many rows at once (the triggers work per statement), in catalogWrite so that
     // cached answers are dropped as after any catalog write
     await catalogWrite(({ tx }) =>
-      tx.execute(sql`update templates set is_public = not is_public, is_featured = not is_featured where category_id in (${open.id}, ${closed.id})`),
+      tx.execute(
+        sql`update templates set is_public = not is_public, is_featured = not is_featured where category_id in (${open.id}, ${closed.id})`,
+      ),
     );
     await expectExact(slugs);
     await catalogWrite(({ tx }) => tx.execute(sql`delete from templates where category_id = ${open.id}`));

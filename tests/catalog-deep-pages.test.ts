@@ -37,7 +37,10 @@ async function expectedSlugs(): Promise<string[]> {
 async function page(n: number, limit = 100, extra = '') {
   const res = await api(`/catalog/templates?category=deep&limit=${limit}&page=${n}${extra}`);
   expect(res.status).toBe(200);
-  return { slugs: (res.body.templates as { slug: string }[]).map((t) => t.slug), total: res.body.pagination.total as number };
+  return {
+    slugs: (res.body.templates as { slug: string }[]).map((t) => t.slug),
+    total: res.body.pagination.total as number,
+  };
 }
 
 describe('deep pages', () => {
@@ -56,7 +59,10 @@ describe('deep pages', () => {
     await createTemplate({ slug: 'deep-first', name: 'Deep 0', categoryId, isFeatured: true });
     expected = await expectedSlugs();
     expect(expected[0]).toBe('deep-first');
-    for (const n of [11, 21]) expect((await page(n, 100, '&v=2')).slugs, `page ${n} after the write`).toEqual(expected.slice((n - 1) * 100, n * 100));
+    for (const n of [11, 21])
+      expect((await page(n, 100, '&v=2')).slugs, `page ${n} after the write`).toEqual(
+        expected.slice((n - 1) * 100, n * 100),
+      );
   });
 
   it('start from a checkpoint: read once per catalog generation, then each deep page skips fewer than 1,000 entries', async () => {

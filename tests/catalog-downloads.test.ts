@@ -7,7 +7,12 @@ import { flushDownloads } from '../server/domain/catalog/downloads';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 
 async function storedCount(id: string) {
-  const [row] = await (await getDb()).select({ n: templates.downloadCount }).from(templates).where(eq(templates.id, id));
+  const [row] = await (
+    await getDb()
+  )
+    .select({ n: templates.downloadCount })
+    .from(templates)
+    .where(eq(templates.id, id));
   return Number(row!.n);
 }
 
@@ -27,7 +32,10 @@ it('counts instance-key reads and nothing else', async () => {
   const res = await api('/catalog/templates/dl-one', { token: key.secret });
   expect(res.status).toBe(200);
   // A conditional read that is answered 304 is still a read of the template.
-  const again = await api('/catalog/templates/dl-one', { token: key.secret, headers: { 'if-none-match': res.headers.get('etag')! } });
+  const again = await api('/catalog/templates/dl-one', {
+    token: key.secret,
+    headers: { 'if-none-match': res.headers.get('etag')! },
+  });
   expect(again.status).toBe(304);
   await flushDownloads();
   expect(await storedCount(tpl.id)).toBe(2);

@@ -6,7 +6,13 @@ const fromHref = (href: string) => readCatalogParams(Object.fromEntries(new URL(
 
 describe('catalog URL state', () => {
   it('round-trips every filter through the URL', () => {
-    const params = { search: 'graf ana', category: 'monitoring', tags: 'metrics,GPU', featured: true as const, page: 3 };
+    const params = {
+      search: 'graf ana',
+      category: 'monitoring',
+      tags: 'metrics,GPU',
+      featured: true as const,
+      page: 3,
+    };
     const href = catalogHref(readCatalogParams({}), params);
     expect(href).toBe('/?search=graf+ana&category=monitoring&tags=metrics%2CGPU&featured=true&page=3');
     expect(fromHref(href)).toEqual(params);

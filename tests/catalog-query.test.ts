@@ -11,12 +11,43 @@ beforeAll(async () => {
   const db = await createCategory({ slug: 'q-db' });
   // 120 filler templates for paging, in the web category, names q-fill-000 … q-fill-119.
   for (let i = 0; i < 120; i++) {
-    await createTemplate({ slug: `q-fill-${String(i).padStart(3, '0')}`, name: `q-fill-${String(i).padStart(3, '0')}`, categoryId: web.id, description: 'filler' });
+    await createTemplate({
+      slug: `q-fill-${String(i).padStart(3, '0')}`,
+      name: `q-fill-${String(i).padStart(3, '0')}`,
+      categoryId: web.id,
+      description: 'filler',
+    });
   }
-  await createTemplate({ slug: 'q-postgres', name: 'PostgreSQL', description: 'The relational database', categoryId: db.id, tags: ['sql', 'relational'], isFeatured: true });
-  await createTemplate({ slug: 'q-mariadb', name: 'MariaDB', description: 'A MySQL-compatible SQL server', categoryId: db.id, tags: ['sql'] });
-  await createTemplate({ slug: 'q-redis', name: 'Redis', description: 'In-memory key-value store', categoryId: db.id, tags: ['cache', 'key-value'] });
-  await createTemplate({ slug: 'q-nginx', name: 'NGINX', description: 'Web server and reverse proxy (100% fast_cgi)', categoryId: web.id, tags: ['http'], isFeatured: true });
+  await createTemplate({
+    slug: 'q-postgres',
+    name: 'PostgreSQL',
+    description: 'The relational database',
+    categoryId: db.id,
+    tags: ['sql', 'relational'],
+    isFeatured: true,
+  });
+  await createTemplate({
+    slug: 'q-mariadb',
+    name: 'MariaDB',
+    description: 'A MySQL-compatible SQL server',
+    categoryId: db.id,
+    tags: ['sql'],
+  });
+  await createTemplate({
+    slug: 'q-redis',
+    name: 'Redis',
+    description: 'In-memory key-value store',
+    categoryId: db.id,
+    tags: ['cache', 'key-value'],
+  });
+  await createTemplate({
+    slug: 'q-nginx',
+    name: 'NGINX',
+    description: 'Web server and reverse proxy (100% fast_cgi)',
+    categoryId: web.id,
+    tags: ['http'],
+    isFeatured: true,
+  });
 });
 
 describe('pagination', () => {
@@ -153,7 +184,10 @@ describe('query execution', () => {
   it('runs without JIT compilation on the Hub connection (PostgreSQL compiles costly plans in 100–300 ms otherwise)', async () => {
     // pg_jit_available() is false on PGlite (no LLVM) and true on a PostgreSQL built with it, where the
     // Hub's connection must have jit off.
-    const [row] = await execRows<{ jit: boolean }>(await getDb(), sql`select pg_jit_available() and current_setting('jit')::boolean as jit`);
+    const [row] = await execRows<{ jit: boolean }>(
+      await getDb(),
+      sql`select pg_jit_available() and current_setting('jit')::boolean as jit`,
+    );
     expect(row!.jit).toBe(false);
   });
 });

@@ -24,7 +24,14 @@ beforeAll(async () => {
   ];
   for (const [i, [name, description, tags]] of fixture.entries()) {
     // Featured flags that would reorder a plain list: ranking must not depend on them.
-    await createTemplate({ slug: `rank-${i}`, name, description, tags, categoryId: cat.id, isFeatured: name === 'Grafana' });
+    await createTemplate({
+      slug: `rank-${i}`,
+      name,
+      description,
+      tags,
+      categoryId: cat.id,
+      isFeatured: name === 'Grafana',
+    });
   }
 });
 
@@ -60,12 +67,21 @@ describe('search ranking', () => {
       'Analytics Warehouse',
       'Grafana',
     ]);
-    expect(names(await api('/catalog/templates?search=relational'))).toEqual(['Managed Postgres', 'Postgres', 'Postgres Cluster']);
+    expect(names(await api('/catalog/templates?search=relational'))).toEqual([
+      'Managed Postgres',
+      'Postgres',
+      'Postgres Cluster',
+    ]);
     expect(names(await api('/catalog/templates?search=postgres%20cluster'))).toEqual(['Postgres Cluster']);
   });
 
   it('finds a misspelling through trigram similarity, the closest name first', async () => {
-    expect(names(await api('/catalog/templates?search=postgress'))).toEqual(['Postgres', 'Postgres Backup', 'Managed Postgres', 'Postgres Cluster']);
+    expect(names(await api('/catalog/templates?search=postgress'))).toEqual([
+      'Postgres',
+      'Postgres Backup',
+      'Managed Postgres',
+      'Postgres Cluster',
+    ]);
     expect(names(await api('/catalog/templates?search=grafanna'))).toEqual(['Grafana']);
     expect(names(await api('/catalog/templates?search=zzzqqq'))).toEqual([]);
   });
@@ -85,6 +101,10 @@ describe('search ranking', () => {
   });
 
   it('keeps the catalog order (featured first, then name) without a search', async () => {
-    expect(names(await api('/catalog/templates?category=rank')).slice(0, 3)).toEqual(['Grafana', 'Analytics Warehouse', 'Managed Postgres']);
+    expect(names(await api('/catalog/templates?category=rank')).slice(0, 3)).toEqual([
+      'Grafana',
+      'Analytics Warehouse',
+      'Managed Postgres',
+    ]);
   });
 });

@@ -65,10 +65,14 @@ beforeAll(async () => {
 
 it('every client converges after each kind of change', async () => {
   const random = rng(42);
-  const pick = <T,>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
   const categories: { id: string; private: boolean }[] = [];
   for (let i = 0; i < 3; i++) {
-    const { category } = await ok('/admin/categories', 'POST', { name: `Conv ${i}`, slug: `conv-${i}`, is_private: i === 2 });
+    const { category } = await ok('/admin/categories', 'POST', {
+      name: `Conv ${i}`,
+      slug: `conv-${i}`,
+      is_private: i === 2,
+    });
     categories.push({ id: category.id, private: category.is_private });
   }
   const templates: string[] = [];
@@ -95,7 +99,9 @@ it('every client converges after each kind of change', async () => {
     },
     'toggle public': async () => {
       const id = pick(templates);
-      const current = (await api(`/admin/templates?limit=100`, { token: admin })).body.templates.find((t: any) => t.id === id);
+      const current = (await api(`/admin/templates?limit=100`, { token: admin })).body.templates.find(
+        (t: any) => t.id === id,
+      );
       await ok('/admin/templates', 'PUT', { id, is_public: !current.is_public });
     },
     'move category': async () => {

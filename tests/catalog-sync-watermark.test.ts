@@ -21,7 +21,14 @@ it('a template written by a slow transaction reaches the client in this poll or 
   const gate = new Promise<void>((r) => (release = r));
   let stamped = false;
   const writer = catalogWrite(async ({ tx, at }) => {
-    await tx.insert(templates).values({ slug: 'slow-one', name: 'Slow', imageName: 'x/slow', categoryId: cat.id, createdAt: at, updatedAt: at });
+    await tx.insert(templates).values({
+      slug: 'slow-one',
+      name: 'Slow',
+      imageName: 'x/slow',
+      categoryId: cat.id,
+      createdAt: at,
+      updatedAt: at,
+    });
     stamped = true;
     await gate; // the transaction stays open, its timestamp already taken
   });

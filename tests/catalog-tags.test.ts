@@ -36,13 +36,19 @@ describe('tags are case-insensitive', () => {
 
   it('answers with the tags as written', async () => {
     const res = await api('/catalog/templates?category=tagcase&tags=gpu');
-    const byslug = Object.fromEntries((res.body.templates as { slug: string; tags: string[] }[]).map((t) => [t.slug, t.tags]));
+    const byslug = Object.fromEntries(
+      (res.body.templates as { slug: string; tags: string[] }[]).map((t) => [t.slug, t.tags]),
+    );
     expect(byslug['tc-upper']).toEqual(['GPU']);
     expect(byslug['tc-mixed']).toEqual(['Gpu', 'Vision']);
   });
 
   it('searches tags whatever the case', async () => {
-    expect(slugs(await api('/catalog/templates?category=tagcase&search=GPU'))).toEqual(['tc-lower', 'tc-mixed', 'tc-upper']);
+    expect(slugs(await api('/catalog/templates?category=tagcase&search=GPU'))).toEqual([
+      'tc-lower',
+      'tc-mixed',
+      'tc-upper',
+    ]);
     expect(slugs(await api('/catalog/templates?category=tagcase&search=vision'))).toEqual(['tc-mixed']);
   });
 
@@ -50,13 +56,31 @@ describe('tags are case-insensitive', () => {
     const admin = await createUser({ role: 'admin' });
     const db = await getDb();
     const [none] = await db.select({ id: templates.id }).from(templates).where(eq(templates.slug, 'tc-none'));
-    const put = await api('/admin/templates', { method: 'PUT', token: admin.token, body: { id: none!.id, tags: ['CPU', 'GPU'] } });
+    const put = await api('/admin/templates', {
+      method: 'PUT',
+      token: admin.token,
+      body: { id: none!.id, tags: ['CPU', 'GPU'] },
+    });
     expect(put.status).toBe(200);
     expect(put.body.template.tags).toEqual(['CPU', 'GPU']);
-    expect(slugs(await api('/catalog/templates?category=tagcase&tags=gpu'))).toEqual(['tc-lower', 'tc-mixed', 'tc-none', 'tc-upper']);
+    expect(slugs(await api('/catalog/templates?category=tagcase&tags=gpu'))).toEqual([
+      'tc-lower',
+      'tc-mixed',
+      'tc-none',
+      'tc-upper',
+    ]);
 
-    await catalogWrite(({ tx }) => tx.update(templates).set({ tags: ['Edge'] }).where(eq(templates.slug, 'tc-upper')));
+    await catalogWrite(({ tx }) =>
+      tx
+        .update(templates)
+        .set({ tags: ['Edge'] })
+        .where(eq(templates.slug, 'tc-upper')),
+    );
     expect(slugs(await api('/catalog/templates?category=tagcase&tags=EDGE'))).toEqual(['tc-upper']);
-    expect(slugs(await api('/catalog/templates?category=tagcase&tags=gpu'))).toEqual(['tc-lower', 'tc-mixed', 'tc-none']);
+    expect(slugs(await api('/catalog/templates?category=tagcase&tags=gpu'))).toEqual([
+      'tc-lower',
+      'tc-mixed',
+      'tc-none',
+    ]);
   });
 });

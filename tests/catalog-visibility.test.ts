@@ -93,7 +93,8 @@ describe.each(callers)('caller %s', (caller) => {
     const counts = Object.fromEntries(res.body.categories.map((c: any) => [c.slug, c.template_count]));
     const countIn = (kinds: string[]) => expected[caller].filter((k) => kinds.includes(k)).length;
     const want: Record<string, number> = { 'vis-open': countIn(['pub', 'draft', 'ownA', 'ownB']) };
-    if (caller === 'keyA' || caller === 'memberA' || caller.endsWith('admin')) want['vis-granted'] = countIn(['grantPub', 'grantDraft']);
+    if (caller === 'keyA' || caller === 'memberA' || caller.endsWith('admin'))
+      want['vis-granted'] = countIn(['grantPub', 'grantDraft']);
     if (caller.endsWith('admin')) want['vis-locked'] = countIn(['lockedPub', 'ownAlocked']);
     expect(counts).toEqual(want);
   });
@@ -104,15 +105,43 @@ it('returns every Template field of the spec with its type', async () => {
   const t = res.body;
   expect(Object.keys(t).sort()).toEqual(
     [
-      'id', 'name', 'slug', 'description', 'version', 'kind', 'category_id', 'category_name', 'category_slug', 'category_icon',
-      'image_name', 'image_tag', 'cpu_request', 'memory_request', 'gpu_count', 'vram_request', 'concurrent_jobs', 'env',
-      'env_schema', 'ports', 'volume_mounts', 'node_selector', 'required_network_types', 'tags', 'is_public', 'is_featured',
-      'min_tier', 'download_count', 'documentation', 'updated_at',
+      'id',
+      'name',
+      'slug',
+      'description',
+      'version',
+      'kind',
+      'category_id',
+      'category_name',
+      'category_slug',
+      'category_icon',
+      'image_name',
+      'image_tag',
+      'cpu_request',
+      'memory_request',
+      'gpu_count',
+      'vram_request',
+      'concurrent_jobs',
+      'env',
+      'env_schema',
+      'ports',
+      'volume_mounts',
+      'node_selector',
+      'required_network_types',
+      'tags',
+      'is_public',
+      'is_featured',
+      'min_tier',
+      'download_count',
+      'documentation',
+      'updated_at',
     ].sort(),
   );
   expect(t.category_id).toBe(cats.open);
   expect(t.category_slug).toBe('vis-open');
-  expect(Array.isArray(t.env) && Array.isArray(t.env_schema) && Array.isArray(t.ports) && Array.isArray(t.volume_mounts)).toBe(true);
+  expect(
+    Array.isArray(t.env) && Array.isArray(t.env_schema) && Array.isArray(t.ports) && Array.isArray(t.volume_mounts),
+  ).toBe(true);
   expect(typeof t.node_selector).toBe('object');
   expect(Array.isArray(t.node_selector)).toBe(false);
   expect(typeof t.gpu_count).toBe('number');

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { node } from './compiled';
 
 const LIMIT = 6;
 const PROXY = '127.0.0.4';
@@ -26,7 +27,7 @@ function start() {
     HUB_RATE_LIMIT_FAILED_AUTH: '1000',
     HUB_TRUSTED_PROXIES: PROXY,
   };
-  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  hub = spawn(...node('edge-process'), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   return new Promise<number>((resolve, reject) => {
     hub.stdout!.on('data', (d: Buffer) => {
@@ -45,16 +46,31 @@ interface Answer {
 }
 
 /** One request on a new connection from `from` (a loopback address of this machine). */
-function send(from: string, method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}): Promise<Answer> {
+function send(
+  from: string,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const body = method === 'POST' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) : undefined;
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, localAddress: from, method, path, agent: false, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress: from,
+        method,
+        path,
+        agent: false,
+        headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null }),
+        );
       },
     );
     req.on('error', reject);
@@ -62,7 +78,8 @@ function send(from: string, method: 'GET' | 'POST', path: string, headers: Recor
   });
 }
 
-const rest = (from: string, headers?: Record<string, string>) => send(from, 'GET', '/api/v1/catalog/categories', headers);
+const rest = (from: string, headers?: Record<string, string>) =>
+  send(from, 'GET', '/api/v1/catalog/categories', headers);
 const mcp = (from: string, headers?: Record<string, string>) => send(from, 'POST', '/mcp', headers);
 
 function expectAddressLimited(answer: Answer) {

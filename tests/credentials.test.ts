@@ -7,7 +7,7 @@ import { getDb } from '../server/db/client';
 import { organizations, users } from '../server/db/schema';
 import { revokeInstanceKey } from '../server/domain/instanceKeys';
 import { signJwt } from '../server/domain/jwt';
-import { issueSecret, parseSecret } from '../server/domain/tokens';
+import { issueSecret, parseSecret } from '@shared/tokens';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 
 let org: { id: string };
@@ -162,7 +162,10 @@ describe('JWKS', () => {
     expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
     expect(jwks.keys[0]).not.toHaveProperty('d');
     const { createLocalJWKSet, jwtVerify } = await import('jose');
-    const { payload } = await jwtVerify(user.token, createLocalJWKSet(jwks), { issuer: 'http://hub.test', audience: HUB_API_AUDIENCE });
+    const { payload } = await jwtVerify(user.token, createLocalJWKSet(jwks), {
+      issuer: 'http://hub.test',
+      audience: HUB_API_AUDIENCE,
+    });
     expect(payload.sub).toBe(user.id);
   });
 });

@@ -19,12 +19,16 @@ async function adminCaller() {
   return createCaller(contextFor(await resolveCredential(credentialFromHeaders(headers)), headers));
 }
 
-const SCHEMA_WORDS = /Invalid (UUID|input|email)|Too (small|big)|expected (string|number)|>=|<=|\b[a-z_]+(\.[0-9a-z_]+)*: /;
+const SCHEMA_WORDS =
+  /Invalid (UUID|input|email)|Too (small|big)|expected (string|number)|>=|<=|\b[a-z_]+(\.[0-9a-z_]+)*: /;
 
 /** The error as the browser's tRPC client sees it: message and data (code, httpStatus, issues) from the error formatter. */
 function asClientError(err: unknown) {
   const http = toHttpError(err);
-  return { message: http.message, data: { code: http.code, httpStatus: http.status, ...(http.issues ? { issues: http.issues } : {}) } };
+  return {
+    message: http.message,
+    data: { code: http.code, httpStatus: http.status, ...(http.issues ? { issues: http.issues } : {}) },
+  };
 }
 
 async function refusal(run: () => Promise<unknown>) {
@@ -49,7 +53,10 @@ describe('dashboard error messages', () => {
     expect(fields.name).toMatch(/^Name (is required|must not be empty)\.$/);
     expect(fields.slug).toMatch(/^Slug /);
     expect(fields.slug).not.toMatch(SCHEMA_WORDS);
-    expect(formErrors(err, ['name', 'slug'])).toEqual({ fields: { name: fields.name, slug: fields.slug }, message: null });
+    expect(formErrors(err, ['name', 'slug'])).toEqual({
+      fields: { name: fields.name, slug: fields.slug },
+      message: null,
+    });
     expect(isFieldError(err, ['name', 'slug'])).toBe(true);
     // A form without a slug field shows the slug problem once, as the message.
     const withoutSlug = formErrors(err, ['name']);
@@ -60,7 +67,9 @@ describe('dashboard error messages', () => {
 
   it('an empty template form: "Choose a category." instead of "Invalid UUID"', async () => {
     const caller = await adminCaller();
-    const err = await refusal(() => caller.admin.createTemplate({ name: 'T', slug: 't-x', category_id: '', image_name: 'nginx' } as never));
+    const err = await refusal(() =>
+      caller.admin.createTemplate({ name: 'T', slug: 't-x', category_id: '', image_name: 'nginx' } as never),
+    );
     expect(fieldErrors(err).category_id).toBe('Choose a category.');
     expect(errorMessage(err)).not.toMatch(SCHEMA_WORDS);
   });
@@ -68,25 +77,44 @@ describe('dashboard error messages', () => {
   it('REST refusals and domain messages with a field prefix read as sentences', async () => {
     const user = await createUser();
     await createOrg({ admin: user });
-    const res = await api('/account/invitations', { method: 'POST', token: user.token, body: { email: 'not-an-email', role: 'member' } });
+    const res = await api('/account/invitations', {
+      method: 'POST',
+      token: user.token,
+      body: { email: 'not-an-email', role: 'member' },
+    });
     expect(res.status).toBe(400);
-    const err = { message: res.body.message, data: { code: res.body.code, httpStatus: res.status, issues: res.body.issues } };
+    const err = {
+      message: res.body.message,
+      data: { code: res.body.code, httpStatus: res.status, issues: res.body.issues },
+    };
     expect(errorMessage(err)).toBe('Email address must be a valid email address.');
     expect(fieldErrors(err).email).toBe('Email address must be a valid email address.');
     // Without the issues attached: the one-line summary is still turned into sentences.
-    expect(errorMessage({ message: res.body.message, data: { httpStatus: 400 } })).toBe('Email address must be a valid email address.');
+    expect(errorMessage({ message: res.body.message, data: { httpStatus: 400 } })).toBe(
+      'Email address must be a valid email address.',
+    );
 
-    const revoked = { message: 'id: this API key is revoked and cannot be re-issued; create a new key', data: { code: 'CONFLICT', httpStatus: 409 } };
+    const revoked = {
+      message: 'id: this API key is revoked and cannot be re-issued; create a new key',
+      data: { code: 'CONFLICT', httpStatus: 409 },
+    };
     expect(errorMessage(revoked)).toBe('This API key is revoked and cannot be re-issued; create a new key.');
-    const taken = { message: 'slug: a category with this slug already exists', data: { code: 'CONFLICT', httpStatus: 409 } };
+    const taken = {
+      message: 'slug: a category with this slug already exists',
+      data: { code: 'CONFLICT', httpStatus: 409 },
+    };
     expect(fieldErrors(taken)).toEqual({ slug: 'A category with this slug already exists.' });
     expect(formErrors(taken, ['slug']).message).toBeNull();
     expect(formErrors(taken, ['name']).message).toBe('A category with this slug already exists.');
   });
 
   it('sessions, outages and unreachable servers', () => {
-    expect(errorMessage({ message: 'whatever', data: { httpStatus: 401 } })).toBe('Your session has ended: sign in again.');
-    expect(errorMessage({ message: 'Internal server error', data: { httpStatus: 500, code: 'INTERNAL_SERVER_ERROR' } })).toMatch(/^Something went wrong on the server/);
+    expect(errorMessage({ message: 'whatever', data: { httpStatus: 401 } })).toBe(
+      'Your session has ended: sign in again.',
+    );
+    expect(
+      errorMessage({ message: 'Internal server error', data: { httpStatus: 500, code: 'INTERNAL_SERVER_ERROR' } }),
+    ).toMatch(/^Something went wrong on the server/);
     expect(errorMessage({ message: 'Failed to fetch' })).toMatch(/could not be reached/);
     expect(errorMessage(null)).toBe('Something went wrong. Try again.');
   });

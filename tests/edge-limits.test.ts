@@ -13,7 +13,9 @@ const responseCache = () => (globalThis as { __hubResponseCache?: { size: number
 function batchGet(calls: number) {
   const paths = Array.from({ length: calls }, () => 'catalog.listCategories').join(',');
   const input = Object.fromEntries(Array.from({ length: calls }, (_, i) => [i, {}]));
-  return GET(new Request(`http://hub.test/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`));
+  return GET(
+    new Request(`http://hub.test/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`),
+  );
 }
 
 it('a tRPC batch of 10 calls runs; 11 or 1,000 are refused with 400 before any runs', async () => {
@@ -30,7 +32,11 @@ it('a tRPC batch of 10 calls runs; 11 or 1,000 are refused with 400 before any r
 it('a tRPC body over the REST limit is refused with 413 {code, message}', async () => {
   const big = JSON.stringify({ 0: { name: 'x'.repeat(MAX_BODY_BYTES) } });
   const res = await POST(
-    new Request('http://hub.test/api/trpc/account.updateProfile?batch=1', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }),
+    new Request('http://hub.test/api/trpc/account.updateProfile?batch=1', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    }),
   );
   expect(res.status).toBe(413);
   expect(await res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/exceeds/) });

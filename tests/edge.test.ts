@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { toHttpError } from '../server/api/errors';
 import { handleRest } from '../server/api/rest';
 import { DomainError } from '../server/domain/errors';
-import { serveRest } from '../server/http/bridge';
+import { serveRest } from '../server/http/nodeHttp';
 import { BASE, createCategory, createTemplate } from './helpers';
 
 const LIST = '/api/v1/catalog/templates?category=edge-compress';
@@ -24,7 +24,11 @@ describe('compressed cached answers', () => {
   beforeAll(async () => {
     const cat = await createCategory({ slug: 'edge-compress' });
     for (let i = 0; i < 30; i++) {
-      await createTemplate({ categoryId: cat.id, slug: `edge-compress-${i}`, documentation: `# Template ${i}\n\n${'Run it with care and read the notes. '.repeat(20)}` });
+      await createTemplate({
+        categoryId: cat.id,
+        slug: `edge-compress-${i}`,
+        documentation: `# Template ${i}\n\n${'Run it with care and read the notes. '.repeat(20)}`,
+      });
     }
   });
 
@@ -100,17 +104,32 @@ describe('the production server’s REST path (Node request straight into the di
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.bytes.toString())).toMatchObject({ code: 'NOT_FOUND' });
 
-    const text = await request('POST', '/api/v1/account/organizations', { 'content-type': 'text/plain' }, Buffer.from('{}'));
+    const text = await request(
+      'POST',
+      '/api/v1/account/organizations',
+      { 'content-type': 'text/plain' },
+      Buffer.from('{}'),
+    );
     expect(text.status).toBe(415);
     expect(JSON.parse(text.bytes.toString())).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
 
     const size = 3 * 1024 * 1024;
-    const big = await request('DELETE', '/api/v1/admin/templates', { 'content-type': 'application/json', 'content-length': String(size) }, Buffer.alloc(size, 32));
+    const big = await request(
+      'DELETE',
+      '/api/v1/admin/templates',
+      { 'content-type': 'application/json', 'content-length': String(size) },
+      Buffer.alloc(size, 32),
+    );
     expect(big.status).toBe(413);
     expect(big.headers.connection).toBe('close');
     expect(JSON.parse(big.bytes.toString())).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     // Without Content-Length (chunked): reading stops at the limit.
-    const streamed = await request('POST', '/api/v1/account/organizations', { 'content-type': 'application/json' }, Buffer.alloc(size, 32));
+    const streamed = await request(
+      'POST',
+      '/api/v1/account/organizations',
+      { 'content-type': 'application/json' },
+      Buffer.alloc(size, 32),
+    );
     expect(streamed.status).toBe(413);
   });
 });
@@ -137,14 +156,24 @@ describe('the error mapper', () => {
       ['rate_limited', 429, 'TOO_MANY_REQUESTS'],
     ];
     for (const [code, status, name] of cases) {
-      expect(toHttpError(new DomainError(code, `x ${code}`))).toMatchObject({ status, code: name, message: `x ${code}` });
+      expect(toHttpError(new DomainError(code, `x ${code}`))).toMatchObject({
+        status,
+        code: name,
+        message: `x ${code}`,
+      });
     }
-    expect(toHttpError(new DomainError('rate_limited', 'slow down', { retryAfterSeconds: 7 })).headers).toEqual({ 'retry-after': '7' });
+    expect(toHttpError(new DomainError('rate_limited', 'slow down', { retryAfterSeconds: 7 })).headers).toEqual({
+      'retry-after': '7',
+    });
   });
 
   it('names the fields of invalid input, and never shows what an unexpected failure said', () => {
     const parsed = z.object({ page: z.number() }).safeParse({ page: 'x' });
-    expect(toHttpError(parsed.error)).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/^Invalid input: page: /) });
+    expect(toHttpError(parsed.error)).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^Invalid input: page: /),
+    });
     const failure = toHttpError(new Error('relation "users" does not exist'));
     expect(failure).toMatchObject({ status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' });
   });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
+import { node } from './compiled';
 
 // Each step starts Node processes that open PGlite (initdb on first open): slow on a loaded machine.
 vi.setConfig({ testTimeout: 240_000 });
@@ -15,7 +16,7 @@ const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };
 const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 
 function cli(...args: string[]) {
-  return spawnSync(tsx, ['server/cli.ts', ...args], { env, encoding: 'utf8', timeout: 200_000 });
+  return spawnSync(...node('hub-cli', ...args), { env, encoding: 'utf8', timeout: 200_000 });
 }
 
 it('persists across processes', () => {
@@ -30,7 +31,10 @@ it('persists across processes', () => {
 it('refuses a second process while one holds the data directory', async () => {
   const holder = spawn(
     tsx,
-    ['-e', "import('./server/db/client.ts').then(m => m.getDatabase()).then(() => { console.log('open'); setInterval(() => {}, 1000); })"],
+    [
+      '-e',
+      "import('./server/db/client.ts').then(m => m.getDatabase()).then(() => { console.log('open'); setInterval(() => {}, 1000); })",
+    ],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   try {
@@ -54,10 +58,28 @@ it('refuses a second process while one holds the data directory', async () => {
 
 it('the CLI reports bad usage on stderr with a non-zero exit', () => {
   const bad = cli('user', 'create', '--email', 'not-an-email');
-  expect(bad.status).toBe(64);
+  expect(bad.status).toBe(2);
   expect(bad.stderr).toContain('--email');
   expect(bad.stdout).toBe('');
   const unknown = cli('token', '--email', 'nobody@example.test');
   expect(unknown.status).toBe(1);
   expect(unknown.stderr).toContain('no user');
+});
+
+it('prints usage for --help on every command and sub-command, with exit 0', () => {
+  for (const args of [
+    ['--help'],
+    ['help'],
+    ['migrate', '--help'],
+    ['user', 'create', '--help'],
+    ['token', '-h'],
+    ['seed', '--help'],
+  ]) {
+    const res = cli(...args);
+    expect(res.status, args.join(' ')).toBe(0);
+    expect(res.stdout, args.join(' ')).toMatch(/Usage: hub/);
+  }
+  const unknown = cli('frobnicate');
+  expect(unknown.status).toBe(2);
+  expect(unknown.stderr).toMatch(/unknown command 'frobnicate'[\s\S]*Usage: hub/);
 });

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { shouldSeedDemo } from '../server/http/embedded';
+import { node } from './compiled';
 
 // Each Hub start opens PGlite on a new folder (initdb): slow on a loaded machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -30,12 +31,20 @@ function newDataDir() {
 }
 
 function envFor(dir: string, extra: Record<string, string> = {}) {
-  return { ...process.env, DATABASE_URL: '', HUB_DATA_DIR: dir, HUB_FIXTURE_SEED: '', HUB_FIXTURE_USERS: '', HUB_LOG_LEVEL: 'info', ...extra };
+  return {
+    ...process.env,
+    DATABASE_URL: '',
+    HUB_DATA_DIR: dir,
+    HUB_FIXTURE_SEED: '',
+    HUB_FIXTURE_USERS: '',
+    HUB_LOG_LEVEL: 'info',
+    ...extra,
+  };
 }
 
 async function startHub(dir: string, extra: Record<string, string>) {
-  // Node itself (not the tsx wrapper, which would outlive a signal to it): SIGTERM reaches the Hub.
-  const hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/hub-process.ts'], { env: envFor(dir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself (no wrapper process, which could outlive a signal to it): SIGTERM reaches the Hub.
+  const hub = spawn(...node('hub-process'), { env: envFor(dir, extra), stdio: ['ignore', 'pipe', 'pipe'] });
   hubs.push(hub);
   let output = '';
   hub.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -57,21 +66,27 @@ async function stopHub(hub: ChildProcess) {
 }
 
 function cli(dir: string, ...args: string[]) {
-  return spawnSync(tsx, ['server/cli.ts', ...args], { env: envFor(dir), encoding: 'utf8', timeout: 200_000 });
+  return spawnSync(...node('hub-cli', ...args), { env: envFor(dir), encoding: 'utf8', timeout: 200_000 });
 }
 
 /** psql on the data folder's socket, as the README says. */
 function psql(dir: string, ...commands: string[]) {
-  return spawn('psql', [`host=${dir} user=postgres dbname=postgres`, '-X', '-At', ...commands.flatMap((c) => ['-c', c])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawn(
+    'psql',
+    [`host=${dir} user=postgres dbname=postgres`, '-X', '-At', ...commands.flatMap((c) => ['-c', c])],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function finished(child: ChildProcess) {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise<{ code: number | null; out: string }>((resolve) => child.once('exit', (code) => resolve({ code, out })));
+  return new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, out })),
+  );
 }
 
 async function catalog(url: string, query = '') {
@@ -108,7 +123,9 @@ describe('a running embedded Hub', () => {
     // Other CLI commands too, and psql on the socket.
     const user = cli(dir, 'user', 'create', '--email', 'operator@example.test', '--role', 'superadmin');
     expect(user.status, user.stderr).toBe(0);
-    const counted = await finished(psql(dir, 'select count(*) from templates', "select role from users where email = 'operator@example.test'"));
+    const counted = await finished(
+      psql(dir, 'select count(*) from templates', "select role from users where email = 'operator@example.test'"),
+    );
     expect(counted).toEqual({ code: 0, out: '32\nsuperadmin\n' });
 
     // A psql transaction holds the database until it ends: the Hub's query waits and never runs inside it
@@ -122,7 +139,9 @@ describe('a running embedded Hub', () => {
 
     // Session settings of a client stay its own: while psql sits idle after a SET, the Hub's queries run
     // with their own settings, and psql keeps its SET.
-    const session = spawn('psql', [`host=${dir} user=postgres dbname=postgres`, '-X', '-At'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const session = spawn('psql', [`host=${dir} user=postgres dbname=postgres`, '-X', '-At'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const sessionDone = finished(session);
     session.stdin!.write('set search_path = nowhere;\nselect 1;\n');
     await new Promise((r) => setTimeout(r, 700));
@@ -147,10 +166,17 @@ describe('a running embedded Hub', () => {
     await stopHub(first.hub);
 
     // Emptied by the operator, the catalog stays empty on the next start.
-    const emptied = spawnSync(tsx, ['-e', "Promise.all([import('./server/db/client.ts'), import('drizzle-orm')]).then(async ([m, d]) => { const db = await m.getDb(); await db.execute(d.sql`delete from templates`); await m.closeDatabase(); })"], {
-      env: envFor(dir),
-      encoding: 'utf8',
-    });
+    const emptied = spawnSync(
+      tsx,
+      [
+        '-e',
+        "Promise.all([import('./server/db/client.ts'), import('drizzle-orm')]).then(async ([m, d]) => { const db = await m.getDb(); await db.execute(d.sql`delete from templates`); await m.closeDatabase(); })",
+      ],
+      {
+        env: envFor(dir),
+        encoding: 'utf8',
+      },
+    );
     expect(emptied.status, emptied.stderr).toBe(0);
     const second = await startHub(dir, { HUB_SEED_DEMO: 'true' });
     expect((await catalog(second.url)).pagination.total).toBe(0);

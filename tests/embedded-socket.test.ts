@@ -22,7 +22,10 @@ beforeAll(async () => {
   pg = await PGlite.create();
   await pg.exec('create table t (id int)');
   await pg.listen('hub_invalidate', () => {});
-  shared = await shareEmbeddedDatabase(pg, dir, { idleHoldMs: 500, onNotification: (channel, payload) => notified.push(`${channel}:${payload}`) });
+  shared = await shareEmbeddedDatabase(pg, dir, {
+    idleHoldMs: 500,
+    onNotification: (channel, payload) => notified.push(`${channel}:${payload}`),
+  });
 });
 
 afterAll(async () => {
@@ -31,7 +34,16 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const connect = () => postgres({ host: dir, port: EMBEDDED_SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1, prepare: false, onnotice: () => {} });
+const connect = () =>
+  postgres({
+    host: dir,
+    port: EMBEDDED_SOCKET_PORT,
+    user: 'postgres',
+    database: 'postgres',
+    max: 1,
+    prepare: false,
+    onnotice: () => {},
+  });
 
 it('serves an owner-only socket in the folder, removed on close', () => {
   expect(shared.path).toBe(path.join(dir, '.s.PGSQL.5432'));
@@ -48,7 +60,9 @@ it("makes the owner's queries wait for a client's transaction instead of running
     await sql.begin(async (tx) => {
       await tx`insert into t values (1)`;
       // The owner asks now, inside the client's transaction window: it must see the state after it.
-      ownerQuery = pg.query<{ n: number }>('select count(*)::int as n from t').then((r) => order.push(`owner saw ${r.rows[0]!.n}`));
+      ownerQuery = pg
+        .query<{ n: number }>('select count(*)::int as n from t')
+        .then((r) => order.push(`owner saw ${r.rows[0]!.n}`));
       await new Promise((r) => setTimeout(r, 200));
       await tx`insert into t values (2)`;
       order.push('client commits');

@@ -55,7 +55,9 @@ export function generate(schema: Schema | undefined, rng: Rng, name = ''): Json 
       return out;
     }
     case 'array':
-      return Array.from({ length: rng.int(0, Math.min(3, schema.maxItems ?? 3)) }, () => generate(schema.items, rng, name));
+      return Array.from({ length: rng.int(0, Math.min(3, schema.maxItems ?? 3)) }, () =>
+        generate(schema.items, rng, name),
+      );
     case 'integer':
     case 'number': {
       const lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
@@ -72,8 +74,12 @@ export function generate(schema: Schema | undefined, rng: Rng, name = ''): Json 
 }
 
 function plausibleString(schema: Schema, rng: Rng, name: string): string {
-  if (schema.format === 'uuid' || /(^id$|_id$)/.test(name)) return rng.chance(0.8) ? rng.pick(known.byField[name] ?? (name === 'id' && known.idPool.length ? known.idPool : known.uuids)) : randomUUID();
-  if (schema.format === 'date-time' || /^(since|until)$/.test(name)) return new Date(Date.now() - rng.int(0, 1e10)).toISOString();
+  if (schema.format === 'uuid' || /(^id$|_id$)/.test(name))
+    return rng.chance(0.8)
+      ? rng.pick(known.byField[name] ?? (name === 'id' && known.idPool.length ? known.idPool : known.uuids))
+      : randomUUID();
+  if (schema.format === 'date-time' || /^(since|until)$/.test(name))
+    return new Date(Date.now() - rng.int(0, 1e10)).toISOString();
   if (name === 'ip') return rng.chance(0.5) ? `203.0.113.${rng.int(1, 254)}` : `2001:db8::${rng.int(1, 9999)}`;
   if (schema.format === 'email' || name === 'email') return `fuzz${rng.int(0, 1e6)}@example.test`;
   if (schema.format === 'uri' || /url/.test(name)) return `https://example.test/${rng.int(0, 1e6)}`;
@@ -81,7 +87,9 @@ function plausibleString(schema: Schema, rng: Rng, name: string): string {
   const min = schema.minLength ?? 1;
   const max = Math.min(schema.maxLength ?? 24, min + 24);
   const letters = 'abcdefghijklmnopqrstuvwxyz0123456789-';
-  return Array.from({ length: rng.int(min, Math.max(min, max)) }, (_, i) => (i === 0 ? 'f' : rng.pick([...letters]))).join('');
+  return Array.from({ length: rng.int(min, Math.max(min, max)) }, (_, i) =>
+    i === 0 ? 'f' : rng.pick([...letters]),
+  ).join('');
 }
 
 /** Values of the wrong shape or beyond every sane range. */
@@ -111,4 +119,3 @@ export const HOSTILE: readonly Json[] = [
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 
 export const asText = (v: Json) => (typeof v === 'string' ? v : JSON.stringify(v));
-

@@ -56,19 +56,31 @@ export async function createUser(opts: { email?: string; role?: PlatformRole; na
   const db = await getDb();
   const [user] = await db
     .insert(users)
-    .values({ email: opts.email ?? `${unique('user')}@example.test`, name: opts.name ?? 'Test User', role: opts.role ?? 'user' })
+    .values({
+      email: opts.email ?? `${unique('user')}@example.test`,
+      name: opts.name ?? 'Test User',
+      role: opts.role ?? 'user',
+    })
     .returning();
   return { ...user!, token: await signUserToken(user!.id) };
 }
 
 /** An organization with `admin` (and optional members) as org members. */
-export async function createOrg(opts: { name?: string; slug?: string; admin?: { id: string }; members?: { id: string }[] } = {}) {
+export async function createOrg(
+  opts: { name?: string; slug?: string; admin?: { id: string }; members?: { id: string }[] } = {},
+) {
   const db = await getDb();
   const slug = opts.slug ?? unique('org');
-  const [org] = await db.insert(organizations).values({ name: opts.name ?? slug, slug }).returning();
+  const [org] = await db
+    .insert(organizations)
+    .values({ name: opts.name ?? slug, slug })
+    .returning();
   await db.insert(subscriptions).values({ orgId: org!.id, plan: 'free' });
   const join = async (userId: string, orgRole: 'admin' | 'member') =>
-    db.update(users).set({ orgId: org!.id, orgRole, orgJoinedAt: sql`now()` }).where(eq(users.id, userId));
+    db
+      .update(users)
+      .set({ orgId: org!.id, orgRole, orgJoinedAt: sql`now()` })
+      .where(eq(users.id, userId));
   if (opts.admin) await join(opts.admin.id, 'admin');
   for (const m of opts.members ?? []) await join(m.id, 'member');
   return org!;
@@ -80,12 +92,22 @@ export async function createKey(orgId: string, name = 'test instance') {
   return { ...key, secret };
 }
 
-export async function createCategory(opts: { slug?: string; name?: string; isPrivate?: boolean; sortOrder?: number } = {}) {
+export async function createCategory(
+  opts: { slug?: string; name?: string; isPrivate?: boolean; sortOrder?: number } = {},
+) {
   return catalogWrite(async ({ tx, at }) => {
     const slug = opts.slug ?? unique('cat');
     const [row] = await tx
       .insert(categories)
-      .values({ slug, name: opts.name ?? slug, isPrivate: opts.isPrivate ?? false, sortOrder: opts.sortOrder ?? 0, description: `${slug} things`, icon: 'box', updatedAt: at })
+      .values({
+        slug,
+        name: opts.name ?? slug,
+        isPrivate: opts.isPrivate ?? false,
+        sortOrder: opts.sortOrder ?? 0,
+        description: `${slug} things`,
+        icon: 'box',
+        updatedAt: at,
+      })
       .returning();
     return row!;
   });
@@ -98,7 +120,15 @@ export async function createTemplate(opts: TemplateInsert) {
     const slug = opts.slug ?? unique('tpl');
     const [row] = await tx
       .insert(templates)
-      .values({ name: slug, description: `The ${slug} template`, imageName: `example/${slug}`, createdAt: at, updatedAt: at, ...opts, slug })
+      .values({
+        name: slug,
+        description: `The ${slug} template`,
+        imageName: `example/${slug}`,
+        createdAt: at,
+        updatedAt: at,
+        ...opts,
+        slug,
+      })
       .returning();
     return row!;
   });
@@ -111,15 +141,38 @@ export async function grantAccess(orgId: string, categoryId: string) {
 }
 
 /** Membership the way people get it: `admin` invites `user`'s email and `user` accepts (both through the REST API). */
-export async function joinByInvitation(admin: { token: string }, user: { email: string; token: string }, role: 'admin' | 'member' = 'member') {
-  const invited = await api('/account/invitations', { method: 'POST', token: admin.token, body: { email: user.email, role } });
+export async function joinByInvitation(
+  admin: { token: string },
+  user: { email: string; token: string },
+  role: 'admin' | 'member' = 'member',
+) {
+  const invited = await api('/account/invitations', {
+    method: 'POST',
+    token: admin.token,
+    body: { email: user.email, role },
+  });
   if (invited.status !== 200) throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.body)}`);
-  const accepted = await api('/account/invitations/accept', { method: 'POST', token: user.token, body: { id: invited.body.invitation.id } });
+  const accepted = await api('/account/invitations/accept', {
+    method: 'POST',
+    token: user.token,
+    body: { id: invited.body.invitation.id },
+  });
   if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
   return { invitationId: invited.body.invitation.id as string, accepted };
 }
 
 /** The user principal of a user row (as the credential resolver would build it), for calling domain functions directly. */
-export function principalOf(user: { id: string; email: string; name: string; role: PlatformRole }, org?: { id: string; role: 'admin' | 'member' }) {
-  return { kind: 'user' as const, userId: user.id, email: user.email, name: user.name, role: user.role, orgId: org?.id ?? null, orgRole: org?.role ?? null };
+export function principalOf(
+  user: { id: string; email: string; name: string; role: PlatformRole },
+  org?: { id: string; role: 'admin' | 'member' },
+) {
+  return {
+    kind: 'user' as const,
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    orgId: org?.id ?? null,
+    orgRole: org?.role ?? null,
+  };
 }

@@ -21,7 +21,13 @@ it('the committed Hub client types are generated from that document (else: npm r
 
 it('the document has what Core calls', () => {
   const paths = committedDoc.paths as Record<string, Record<string, unknown>>;
-  for (const [p, method] of [['/instance-info', 'get'], ['/instance-info', 'put'], ['/dns', 'put'], ['/catalog/templates', 'get'], ['/catalog/templates/updates', 'get']] as const) {
+  for (const [p, method] of [
+    ['/instance-info', 'get'],
+    ['/instance-info', 'put'],
+    ['/dns', 'put'],
+    ['/catalog/templates', 'get'],
+    ['/catalog/templates/updates', 'get'],
+  ] as const) {
     expect(paths[p]?.[method], `${method.toUpperCase()} ${p}`).toBeDefined();
   }
 });

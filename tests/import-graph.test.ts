@@ -14,7 +14,11 @@ function sourceFiles(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const rel = path.join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(rel);
-    return EXTENSIONS.some((ext) => entry.name.endsWith(ext)) && !entry.name.endsWith('.d.ts') && !entry.name.endsWith('.d.mts') ? [rel] : [];
+    return EXTENSIONS.some((ext) => entry.name.endsWith(ext)) &&
+      !entry.name.endsWith('.d.ts') &&
+      !entry.name.endsWith('.d.mts')
+      ? [rel]
+      : [];
   });
 }
 
@@ -24,13 +28,19 @@ function resolveImport(from: string, specifier: string): string | null {
   if (specifier.startsWith('@/')) base = specifier.slice(2);
   else if (specifier.startsWith('.')) base = path.join(path.dirname(from), specifier);
   else return null;
-  for (const candidate of [base, ...EXTENSIONS.map((ext) => base + ext), ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`))]) {
-    if (fs.existsSync(path.join(ROOT, candidate)) && fs.statSync(path.join(ROOT, candidate)).isFile()) return path.normalize(candidate);
+  for (const candidate of [
+    base,
+    ...EXTENSIONS.map((ext) => base + ext),
+    ...EXTENSIONS.map((ext) => path.join(base, `index${ext}`)),
+  ]) {
+    if (fs.existsSync(path.join(ROOT, candidate)) && fs.statSync(path.join(ROOT, candidate)).isFile())
+      return path.normalize(candidate);
   }
   throw new Error(`${from}: cannot resolve "${specifier}"`);
 }
 
-const IMPORT = /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+const IMPORT =
+  /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
 
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
@@ -79,7 +89,9 @@ describe('import graph', () => {
 
   it('has no arrow from server/auth, server/domain or server/db to server/api', () => {
     const upward = [...graph].flatMap(([file, targets]) =>
-      /^server\/(auth|domain|db)\//.test(file) ? targets.filter((t) => t.startsWith('server/api/')).map((t) => `${file} → ${t}`) : [],
+      /^server\/(auth|domain|db)\//.test(file)
+        ? targets.filter((t) => t.startsWith('server/api/')).map((t) => `${file} → ${t}`)
+        : [],
     );
     expect(upward).toEqual([]);
   });

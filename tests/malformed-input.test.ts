@@ -6,16 +6,25 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveRest } from '../server/http/bridge';
+import { serveRest } from '../server/http/nodeHttp';
 import { api, createUser } from './helpers';
 
-interface RefusalCase { path: string; method?: string; body?: unknown; field: string }
+interface RefusalCase {
+  path: string;
+  method?: string;
+  body?: unknown;
+  field: string;
+}
 
 /** Each case is answered 400 BAD_REQUEST with "<field>: <reason>" in the message. */
 async function expectRefused(token: string, cases: RefusalCase[], reason: string) {
   for (const c of cases) {
     const res = await api(c.path, { method: c.method, token, body: c.body });
-    expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({ path: c.path, status: 400, code: 'BAD_REQUEST' });
+    expect({ path: c.path, status: res.status, code: res.body.code }).toEqual({
+      path: c.path,
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
     expect(res.body.message).toContain(`${c.field}: ${reason}`);
   }
 }
@@ -27,8 +36,18 @@ describe('NUL characters', () => {
       { path: '/catalog/templates?search=a%00b', field: 'search' },
       { path: '/catalog/templates/a%00b', field: 'slug' },
       { path: '/account/profile', method: 'PUT', body: { name: 'a\u0000b' }, field: 'name' },
-      { path: '/admin/categories', method: 'POST', body: { slug: 'nul-cat', name: 'x', description: '\u0000' }, field: 'description' },
-      { path: '/admin/categories', method: 'POST', body: { slug: 'nul-cat', name: 'x', ['ke\u0000y']: 1 }, field: 'ke\\u0000y' },
+      {
+        path: '/admin/categories',
+        method: 'POST',
+        body: { slug: 'nul-cat', name: 'x', description: '\u0000' },
+        field: 'description',
+      },
+      {
+        path: '/admin/categories',
+        method: 'POST',
+        body: { slug: 'nul-cat', name: 'x', ['ke\u0000y']: 1 },
+        field: 'ke\\u0000y',
+      },
     ];
     await expectRefused(user.token, cases, 'must not contain NUL characters');
     // Nothing was written.
@@ -43,7 +62,12 @@ describe('unpaired surrogates (no UTF-8 form, so PostgreSQL cannot store them)',
     const user = await createUser({ role: 'superadmin' });
     const cases = [
       { path: '/account/profile', method: 'PUT', body: { name: 'a\ud800' }, field: 'name' },
-      { path: '/admin/categories', method: 'POST', body: { slug: 'lone-cat', name: 'x', ['k\udc00']: 1 }, field: 'k\\udc00' },
+      {
+        path: '/admin/categories',
+        method: 'POST',
+        body: { slug: 'lone-cat', name: 'x', ['k\udc00']: 1 },
+        field: 'k\\udc00',
+      },
     ];
     await expectRefused(user.token, cases, 'must not contain unpaired surrogates');
     // Nothing was written (JSON.stringify shows a lone surrogate as the text \ud800).
@@ -59,7 +83,10 @@ describe('dates PostgreSQL cannot store', () => {
     for (const since of ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:00:00-05:00']) {
       const updates = await api(`/catalog/templates/updates?since=${encodeURIComponent(since)}`);
       expect({ since, status: updates.status }).toEqual({ since, status: 400 });
-      expect(updates.body).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('since: must be between 0001-01-01 and 9999-12-31') });
+      expect(updates.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: expect.stringContaining('since: must be between 0001-01-01 and 9999-12-31'),
+      });
       const audit = await api(`/admin/audit-log?since=${encodeURIComponent(since)}`, { token: admin.token });
       expect({ since, status: audit.status }).toEqual({ since, status: 400 });
     }
@@ -85,11 +112,14 @@ describe('an oversized body on a kept-alive connection', () => {
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
     const size = 3 * 1024 * 1024;
-    socket.write(`POST /api/v1/account/organizations HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/account/organizations HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+    );
     socket.write(Buffer.alloc(size, 32));
     socket.write('GET /api/v1/catalog/categories HTTP/1.1\r\nHost: hub\r\n\r\n');
     const deadline = Date.now() + 10_000;
-    while (!/HTTP\/1\.1 200[\s\S]*"categories"/.test(received) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!/HTTP\/1\.1 200[\s\S]*"categories"/.test(received) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     socket.destroy();
     const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
     expect(statuses).toEqual(['413', '200']);

@@ -1,8 +1,8 @@
 /**
  * Real servers for the MCP proxy tests (no mocks of our code):
- *  - startHub(): a loopback node:http server that calls the exported handlers of app/mcp/route.ts and
- *    app/.well-known/jwks.json/route.ts through the production server's Node ⇄ Fetch bridge
- *    (server/http/bridge.ts: streaming both ways, request.signal aborts when the client goes away).
+ *  - startHub(): a loopback node:http server that serves /mcp with the production handler on Node's own
+ *    request and response (server/mcp/mcpProxy.ts serveMcp, as the edge does) and the JWKS of
+ *    app/.well-known/jwks.json/route.ts.
  *  - startUpstream(): a real MCP server (the SDK's McpServer + StreamableHTTPServerTransport, stateful
  *    sessions) that verifies the Hub's assertion with jose against the Hub's JWKS, and records every
  *    request it gets.
@@ -15,8 +15,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import * as mcpRoute from '../app/mcp/route';
-import { serveWithFetchHandler, type FetchHandler } from '../server/http/bridge';
+import { serveMcp } from '../server/mcp/mcpProxy';
 import * as jwksRoute from '../app/.well-known/jwks.json/route';
 import { api } from './helpers';
 
@@ -40,28 +39,19 @@ function closeServer(server: http.Server): Promise<void> {
 
 // ---------------------------------------------------------------- the Hub
 
-type RouteHandler = FetchHandler;
-
 export async function startHub(): Promise<RunningServer> {
-  let base = '';
   const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let handler: RouteHandler | undefined;
-    if (path === '/mcp') {
-      handler = ({ GET: mcpRoute.GET, POST: mcpRoute.POST, DELETE: mcpRoute.DELETE } as Record<string, RouteHandler>)[req.method ?? ''];
-      if (!handler) {
-        res.writeHead(405).end();
-        return;
-      }
-    } else if (path === '/.well-known/jwks.json' && req.method === 'GET') {
-      handler = () => jwksRoute.GET();
-    } else {
-      res.writeHead(404).end();
-      return;
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path === '/mcp') return serveMcp(req, res);
+    if (path === '/.well-known/jwks.json' && req.method === 'GET') {
+      return void jwksRoute.GET().then(async (answer) => {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(await answer.text());
+      });
     }
-    void serveWithFetchHandler(handler, req, res, base);
+    res.writeHead(404).end();
   });
-  base = await listen(server);
+  const base = await listen(server);
   return { url: base, close: () => closeServer(server) };
 }
 
@@ -129,31 +119,47 @@ export async function startUpstream(opts: { hubUrl: string; issuer?: string }): 
     );
     server.registerTool(
       'ticks',
-      { description: 'Sends `count` progress notifications `everyMs` apart, then answers', inputSchema: { count: z.number(), everyMs: z.number() } },
+      {
+        description: 'Sends `count` progress notifications `everyMs` apart, then answers',
+        inputSchema: { count: z.number(), everyMs: z.number() },
+      },
       async ({ count, everyMs }, extra) => {
         const progressToken = extra._meta?.progressToken;
         for (let i = 1; i <= count; i++) {
           await new Promise((resolve) => setTimeout(resolve, everyMs));
           if (progressToken !== undefined) {
-            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: count } });
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: i, total: count },
+            });
           }
         }
         return { content: [{ type: 'text', text: `ticked ${count}` }] };
       },
     );
-    server.registerTool('slow-progress', { description: 'Reports progress, then waits until the client saw it' }, async (extra) => {
-      const progressToken = extra._meta?.progressToken;
-      if (progressToken === undefined) return { content: [{ type: 'text', text: 'no progress token' }], isError: true };
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2, message: 'halfway' } });
-      // If the Hub buffered the response, the client could not see the progress before this result:
-      // the wait times out and the tool says so.
-      const seen = upstream.progressSeen?.promise ?? Promise.reject(new Error('no latch'));
-      const outcome = await Promise.race([
-        seen.then(() => 'streamed'),
-        new Promise<string>((resolve) => setTimeout(() => resolve('buffered: the client did not see the progress in time'), 5_000)),
-      ]).catch(() => 'no latch');
-      return { content: [{ type: 'text', text: outcome }] };
-    });
+    server.registerTool(
+      'slow-progress',
+      { description: 'Reports progress, then waits until the client saw it' },
+      async (extra) => {
+        const progressToken = extra._meta?.progressToken;
+        if (progressToken === undefined)
+          return { content: [{ type: 'text', text: 'no progress token' }], isError: true };
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: 1, total: 2, message: 'halfway' },
+        });
+        // If the Hub buffered the response, the client could not see the progress before this result:
+        // the wait times out and the tool says so.
+        const seen = upstream.progressSeen?.promise ?? Promise.reject(new Error('no latch'));
+        const outcome = await Promise.race([
+          seen.then(() => 'streamed'),
+          new Promise<string>((resolve) =>
+            setTimeout(() => resolve('buffered: the client did not see the progress in time'), 5_000),
+          ),
+        ]).catch(() => 'no latch');
+        return { content: [{ type: 'text', text: outcome }] };
+      },
+    );
     return server;
   }
 
@@ -170,26 +176,49 @@ export async function startUpstream(opts: { hubUrl: string; issuer?: string }): 
     const authorization = req.headers.authorization ?? null;
     const sessionId = (req.headers['mcp-session-id'] as string | undefined) ?? null;
     const instance = /^\/([0-9a-f-]{36})\/mcp$/.exec(new URL(req.url ?? '/', 'http://x').pathname)?.[1] ?? '';
-    const entry: UpstreamRequest = { method: req.method ?? '', instance, sessionId, authorization, claims: null, rpcMethod: null };
+    const entry: UpstreamRequest = {
+      method: req.method ?? '',
+      instance,
+      sessionId,
+      authorization,
+      claims: null,
+      rpcMethod: null,
+    };
     upstream.requests.push(entry);
     try {
       const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
       try {
         if (!token || !instance) throw new Error('no bearer or no instance');
-        entry.claims = (await jwtVerify(token, jwks, { issuer: opts.issuer ?? 'http://hub.test', audience: instance, algorithms: ['ES256'] })).payload;
+        entry.claims = (
+          await jwtVerify(token, jwks, {
+            issuer: opts.issuer ?? 'http://hub.test',
+            audience: instance,
+            algorithms: ['ES256'],
+          })
+        ).payload;
       } catch {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'bad assertion' }));
         return;
       }
       const body = req.method === 'POST' ? await readBody(req) : undefined;
-      entry.rpcMethod = body && typeof body === 'object' && 'method' in body ? String((body as { method: unknown }).method) : null;
-      (req as IncomingMessage & { auth?: unknown }).auth = { token, clientId: 'hub', scopes: [], extra: { claims: entry.claims } };
+      entry.rpcMethod =
+        body && typeof body === 'object' && 'method' in body ? String((body as { method: unknown }).method) : null;
+      (req as IncomingMessage & { auth?: unknown }).auth = {
+        token,
+        clientId: 'hub',
+        scopes: [],
+        extra: { claims: entry.claims },
+      };
 
       let transport = sessionId ? transports.get(sessionId) : undefined;
       if (!transport) {
         if (sessionId || req.method !== 'POST' || !isInitializeRequest(body)) {
           res.writeHead(sessionId ? 404 : 400, { 'content-type': 'application/json' }).end(
-            JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: sessionId ? 'Session not found' : 'No session' } }),
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32000, message: sessionId ? 'Session not found' : 'No session' },
+            }),
           );
           return;
         }
@@ -221,15 +250,26 @@ export async function registerMcpUrl(instanceKey: { secret: string }, mcpUrl: st
 }
 
 /** Mints a token through the REST API, as a user would. */
-export async function mintToken(userToken: string, instanceId: string, extra: { name?: string; expires_in_days?: number } = {}) {
-  const res = await api('/account/tokens', { method: 'POST', token: userToken, body: { name: extra.name ?? 'assistant', instance_id: instanceId, ...extra } });
+export async function mintToken(
+  userToken: string,
+  instanceId: string,
+  extra: { name?: string; expires_in_days?: number } = {},
+) {
+  const res = await api('/account/tokens', {
+    method: 'POST',
+    token: userToken,
+    body: { name: extra.name ?? 'assistant', instance_id: instanceId, ...extra },
+  });
   if (res.status !== 200) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.token as { id: string; name: string; token: string; instance_id: string; expires_at: string | null };
 }
 
 /** A raw MCP initialize POST to the Hub's /mcp. */
 export async function rawInitialize(hubUrl: string, authorization: string | null) {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   if (authorization !== null) headers.authorization = authorization;
   const res = await fetch(`${hubUrl}/mcp`, {
     method: 'POST',

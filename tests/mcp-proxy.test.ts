@@ -13,7 +13,15 @@ import { getDb } from '../server/db/client';
 import { mcpCalls, personalAccessTokens } from '../server/db/schema';
 import { isPrivateAddress } from '../server/mcp/outbound';
 import { createKey, createOrg, createUser } from './helpers';
-import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
+import {
+  mintToken,
+  rawInitialize,
+  registerMcpUrl,
+  startHub,
+  startUpstream,
+  type RunningServer,
+  type Upstream,
+} from './mcp-harness';
 
 process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
 
@@ -109,11 +117,20 @@ describe('MCP client through the Hub', () => {
       expect(r.authorization).not.toContain('svp_');
       expect(r.claims?.sub).toBe(alice.id);
     }
+    // A fresh assertion per request: each has its own jti (instances refuse a replayed one).
+    const jtis = mine.map((r) => r.claims?.jti);
+    expect(jtis.every((j) => typeof j === 'string' && j.length > 0)).toBe(true);
+    expect(new Set(jtis).size).toBe(mine.length);
     expect(transport.sessionId).toBeTruthy();
-    expect(mine.filter((r) => r.rpcMethod !== 'initialize').every((r) => r.sessionId === transport.sessionId)).toBe(true);
+    expect(mine.filter((r) => r.rpcMethod !== 'initialize').every((r) => r.sessionId === transport.sessionId)).toBe(
+      true,
+    );
 
     await transport.terminateSession(); // DELETE passes through
-    expect(upstream.requests.at(-1)).toMatchObject({ method: 'DELETE', sessionId: transport.sessionId ?? expect.anything() });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      sessionId: transport.sessionId ?? expect.anything(),
+    });
     await client.close();
   });
 
@@ -122,7 +139,9 @@ describe('MCP client through the Hub', () => {
     await waitFor(async () => (await db.select().from(mcpCalls).where(eq(mcpCalls.tokenId, pat.id))).length > 0);
     const calls = await db.select().from(mcpCalls).where(eq(mcpCalls.tokenId, pat.id));
     const methods = calls.map((c) => c.method);
-    expect(methods).toEqual(expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call']));
+    expect(methods).toEqual(
+      expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call']),
+    );
     for (const c of calls) {
       expect(c).toMatchObject({ orgId: org.id, instanceKeyId: key.id, userId: alice.id });
       expect(c.upstreamStatus === null || (c.upstreamStatus >= 200 && c.upstreamStatus < 500)).toBe(true);
@@ -140,7 +159,12 @@ describe('MCP client through the Hub', () => {
     const controller = new AbortController();
     const started = Date.now();
     const res = await fetch(`${hub.url}/mcp`, {
-      headers: { authorization: `Bearer ${pat.token}`, accept: 'text/event-stream', 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        authorization: `Bearer ${pat.token}`,
+        accept: 'text/event-stream',
+        'mcp-session-id': sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      },
       signal: controller.signal,
     });
     expect(res.status).toBe(200);
@@ -233,7 +257,9 @@ describe('upstream failures', () => {
         /* accepts and never answers */
       });
       await new Promise<void>((r) => silent!.listen(0, '127.0.0.1', () => r()));
-      const tTimeout = await withInstance(async () => `http://127.0.0.1:${(silent!.address() as AddressInfo).port}/mcp`);
+      const tTimeout = await withInstance(
+        async () => `http://127.0.0.1:${(silent!.address() as AddressInfo).port}/mcp`,
+      );
       process.env.HUB_MCP_RESPONSE_TIMEOUT_MS = '400';
       const started = Date.now();
       const res = await rawInitialize(hub.url, `Bearer ${tTimeout.token}`);
@@ -272,7 +298,21 @@ describe('upstream failures', () => {
     const allowed = await rawInitialize(hub.url, `Bearer ${pat.token}`);
     expect(allowed.status).toBe(200);
 
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect([a, isPrivateAddress(a)]).toEqual([a, true]);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {

@@ -9,7 +9,15 @@ import { getDb } from '../server/db/client';
 import { personalAccessTokens } from '../server/db/schema';
 import { bump } from '../server/db/invalidation';
 import { api, createKey, createOrg, createUser, joinByInvitation } from './helpers';
-import { mintToken, rawInitialize, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
+import {
+  mintToken,
+  rawInitialize,
+  registerMcpUrl,
+  startHub,
+  startUpstream,
+  type RunningServer,
+  type Upstream,
+} from './mcp-harness';
 
 process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
 
@@ -50,7 +58,9 @@ async function expectRefused(authorization: string | null, status: 401 | 403, re
   const res = await rawInitialize(hub.url, authorization);
   expect({ status: res.status, reason: res.body?.reason }).toEqual({ status, reason });
   expect(res.headers.get('www-authenticate')).toMatch(
-    status === 401 ? /^Bearer realm="hub", error="invalid_token", error_description="[^"]+"$/ : /^Bearer realm="hub", error="insufficient_scope"/,
+    status === 401
+      ? /^Bearer realm="hub", error="invalid_token", error_description="[^"]+"$/
+      : /^Bearer realm="hub", error="insufficient_scope"/,
   );
   expect(res.headers.get('content-type')).toMatch(/application\/json/);
   expect(res.body).toMatchObject({ code: status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', message: expect.any(String) });
@@ -75,7 +85,7 @@ describe('/mcp refusals', () => {
   });
 
   it('a well-formed token the Hub never issued', async () => {
-    const { issueSecret } = await import('../server/domain/tokens');
+    const { issueSecret } = await import('@shared/tokens');
     await expectRefused(`Bearer ${issueSecret('svp_').secret}`, 401, 'unknown_token');
   });
 
@@ -89,7 +99,10 @@ describe('/mcp refusals', () => {
     const t = await mintToken(admin.token, key.id, { expires_in_days: 1 });
     await expectWorks(t.token);
     const db = await getDb();
-    await db.update(personalAccessTokens).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(personalAccessTokens.id, t.id));
+    await db
+      .update(personalAccessTokens)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(personalAccessTokens.id, t.id));
     // A direct database write bypasses the Hub's change announcements: announce it as the Hub would.
     bump('auth');
     await expectRefused(`Bearer ${t.token}`, 401, 'expired');
@@ -98,7 +111,9 @@ describe('/mcp refusals', () => {
   it('revoked (by its minter)', async () => {
     const t = await mintToken(admin.token, key.id);
     await expectWorks(t.token);
-    expect((await api('/account/tokens', { method: 'DELETE', token: admin.token, body: { id: t.id } })).status).toBe(200);
+    expect((await api('/account/tokens', { method: 'DELETE', token: admin.token, body: { id: t.id } })).status).toBe(
+      200,
+    );
     await expectRefused(`Bearer ${t.token}`, 401, 'revoked');
   });
 
@@ -142,7 +157,9 @@ describe('/mcp refusals', () => {
     const t = await mintToken(carol.token, key.id);
     await expectWorks(t.token);
     const platformAdmin = await createUser({ role: 'admin' });
-    expect((await api('/admin/users', { method: 'DELETE', token: platformAdmin.token, body: { id: carol.id } })).status).toBe(200);
+    expect(
+      (await api('/admin/users', { method: 'DELETE', token: platformAdmin.token, body: { id: carol.id } })).status,
+    ).toBe(200);
     const db = await getDb();
     expect(await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id))).toEqual([]);
     await expectRefused(`Bearer ${t.token}`, 401, 'unknown_token');
@@ -153,7 +170,9 @@ describe('/mcp refusals', () => {
     await registerMcpUrl(other, upstream.mcpUrl(other.id));
     const t = await mintToken(admin.token, other.id);
     await expectWorks(t.token);
-    expect((await api('/account/api-keys', { method: 'DELETE', token: admin.token, body: { id: other.id } })).status).toBe(200);
+    expect(
+      (await api('/account/api-keys', { method: 'DELETE', token: admin.token, body: { id: other.id } })).status,
+    ).toBe(200);
     await expectRefused(`Bearer ${t.token}`, 401, 'instance_revoked');
   });
 
@@ -161,7 +180,8 @@ describe('/mcp refusals', () => {
     const t = await mintToken(admin.token, key.id);
     await expectWorks(t.token);
     const platformAdmin = await createUser({ role: 'admin' });
-    const setStatus = (status: string) => api('/admin/organizations', { method: 'PUT', token: platformAdmin.token, body: { id: org.id, status } });
+    const setStatus = (status: string) =>
+      api('/admin/organizations', { method: 'PUT', token: platformAdmin.token, body: { id: org.id, status } });
     expect((await setStatus('suspended')).status).toBe(200);
     try {
       await expectRefused(`Bearer ${t.token}`, 403, 'organization_suspended');

@@ -20,7 +20,17 @@ import { getDb } from '../server/db/client';
 import { createInvitation } from '../server/domain/invitations';
 import { issueScriptToken } from '../server/domain/scriptTokens';
 import { asText, generate, HOSTILE, known, prng, PROTO_KEYS, type Json, type Rng, type Schema } from './fuzz-inputs';
-import { api, createCategory, createKey, createOrg, createTemplate, createUser, grantAccess, principalOf, unique } from './helpers';
+import {
+  api,
+  createCategory,
+  createKey,
+  createOrg,
+  createTemplate,
+  createUser,
+  grantAccess,
+  principalOf,
+  unique,
+} from './helpers';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed13);
 /** Mutated inputs per operation per credential, after the one plausible input. */
@@ -57,7 +67,8 @@ for (const [path, item] of Object.entries<any>(openApiDocument().paths ?? {})) {
 // operations) and signing out everywhere (which ends the JWTs' sessions) at the very end, so the
 // credentials stay usable for as long as possible.
 const LAST = ['/account/leave', '/account/sign-out-everywhere'];
-const rank = (op: Operation) => (LAST.includes(op.path) ? ORDER.length + LAST.indexOf(op.path) : ORDER.indexOf(op.method));
+const rank = (op: Operation) =>
+  LAST.includes(op.path) ? ORDER.length + LAST.indexOf(op.path) : ORDER.indexOf(op.method);
 ops.sort((a, b) => rank(a) - rank(b));
 
 interface Input {
@@ -94,12 +105,25 @@ function encodeSegment(value: string) {
 /** One mutation of a plausible input; the label says which, for the failure message. */
 function mutate(op: Operation, base: Input, rng: Rng): Input {
   const input: Input = { ...base, query: { ...base.query } };
-  const body = (base.body && typeof base.body === 'object' && !Array.isArray(base.body) ? { ...(base.body as object) } : {}) as Record<string, Json>;
+  const body = (
+    base.body && typeof base.body === 'object' && !Array.isArray(base.body) ? { ...(base.body as object) } : {}
+  ) as Record<string, Json>;
   const fields = Object.keys((op.body?.properties as object) ?? {});
   const queryParams = op.params.filter((p) => p.in === 'query').map((p) => p.name);
   const pathParams = op.params.filter((p) => p.in === 'path').map((p) => p.name);
   // A GET cannot carry a body (fetch refuses to build one), so its mutations are in the URL.
-  const kinds = op.method === 'get' ? ['missing-required', 'proto-key'] : ['hostile-field', 'missing-required', 'unknown-field', 'proto-key', 'malformed-json', 'non-object-body', 'wrong-media-type'];
+  const kinds =
+    op.method === 'get'
+      ? ['missing-required', 'proto-key']
+      : [
+          'hostile-field',
+          'missing-required',
+          'unknown-field',
+          'proto-key',
+          'malformed-json',
+          'non-object-body',
+          'wrong-media-type',
+        ];
   if (queryParams.length) kinds.push('hostile-query', 'hostile-query');
   if (pathParams.length) kinds.push('hostile-path', 'hostile-path');
   if (fields.length && op.method !== 'get') kinds.push('hostile-field', 'hostile-field');
@@ -128,7 +152,10 @@ function mutate(op: Operation, base: Input, rng: Rng): Input {
       input.body = undefined;
       if (op.method === 'get') return { ...input, label: `?${key}=polluted` };
       // JSON text, because an object literal's __proto__ would not be serialized as a key.
-      input.rawBody = JSON.stringify(body).replace(/^\{/, `{"${key}":{"polluted":true,"role":"superadmin"}${Object.keys(body).length ? ',' : ''}`);
+      input.rawBody = JSON.stringify(body).replace(
+        /^\{/,
+        `{"${key}":{"polluted":true,"role":"superadmin"}${Object.keys(body).length ? ',' : ''}`,
+      );
       input.headers = { 'content-type': 'application/json' };
       return { ...input, label: `prototype key ${key}` };
     }
@@ -143,7 +170,13 @@ function mutate(op: Operation, base: Input, rng: Rng): Input {
     case 'wrong-media-type':
       input.body = undefined;
       input.rawBody = JSON.stringify(body);
-      input.headers = { 'content-type': rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) };
+      input.headers = {
+        'content-type': rng.pick([
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+        ]),
+      };
       return { ...input, label: `content-type ${input.headers['content-type']}` };
     case 'hostile-query': {
       const name = rng.pick(queryParams);
@@ -187,8 +220,15 @@ beforeAll(async () => {
   const spareKeys = await Promise.all([createKey(org.id, 'spare'), createKey(otherOrg.id, 'theirs')]);
   const category = await createCategory();
   const privateCategory = await createCategory({ isPrivate: true });
-  const templates = await Promise.all([createTemplate({ categoryId: category.id }), createTemplate({ categoryId: privateCategory.id })]);
-  const minted = await api('/account/tokens', { method: 'POST', token: member.token, body: { name: 'fuzz', instance_id: key.id } });
+  const templates = await Promise.all([
+    createTemplate({ categoryId: category.id }),
+    createTemplate({ categoryId: privateCategory.id }),
+  ]);
+  const minted = await api('/account/tokens', {
+    method: 'POST',
+    token: member.token,
+    body: { name: 'fuzz', instance_id: key.id },
+  });
   expect(minted.status).toBe(200);
   known.uuids.push(
     ...[org, otherOrg, key, ...spareKeys, category, privateCategory, ...templates, ...victims].map((row) => row.id),
@@ -202,9 +242,14 @@ beforeAll(async () => {
     user_id: victims.map((v) => v.id),
   };
   const grant = await grantAccess(otherOrg.id, privateCategory.id);
-  const ticket = await api('/support/tickets', { method: 'POST', headers: { authorization: `Bearer ${key.secret}` }, body: { subject: 'fuzz', body: 'help' } });
+  const ticket = await api('/support/tickets', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.secret}` },
+    body: { subject: 'fuzz', body: 'help' },
+  });
   expect(ticket.status).toBe(200);
-  const invite = (email: string) => createInvitation(principalOf(orgAdmin, { id: org.id, role: 'admin' }), org.id, { email, role: 'member' });
+  const invite = (email: string) =>
+    createInvitation(principalOf(orgAdmin, { id: org.id, role: 'admin' }), org.id, { email, role: 'member' });
   const invitations = await Promise.all([`${unique('invitee')}@example.test`, platformAdmin.email].map(invite));
   known.uuids.push(...invitations.map((i) => i.id));
   known.idsByPath = {
@@ -236,52 +281,179 @@ beforeAll(async () => {
     createKey(org.id, 'fuzz dns put'),
     createOrg({ name: 'Fuzz tiered' }),
   ]);
-  const [doomedTemplate, editedTemplate] = await Promise.all([createTemplate({ categoryId: category.id }), createTemplate({ categoryId: category.id })]);
+  const [doomedTemplate, editedTemplate] = await Promise.all([
+    createTemplate({ categoryId: category.id }),
+    createTemplate({ categoryId: category.id }),
+  ]);
   const doomedGrant = await grantAccess(otherOrg.id, grantCategory.id);
   const dnsKey = await createKey(org.id, 'fuzz dns');
-  const mint = (name: string) => api('/account/tokens', { method: 'POST', token: member.token, body: { name, instance_id: key.id } });
-  const [revokedKey, rotated, revokedPat] = await Promise.all([createKey(org.id, 'fuzz revoked'), mint('rotated'), mint('revoked')]);
-  const scriptToken = await issueScriptToken({ userId: member.id, source: 'cli', ttlSeconds: 3600, actor: { kind: 'system' } });
-  expect((await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status).toBe(200);
+  const mint = (name: string) =>
+    api('/account/tokens', { method: 'POST', token: member.token, body: { name, instance_id: key.id } });
+  const [revokedKey, rotated, revokedPat] = await Promise.all([
+    createKey(org.id, 'fuzz revoked'),
+    mint('rotated'),
+    mint('revoked'),
+  ]);
+  const scriptToken = await issueScriptToken({
+    userId: member.id,
+    source: 'cli',
+    ttlSeconds: 3600,
+    actor: { kind: 'system' },
+  });
+  expect(
+    (await api('/dns', { method: 'PUT', headers: bearer(dnsKey.secret), body: { ip: '203.0.113.7' } })).status,
+  ).toBe(200);
   // As if the record had been made a minute ago: one DNS change per 10 s per instance would refuse the delete.
-  await (await getDb()).execute(sql`update audit_log set created_at = created_at - interval '1 minute' where target_id = ${dnsKey.id}`);
-  const [toAccept, toDecline, toRevoke] = await Promise.all([joiner!.email, decliner!.email, `${unique('revoked')}@example.test`].map(invite));
+  await (
+    await getDb()
+  ).execute(sql`update audit_log set created_at = created_at - interval '1 minute' where target_id = ${dnsKey.id}`);
+  const [toAccept, toDecline, toRevoke] = await Promise.all(
+    [joiner!.email, decliner!.email, `${unique('revoked')}@example.test`].map(invite),
+  );
   const json = { label: 'known-good', query: {} };
   examples = {
     'GET /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
     'DELETE /dns': { ...json, path: '/dns', headers: bearer(dnsKey.secret) },
-    'POST /account/invitations': { ...json, path: '/account/invitations', headers: bearer(orgAdmin.token), body: { email: `${unique('welcome')}@example.test`, role: 'member' } },
-    'DELETE /account/invitations': { ...json, path: '/account/invitations', headers: bearer(orgAdmin.token), query: { id: toRevoke!.id } },
-    'POST /account/invitations/accept': { ...json, path: '/account/invitations/accept', headers: bearer(joiner!.token), body: { id: toAccept!.id } },
-    'POST /account/invitations/decline': { ...json, path: '/account/invitations/decline', headers: bearer(decliner!.token), body: { id: toDecline!.id } },
+    'POST /account/invitations': {
+      ...json,
+      path: '/account/invitations',
+      headers: bearer(orgAdmin.token),
+      body: { email: `${unique('welcome')}@example.test`, role: 'member' },
+    },
+    'DELETE /account/invitations': {
+      ...json,
+      path: '/account/invitations',
+      headers: bearer(orgAdmin.token),
+      query: { id: toRevoke!.id },
+    },
+    'POST /account/invitations/accept': {
+      ...json,
+      path: '/account/invitations/accept',
+      headers: bearer(joiner!.token),
+      body: { id: toAccept!.id },
+    },
+    'POST /account/invitations/decline': {
+      ...json,
+      path: '/account/invitations/decline',
+      headers: bearer(decliner!.token),
+      body: { id: toDecline!.id },
+    },
     'POST /account/leave': { ...json, path: '/account/leave', headers: bearer(quitter!.token), body: {} },
-    'GET /support/tickets/{id}': { ...json, path: `/support/tickets/${ticket.body.ticket.id}`, headers: bearer(key.secret) },
-    'POST /support/tickets/{id}/messages': { ...json, path: `/support/tickets/${ticket.body.ticket.id}/messages`, headers: bearer(key.secret), body: { body: 'More detail' } },
-    'POST /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { name: 'known good', instance_id: key.id } },
-    'GET /catalog/templates/{slug}': { ...json, path: `/catalog/templates/${templates[0]!.slug}`, headers: bearer(key.secret) },
+    'GET /support/tickets/{id}': {
+      ...json,
+      path: `/support/tickets/${ticket.body.ticket.id}`,
+      headers: bearer(key.secret),
+    },
+    'POST /support/tickets/{id}/messages': {
+      ...json,
+      path: `/support/tickets/${ticket.body.ticket.id}/messages`,
+      headers: bearer(key.secret),
+      body: { body: 'More detail' },
+    },
+    'POST /account/tokens': {
+      ...json,
+      path: '/account/tokens',
+      headers: bearer(member.token),
+      body: { name: 'known good', instance_id: key.id },
+    },
+    'GET /catalog/templates/{slug}': {
+      ...json,
+      path: `/catalog/templates/${templates[0]!.slug}`,
+      headers: bearer(key.secret),
+    },
     'PUT /dns': { ...json, path: '/dns', headers: bearer(dnsPutKey.secret), body: { ip: '203.0.113.8' } },
-    'PUT /instance-info': { ...json, path: '/instance-info', headers: bearer(reportingKey.secret), body: { version: '1.2.3' } },
-    'PUT /account/api-keys': { ...json, path: '/account/api-keys', headers: bearer(orgAdmin.token), body: { id: reissuedKey.id } },
+    'PUT /instance-info': {
+      ...json,
+      path: '/instance-info',
+      headers: bearer(reportingKey.secret),
+      body: { version: '1.2.3' },
+    },
+    'PUT /account/api-keys': {
+      ...json,
+      path: '/account/api-keys',
+      headers: bearer(orgAdmin.token),
+      body: { id: reissuedKey.id },
+    },
     'DELETE /admin/api-keys': { ...json, path: '/admin/api-keys', headers: admin, query: { id: adminRevokedKey.id } },
-    'POST /admin/catalog-access': { ...json, path: '/admin/catalog-access', headers: admin, body: { org_id: org.id, category_id: grantableCategory.id } },
-    'PUT /admin/categories': { ...json, path: '/admin/categories', headers: admin, body: { id: editedCategory.id, description: 'Edited by the fuzz' } },
-    'PUT /admin/organizations': { ...json, path: '/admin/organizations', headers: admin, body: { id: tieredOrg.id, tier: 'pro' } },
-    'PUT /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), body: { user_id: raised!.id, role: 'admin' } },
-    'DELETE /account/api-keys': { ...json, path: '/account/api-keys', headers: bearer(orgAdmin.token), query: { id: revokedKey.id } },
-    'PUT /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), body: { id: rotated.body.token.id } },
-    'DELETE /account/tokens': { ...json, path: '/account/tokens', headers: bearer(member.token), query: { id: revokedPat.body.token.id } },
-    'DELETE /account/api-tokens': { ...json, path: '/account/api-tokens', headers: bearer(member.token), query: { id: scriptToken.id } },
-    'DELETE /account/members': { ...json, path: '/account/members', headers: bearer(orgAdmin.token), query: { user_id: leaving!.id } },
+    'POST /admin/catalog-access': {
+      ...json,
+      path: '/admin/catalog-access',
+      headers: admin,
+      body: { org_id: org.id, category_id: grantableCategory.id },
+    },
+    'PUT /admin/categories': {
+      ...json,
+      path: '/admin/categories',
+      headers: admin,
+      body: { id: editedCategory.id, description: 'Edited by the fuzz' },
+    },
+    'PUT /admin/organizations': {
+      ...json,
+      path: '/admin/organizations',
+      headers: admin,
+      body: { id: tieredOrg.id, tier: 'pro' },
+    },
+    'PUT /account/members': {
+      ...json,
+      path: '/account/members',
+      headers: bearer(orgAdmin.token),
+      body: { user_id: raised!.id, role: 'admin' },
+    },
+    'DELETE /account/api-keys': {
+      ...json,
+      path: '/account/api-keys',
+      headers: bearer(orgAdmin.token),
+      query: { id: revokedKey.id },
+    },
+    'PUT /account/tokens': {
+      ...json,
+      path: '/account/tokens',
+      headers: bearer(member.token),
+      body: { id: rotated.body.token.id },
+    },
+    'DELETE /account/tokens': {
+      ...json,
+      path: '/account/tokens',
+      headers: bearer(member.token),
+      query: { id: revokedPat.body.token.id },
+    },
+    'DELETE /account/api-tokens': {
+      ...json,
+      path: '/account/api-tokens',
+      headers: bearer(member.token),
+      query: { id: scriptToken.id },
+    },
+    'DELETE /account/members': {
+      ...json,
+      path: '/account/members',
+      headers: bearer(orgAdmin.token),
+      query: { user_id: leaving!.id },
+    },
     'POST /admin/templates': {
       ...json,
       path: '/admin/templates',
       headers: admin,
-      body: { name: 'Fuzz known good', slug: `fuzz-known-${randomUUID().slice(0, 8)}`, category_id: category.id, image_name: 'nginx' },
+      body: {
+        name: 'Fuzz known good',
+        slug: `fuzz-known-${randomUUID().slice(0, 8)}`,
+        category_id: category.id,
+        image_name: 'nginx',
+      },
     },
-    'PUT /admin/templates': { ...json, path: '/admin/templates', headers: admin, body: { id: editedTemplate.id, description: 'Edited by the fuzz' } },
+    'PUT /admin/templates': {
+      ...json,
+      path: '/admin/templates',
+      headers: admin,
+      body: { id: editedTemplate.id, description: 'Edited by the fuzz' },
+    },
     'DELETE /admin/templates': { ...json, path: '/admin/templates', headers: admin, query: { id: doomedTemplate.id } },
     'DELETE /admin/categories': { ...json, path: '/admin/categories', headers: admin, query: { id: emptyCategory.id } },
-    'DELETE /admin/catalog-access': { ...json, path: '/admin/catalog-access', headers: admin, query: { id: doomedGrant.id } },
+    'DELETE /admin/catalog-access': {
+      ...json,
+      path: '/admin/catalog-access',
+      headers: admin,
+      query: { id: doomedGrant.id },
+    },
     'PUT /admin/users': { ...json, path: '/admin/users', headers: admin, body: { id: promoted!.id, role: 'admin' } },
     'DELETE /admin/users': { ...json, path: '/admin/users', headers: admin, query: { id: doomed!.id } },
     'POST /addon-audit-events': {
@@ -315,10 +487,15 @@ it(`every operation answers every credential and input without a 5xx, with {code
     const example = examples[`${method} ${op.path}`];
     if (example) {
       const qs = new URLSearchParams(example.query).toString();
-      const res = await api(`${example.path}${qs ? `?${qs}` : ''}`, { method, body: example.body, headers: example.headers });
+      const res = await api(`${example.path}${qs ? `?${qs}` : ''}`, {
+        method,
+        body: example.body,
+        headers: example.headers,
+      });
       const where = `${method} ${example.path} (known-good input) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
       if (res.status < 200 || res.status >= 300) failures.push(`${where}: expected 2xx`);
-      else if (!validate(res.body)) failures.push(`${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)}`);
+      else if (!validate(res.body))
+        failures.push(`${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)}`);
       else succeeded.add(`${method} ${op.path}`);
     }
     for (const cred of credentials) {
@@ -338,19 +515,27 @@ it(`every operation answers every credential and input without a 5xx, with {code
         else if (res.status >= 200 && res.status < 300) {
           seen.ok++;
           succeeded.add(`${method} ${op.path}`);
-          if (!validate(res.body)) failures.push(`${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)} in ${shown}`);
+          if (!validate(res.body))
+            failures.push(
+              `${where}: body does not match the response schema: ${ajv.errorsText(validate.errors)} in ${shown}`,
+            );
         } else {
           seen.error++;
           const b = res.body as { code?: unknown; message?: unknown } | null;
-          if (typeof b?.code !== 'string' || typeof b.message !== 'string' || !b.code || !b.message) failures.push(`${where}: error body is not {code, message}: ${shown}`);
+          if (typeof b?.code !== 'string' || typeof b.message !== 'string' || !b.code || !b.message)
+            failures.push(`${where}: error body is not {code, message}: ${shown}`);
         }
-        if (cred.kind === 'PAT svp_' && res.status !== 401) failures.push(`${where}: REST must refuse a personal access token (401)`);
+        if (cred.kind === 'PAT svp_' && res.status !== 401)
+          failures.push(`${where}: REST must refuse a personal access token (401)`);
       }
     }
   }
   expect(failures, `${failures.length} failures; rerun with FUZZ_SEED=${SEED}`).toEqual([]);
   // The fuzz reached past the refusals: plenty of calls succeeded and had their bodies checked.
   expect(seen.ok).toBeGreaterThan(ops.length);
-  expect(ops.map((op) => `${op.method.toUpperCase()} ${op.path}`).filter((name) => !succeeded.has(name)), 'operations that never answered 2xx').toEqual([]);
+  expect(
+    ops.map((op) => `${op.method.toUpperCase()} ${op.path}`).filter((name) => !succeeded.has(name)),
+    'operations that never answered 2xx',
+  ).toEqual([]);
   expect(seen.error).toBeGreaterThan(ops.length);
 }, 120_000);

@@ -13,14 +13,26 @@ it('is OpenAPI 3.1 with the catalog paths and their parameters', async () => {
   const d = await doc();
   expect(d.openapi).toMatch(/^3\.1/);
   expect(d.servers[0].url).toBe('http://hub.test/api/v1');
-  for (const p of ['/catalog/templates', '/catalog/templates/{slug}', '/catalog/templates/updates', '/catalog/categories']) {
+  for (const p of [
+    '/catalog/templates',
+    '/catalog/templates/{slug}',
+    '/catalog/templates/updates',
+    '/catalog/categories',
+  ]) {
     expect(d.paths[p]?.get, p).toBeDefined();
   }
   const params = d.paths['/catalog/templates'].get.parameters.map((p: any) => p.name).sort();
   expect(params).toEqual(['category', 'featured', 'limit', 'page', 'search', 'tags']);
   const updates = d.paths['/catalog/templates/updates'].get;
-  expect(updates.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'since', required: true })]));
-  expect(Object.keys(updates.responses['200'].content['application/json'].schema.properties).sort()).toEqual(['checked_at', 'has_more', 'removed', 'templates']);
+  expect(updates.parameters).toEqual(
+    expect.arrayContaining([expect.objectContaining({ name: 'since', required: true })]),
+  );
+  expect(Object.keys(updates.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+    'checked_at',
+    'has_more',
+    'removed',
+    'templates',
+  ]);
 });
 
 it('documents a JSON body for every DELETE that takes input', async () => {

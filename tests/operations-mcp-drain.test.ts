@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { rawInitialize, startUpstream, type Upstream } from './mcp-harness';
+import { node } from './compiled';
 
 const DEADLINE_MS = 4_000;
 
@@ -26,7 +27,7 @@ function start() {
     HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
     EDGE_FIXTURE_MCP: '1',
   };
-  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  hub = spawn(...node('edge-process'), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise<string>((resolve, reject) => {
     hub.stdout!.on('data', (d: Buffer) => {
       output += d.toString();
@@ -40,7 +41,11 @@ function start() {
 }
 
 async function rest(method: string, path: string, token: string, body: unknown) {
-  const res = await fetch(`${base}/api/v1${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -82,7 +87,8 @@ afterAll(async () => {
 it('SIGTERM during open /mcp streams: calls in flight complete, the GET stream runs to the deadline, exit 0', async () => {
   // The instance reports its MCP URL and the user mints a token, over REST, as they would.
   await rest('PUT', '/instance-info', fixture.keySecret, { mcp_url: upstream.mcpUrl(fixture.keyId) });
-  const pat = (await rest('POST', '/account/tokens', fixture.userToken, { name: 'drain', instance_id: fixture.keyId })).token.token as string;
+  const pat = (await rest('POST', '/account/tokens', fixture.userToken, { name: 'drain', instance_id: fixture.keyId }))
+    .token.token as string;
   const init = await rawInitialize(base, `Bearer ${pat}`);
   expect(init.status).toBe(200);
   const headers = {
@@ -105,12 +111,24 @@ it('SIGTERM during open /mcp streams: calls in flight complete, the GET stream r
   })().catch(() => Date.now());
 
   // A plain call and a streamed one (8 progress events 250 ms apart), both started before the signal.
-  const plain = post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'sleep', arguments: { ms: 1_500 } } });
-  const streamed = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ticks', arguments: { count: 8, everyMs: 250 }, _meta: { progressToken: 'p' } } });
+  const plain = post({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'sleep', arguments: { ms: 1_500 } },
+  });
+  const streamed = await post({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'ticks', arguments: { count: 8, everyMs: 250 }, _meta: { progressToken: 'p' } },
+  });
   expect(streamed.status).toBe(200);
 
   // 'close', not 'exit': it comes after the process's stdout is read to its end (its last log line included).
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => hub.once('close', (code) => resolve({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    hub.once('close', (code) => resolve({ code, at: Date.now() })),
+  );
   let signalledAt = 0;
   const progress: number[] = [];
   let result: any;
@@ -145,7 +163,9 @@ it('SIGTERM during open /mcp streams: calls in flight complete, the GET stream r
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, any>);
   expect(messages.find((m) => m.msg === 'draining')).toMatchObject({ reason: 'SIGTERM' });
-  expect(messages.find((m) => m.msg === 'shutdown deadline reached: closing the remaining connections')).toMatchObject({ cut: 1 });
+  expect(messages.find((m) => m.msg === 'shutdown deadline reached: closing the remaining connections')).toMatchObject({
+    cut: 1,
+  });
   // "stopped" ends the drain's own lines; access lines of the connections cut at the deadline may follow it.
   expect(messages.filter((m) => m.msg !== 'request').at(-1)?.msg).toBe('stopped');
   // The instance's side of every stream is closed too (no socket left behind).

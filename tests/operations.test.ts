@@ -8,14 +8,22 @@ import http from 'node:http';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHttpError, toTRPCError } from '../server/api/errors';
+import { node } from './compiled';
 
 let hub: ChildProcess;
 let base: string;
 let output = '';
 
 function start(extraEnv: Record<string, string> = {}) {
-  const env = { ...process.env, DATABASE_URL: '', HUB_DATA_DIR: 'memory://', HUB_LOG_LEVEL: 'info', HUB_SHUTDOWN_TIMEOUT_MS: '10000', ...extraEnv };
-  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    ...process.env,
+    DATABASE_URL: '',
+    HUB_DATA_DIR: 'memory://',
+    HUB_LOG_LEVEL: 'info',
+    HUB_SHUTDOWN_TIMEOUT_MS: '10000',
+    ...extraEnv,
+  };
+  hub = spawn(...node('edge-process'), { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise<string>((resolve, reject) => {
     hub.stdout!.on('data', (d: Buffer) => {
       output += d.toString();
@@ -53,7 +61,9 @@ describe('health, request ids, logs and headers', () => {
 
   it('echoes a request id, logs one access line without the secret, and sets security headers', async () => {
     const secret = `svh_${'a'.repeat(40)}`;
-    const res = await fetch(`${base}/api/v1/catalog/categories?probe=1`, { headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'req-test-0001' } });
+    const res = await fetch(`${base}/api/v1/catalog/categories?probe=1`, {
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'req-test-0001' },
+    });
     await res.arrayBuffer();
     expect(res.headers.get('x-request-id')).toBe('req-test-0001');
     const mine = await fetch(`${base}/api/v1/catalog/categories`);
@@ -71,7 +81,12 @@ describe('health, request ids, logs and headers', () => {
 
     await new Promise((r) => setTimeout(r, 100));
     const line = logLines().find((l) => l.requestId === 'req-test-0001' && l.msg === 'request');
-    expect(line).toMatchObject({ method: 'GET', route: '/api/v1/catalog/categories', status: 401, caller: { kind: 'anonymous' } });
+    expect(line).toMatchObject({
+      method: 'GET',
+      route: '/api/v1/catalog/categories',
+      status: 401,
+      caller: { kind: 'anonymous' },
+    });
     expect(line!.durationMs).toEqual(expect.any(Number));
     expect(output).not.toContain(secret);
     expect(output).not.toContain('probe=1');
@@ -83,10 +98,17 @@ describe('SIGTERM', () => {
     const body = JSON.stringify({ name: 'Drained', slug: 'drained', description: 'x'.repeat(2000) });
     const half = Math.floor(body.length / 2);
     const answer = new Promise<{ status: number; connection?: string }>((resolve, reject) => {
-      const req = http.request(`${base}/api/v1/admin/categories`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
-      });
+      const req = http.request(
+        `${base}/api/v1/admin/categories`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, half));
       setTimeout(() => req.end(body.slice(half)), 1_500);
@@ -110,11 +132,21 @@ describe('SIGTERM', () => {
 describe('the database unavailable', () => {
   it('maps to 503 with Retry-After on REST and to tRPC’s SERVICE_UNAVAILABLE; other failures stay 500', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    const wrapped = new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: Object.assign(new Error('Failed query'), { cause: refused }) });
-    expect(toHttpError(wrapped)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': '5' } });
+    const wrapped = new TRPCError({
+      code: 'INTERNAL_SERVER_ERROR',
+      cause: Object.assign(new Error('Failed query'), { cause: refused }),
+    });
+    expect(toHttpError(wrapped)).toMatchObject({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      headers: { 'retry-after': '5' },
+    });
     expect(toTRPCError(refused)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     const timedOut = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
     expect(toHttpError(timedOut).status).toBe(503);
-    expect(toHttpError(Object.assign(new Error('syntax'), { code: '42601' }))).toMatchObject({ status: 500, message: 'Internal server error' });
+    expect(toHttpError(Object.assign(new Error('syntax'), { code: '42601' }))).toMatchObject({
+      status: 500,
+      message: 'Internal server error',
+    });
   });
 });

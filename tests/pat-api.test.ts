@@ -4,13 +4,11 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { openApiDocument } from '../server/api/openapi';
-import { appRouter } from '../server/api/root';
-import { createContext } from '../server/api/trpc';
+import { GET as trpcRoute } from '../app/api/trpc/[trpc]/route';
 import { getDb } from '../server/db/client';
 import { auditLog, personalAccessTokens } from '../server/db/schema';
-import { hashSecret, parseSecret } from '../server/domain/tokens';
+import { hashSecret, parseSecret } from '@shared/tokens';
 import { api, createKey, createOrg, createUser } from './helpers';
 
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -47,11 +45,19 @@ describe('POST /account/tokens (mint)', () => {
 
     const db = await getDb();
     const [row] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id));
-    expect(row).toMatchObject({ tokenHash: hashSecret(t.token), userId: member.id, orgId: org.id, instanceKeyId: key.id });
+    expect(row).toMatchObject({
+      tokenHash: hashSecret(t.token),
+      userId: member.id,
+      orgId: org.id,
+      instanceKeyId: key.id,
+    });
     expect(t.token.startsWith(row!.tokenPrefix)).toBe(true);
     expect(JSON.stringify(row)).not.toContain(t.token);
 
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.create')));
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.create')));
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actorType: 'user', actorId: member.id, orgId: org.id });
     expect(JSON.stringify(audit[0])).not.toContain(t.token);
@@ -87,7 +93,16 @@ describe('POST /account/tokens (mint)', () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(res.body.message).toContain(field);
     }
-    expect((await api('/account/tokens', { method: 'POST', token: member.token, rawBody: '{nope', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect(
+      (
+        await api('/account/tokens', {
+          method: 'POST',
+          token: member.token,
+          rawBody: '{nope',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(400);
     expect(await tokenCount()).toBe(before);
   });
 
@@ -96,7 +111,9 @@ describe('POST /account/tokens (mint)', () => {
     const foreign = await mint(member.token, { name: 'x', instance_id: otherKey.id });
     expect(foreign.status).toBe(404);
     const revokedKey = await createKey(org.id, 'revoked');
-    expect((await api('/account/api-keys', { method: 'DELETE', token: admin.token, body: { id: revokedKey.id } })).status).toBe(200);
+    expect(
+      (await api('/account/api-keys', { method: 'DELETE', token: admin.token, body: { id: revokedKey.id } })).status,
+    ).toBe(200);
     const revoked = await mint(member.token, { name: 'x', instance_id: revokedKey.id });
     expect(revoked.status).toBe(400);
     expect(revoked.body.message).toMatch(/instance_id.*revoked/);
@@ -105,7 +122,9 @@ describe('POST /account/tokens (mint)', () => {
 
   it('needs an organization and a user credential', async () => {
     expect((await mint(loner.token, { name: 'x', instance_id: key.id })).status).toBe(403);
-    expect((await api('/account/tokens', { method: 'POST', body: { name: 'x', instance_id: key.id } })).status).toBe(401);
+    expect((await api('/account/tokens', { method: 'POST', body: { name: 'x', instance_id: key.id } })).status).toBe(
+      401,
+    );
     expect((await mint(key.secret, { name: 'x', instance_id: key.id })).status).toBe(403);
   });
 });
@@ -148,32 +167,52 @@ describe('PUT /account/tokens (rotate)', () => {
     const t = (await mint(member.token, { name: 'rotate me', instance_id: key.id, expires_in_days: 10 })).body.token;
     const res = await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: t.id } });
     expect(res.status).toBe(200);
-    expect(res.body.token).toMatchObject({ id: t.id, name: 'rotate me', instance_id: key.id, expires_at: t.expires_at });
+    expect(res.body.token).toMatchObject({
+      id: t.id,
+      name: 'rotate me',
+      instance_id: key.id,
+      expires_at: t.expires_at,
+    });
     expect(res.body.token.token).not.toBe(t.token);
     const db = await getDb();
     const [row] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id));
     expect(row!.tokenHash).toBe(hashSecret(res.body.token.token));
     expect(row!.rotatedAt).toBeInstanceOf(Date);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.rotate')))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.rotate'))),
+    ).toHaveLength(1);
   });
 
   it('anyone else is refused: 403 in the organization (even its admin), 404 from another organization', async () => {
     const t = (await mint(member.token, { name: 'not yours', instance_id: key.id })).body.token;
     const db = await getDb();
     const [before] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id));
-    expect((await api('/account/tokens', { method: 'PUT', token: member2.token, body: { id: t.id } })).status).toBe(403);
+    expect((await api('/account/tokens', { method: 'PUT', token: member2.token, body: { id: t.id } })).status).toBe(
+      403,
+    );
     expect((await api('/account/tokens', { method: 'PUT', token: admin.token, body: { id: t.id } })).status).toBe(403);
-    expect((await api('/account/tokens', { method: 'PUT', token: outsider.token, body: { id: t.id } })).status).toBe(404);
+    expect((await api('/account/tokens', { method: 'PUT', token: outsider.token, body: { id: t.id } })).status).toBe(
+      404,
+    );
     expect((await api('/account/tokens', { method: 'PUT', token: loner.token, body: { id: t.id } })).status).toBe(404);
-    expect((await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: crypto.randomUUID() } })).status).toBe(404);
-    expect((await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: 'nope' } })).status).toBe(400);
+    expect(
+      (await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: crypto.randomUUID() } })).status,
+    ).toBe(404);
+    expect((await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: 'nope' } })).status).toBe(
+      400,
+    );
     const [after] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, t.id));
     expect(after!.tokenHash).toBe(before!.tokenHash);
   });
 
   it('a revoked token cannot be rotated back to life (409)', async () => {
     const t = (await mint(member.token, { name: 'dead', instance_id: key.id })).body.token;
-    expect((await api('/account/tokens', { method: 'DELETE', token: member.token, body: { id: t.id } })).status).toBe(200);
+    expect((await api('/account/tokens', { method: 'DELETE', token: member.token, body: { id: t.id } })).status).toBe(
+      200,
+    );
     expect((await api('/account/tokens', { method: 'PUT', token: member.token, body: { id: t.id } })).status).toBe(409);
   });
 });
@@ -187,20 +226,32 @@ describe('DELETE /account/tokens (revoke)', () => {
     const listed = (await api('/account/tokens', { token: member.token })).body.tokens.find((x: any) => x.id === t.id);
     expect(listed).toMatchObject({ status: 'revoked', revoked_at: res.body.token.revoked_at });
     const db = await getDb();
-    const audit = await db.select().from(auditLog).where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.revoke')));
+    const audit = await db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.revoke')));
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actorId: admin.id, orgId: org.id });
     // Again: harmless, same time, no second audit record. ?id= works too.
     const again = await api(`/account/tokens?id=${t.id}`, { method: 'DELETE', token: member.token });
     expect(again.status).toBe(200);
     expect(again.body.token.revoked_at).toBe(res.body.token.revoked_at);
-    expect(await db.select().from(auditLog).where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.revoke')))).toHaveLength(1);
+    expect(
+      await db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.targetId, t.id), eq(auditLog.action, 'personal_access_token.revoke'))),
+    ).toHaveLength(1);
   });
 
   it('other members may not (403); other organizations get 404', async () => {
     const t = (await mint(member.token, { name: 'keep', instance_id: key.id })).body.token;
-    expect((await api('/account/tokens', { method: 'DELETE', token: member2.token, body: { id: t.id } })).status).toBe(403);
-    expect((await api('/account/tokens', { method: 'DELETE', token: outsider.token, body: { id: t.id } })).status).toBe(404);
+    expect((await api('/account/tokens', { method: 'DELETE', token: member2.token, body: { id: t.id } })).status).toBe(
+      403,
+    );
+    expect((await api('/account/tokens', { method: 'DELETE', token: outsider.token, body: { id: t.id } })).status).toBe(
+      404,
+    );
     expect((await api('/account/tokens', { method: 'DELETE', token: member.token, body: {} })).status).toBe(400);
     const listed = (await api('/account/tokens', { token: member.token })).body.tokens.find((x: any) => x.id === t.id);
     expect(listed.status).toBe('active');
@@ -223,13 +274,23 @@ describe('personal access tokens are refused by REST', () => {
       }
     }
     // The sample covers at least the catalog and the token endpoints themselves.
-    expect(probed).toEqual(expect.arrayContaining(['GET /catalog/templates', 'GET /account/tokens', 'POST /account/tokens', 'PUT /account/tokens', 'DELETE /account/tokens']));
+    expect(probed).toEqual(
+      expect.arrayContaining([
+        'GET /catalog/templates',
+        'GET /account/tokens',
+        'POST /account/tokens',
+        'PUT /account/tokens',
+        'DELETE /account/tokens',
+      ]),
+    );
   });
 
   it('and by the dashboard’s tRPC endpoint', async () => {
     const pat = (await mint(member.token, { name: 'trpc probe', instance_id: key.id })).body.token.token;
     const req = new Request('http://hub.test/api/trpc/tokens.list', { headers: { authorization: `Bearer ${pat}` } });
-    const res = await fetchRequestHandler({ endpoint: '/api/trpc', req, router: appRouter, createContext: () => createContext(req.headers, { allowSessionCookie: true }) });
+    const res = await trpcRoute(req);
     expect(res.status).toBe(401);
+    const body = (await res.json()) as { error: { message: string; data: { code: string; request_id: string } } };
+    expect(body.error.data).toMatchObject({ code: 'UNAUTHORIZED', request_id: res.headers.get('x-request-id') });
   });
 });

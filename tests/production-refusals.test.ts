@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 function start(env: Record<string, string>) {
   const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HUB_DATA_DIR: 'memory://', PORT: '1' };
   const childEnv = { ...base, ...env } as unknown as NodeJS.ProcessEnv;
-  return spawnSync(process.execPath, [path.join(process.cwd(), 'scripts/start.mjs')], { env: childEnv, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(process.execPath, [path.join(process.cwd(), 'scripts/start.mjs')], {
+    env: childEnv,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
 }
 
 const OIDC = { OIDC_ISSUER: 'https://id.example.test', OIDC_CLIENT_ID: 'hub', OIDC_CLIENT_SECRET: 'x' };

@@ -6,10 +6,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { flushRateLimits, resetRateLimitMemory } from '../server/api/rateLimit';
-import { closeDatabase, execRows, getDb } from '../server/db/client';
-import { issueSecret } from '../server/domain/tokens';
-import { handleMcp } from '../server/mcp/proxy';
+import { GET as trpcGet } from '../app/api/trpc/[trpc]/route';
+import { addressBucket, flushRateLimits, resetRateLimitMemory } from '../server/api/rateLimit';
+import { execRows, getDb, observeStatements } from '../server/db/client';
+import { issueSecret } from '@shared/tokens';
+import { startHub } from './mcp-harness';
 import { api, createKey, createOrg } from './helpers';
 
 let n = 0;
@@ -28,7 +29,8 @@ beforeEach(async () => {
   if (left < 15_000) await new Promise((r) => setTimeout(r, left + 100));
 }, 30_000);
 afterEach(() => {
-  for (const name of ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH']) process.env[`HUB_RATE_LIMIT_${name}`] = saved[`HUB_RATE_LIMIT_${name}`];
+  for (const name of ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'])
+    process.env[`HUB_RATE_LIMIT_${name}`] = saved[`HUB_RATE_LIMIT_${name}`];
 });
 
 function expectLimited(res: { status: number; body: any; headers: Headers }, policy: string) {
@@ -73,7 +75,10 @@ it('the limit holds across processes: counts are shared through the database', a
   // A second process: no memory of these calls, only the table. Its own first call reads the shared total.
   resetRateLimitMemory();
   const db = await getDb();
-  const [row] = await execRows<{ hits: number }>(db, sql`select hits from rate_limit_windows where key = ${`anonymous:${address}`}`);
+  const [row] = await execRows<{ hits: number }>(
+    db,
+    sql`select hits from rate_limit_windows where key = ${`anonymous:${address}`}`,
+  );
   expect(row!.hits).toBe(4);
   expect((await api('/catalog/categories', { headers: from() })).status).toBe(200);
   await flushRateLimits();
@@ -82,47 +87,109 @@ it('the limit holds across processes: counts are shared through the database', a
 });
 
 /** Index and table scans of instance_keys and personal_access_tokens so far: one per secret look-up. */
-async function secretLookups(): Promise<number> {
-  // postgres.js: backends flush their statistics when they exit; PGlite: force this backend's flush.
-  if (process.env.DATABASE_URL) await closeDatabase();
-  const db = await getDb();
-  await execRows(db, sql`select pg_stat_force_next_flush()`);
-  await execRows(db, sql`select 1`);
-  const [row] = await execRows<{ n: string }>(
-    db,
-    sql`select coalesce(sum(coalesce(idx_scan, 0) + coalesce(seq_scan, 0)), 0)::text as n from pg_stat_user_tables
-         where relname in ('instance_keys', 'personal_access_tokens')`,
-  );
-  return Number(row!.n);
+/**
+ * Counts the credential look-ups (an instance key's or a personal access token's row read by its hash) issued
+ * from now on; stop() ends the count. Statements, not table statistics: those also count foreign-key checks of
+ * unrelated writes.
+ */
+function countSecretLookups() {
+  let n = 0;
+  const stop = observeStatements((statement) => {
+    if (/"(key_hash|token_hash)" = \$1/.test(statement)) n++;
+  });
+  return () => (stop(), n);
 }
 
 it('a flood of made-up instance keys and PATs costs at most the failed-credential budget in look-ups', async () => {
   process.env.HUB_RATE_LIMIT_FAILED_AUTH = '10';
-  const before = await secretLookups();
+  const stopCounting = countSecretLookups();
   const statuses: number[] = [];
   for (let i = 0; i < 200; i++) {
     const res = await api('/catalog/templates', { token: issueSecret('svh_').secret, headers: from() });
     statuses.push(res.status);
     if (res.status === 429) expectLimited(res, 'failed_auth');
   }
-  for (let i = 0; i < 100; i++) {
-    const res = await handleMcp(
-      new Request('http://hub.test/mcp', {
+  // /mcp on a real server: the test's address reaches it through a trusted (loopback) proxy hop.
+  process.env.HUB_TRUSTED_PROXIES = '127.0.0.1';
+  const hub = await startHub();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${hub.url}/mcp`, {
         method: 'POST',
-        headers: { ...from(), authorization: `Bearer ${issueSecret('svp_').secret}`, 'content-type': 'application/json' },
+        headers: {
+          ...from(),
+          authorization: `Bearer ${issueSecret('svp_').secret}`,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      }),
-    );
-    statuses.push(res.status);
-    if (res.status === 429) expectLimited({ status: res.status, body: await res.json(), headers: res.headers }, 'failed_auth');
+      });
+      statuses.push(res.status);
+      const body = await res.json();
+      if (res.status === 429) expectLimited({ status: res.status, body, headers: res.headers }, 'failed_auth');
+    }
+  } finally {
+    await hub.close();
+    delete process.env.HUB_TRUSTED_PROXIES;
   }
   expect(statuses.filter((s) => s === 401)).toHaveLength(10);
   expect(statuses.filter((s) => s === 429)).toHaveLength(290);
-  const lookups = (await secretLookups()) - before;
+  const lookups = stopCounting();
   expect(lookups).toBeGreaterThanOrEqual(10);
   expect(lookups).toBeLessThanOrEqual(12);
   // The address's budget is spent for credentials, not for the valid key of someone else elsewhere.
   const key = await createKey((await createOrg()).id);
   address = '198.51.100.251';
   expect((await api('/catalog/templates', { token: key.secret, headers: from() })).status).toBe(200);
+});
+
+async function trpc(path: string, headers: Record<string, string>) {
+  const res = await trpcGet(new Request(`http://hub.test/api/trpc/${path}`, { headers }));
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+it('/api/trpc has the same limits: anonymous per address, and the failed-credential budget', async () => {
+  process.env.HUB_RATE_LIMIT_ANONYMOUS = '3';
+  for (let i = 0; i < 3; i++) expect((await trpc('tokens.list', from())).status).toBe(401); // counted, then refused
+  const limited = await trpc('tokens.list', from());
+  expect(limited.status).toBe(429);
+  expect(limited.body.error.data).toMatchObject({
+    code: 'TOO_MANY_REQUESTS',
+    request_id: limited.headers.get('x-request-id'),
+  });
+  expect(limited.body.error.message).toMatch(/Retry after \d+ s/);
+  expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(limited.headers.get('ratelimit')).toMatch(/^"anonymous";r=0;t=\d+$/);
+  // REST counts in the same bucket.
+  expect((await api('/catalog/categories', { headers: from() })).status).toBe(429);
+
+  address = `198.51.100.${++n}`;
+  process.env.HUB_RATE_LIMIT_FAILED_AUTH = '2';
+  const made_up = () => ({ ...from(), authorization: `Bearer ${issueSecret('svh_').secret}` });
+  for (let i = 0; i < 2; i++) expect((await trpc('tokens.list', made_up())).status).toBe(401);
+  const refused = await trpc('tokens.list', made_up());
+  expect(refused.status).toBe(429);
+  expect(refused.headers.get('ratelimit')).toMatch(/^"failed_auth";r=0;t=\d+$/);
+});
+
+it('IPv6 clients are counted per /64 on every path; another /64 is not affected', async () => {
+  expect(addressBucket('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+  expect(addressBucket('2001:db8::1')).toBe('2001:db8:0:0::/64');
+  expect(addressBucket('::1')).toBe('0:0:0:0::/64');
+  expect(addressBucket('198.51.100.7')).toBe('198.51.100.7');
+  expect(addressBucket('unknown')).toBe('unknown');
+
+  process.env.HUB_RATE_LIMIT_ANONYMOUS = '4';
+  const net = `2001:db8:${(++n).toString(16)}:1`;
+  const v6 = (host: string) => ({ 'x-forwarded-for': `${net}:${host}` });
+  expect((await api('/catalog/categories', { headers: v6('0:0:0:1') })).status).toBe(200);
+  expect((await api('/catalog/categories', { headers: v6('0:0:0:2') })).status).toBe(200);
+  expect((await trpc('tokens.list', v6('abcd:0:0:3'))).status).toBe(401);
+  expect((await api('/catalog/categories', { headers: v6('ffff:ffff:ffff:ffff') })).status).toBe(200);
+  const limited = await api('/catalog/categories', { headers: v6('1234:5678:9abc:def0') });
+  expect(limited.status).toBe(429);
+  expect((await trpc('tokens.list', v6('0:0:0:5'))).status).toBe(429);
+  // The next /64 has its own budget.
+  expect(
+    (await api('/catalog/categories', { headers: { 'x-forwarded-for': `2001:db8:${n.toString(16)}:2::1` } })).status,
+  ).toBe(200);
 });

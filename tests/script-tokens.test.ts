@@ -10,18 +10,17 @@ import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createCaller } from '../server/api/root';
-import { createContext } from '../server/api/trpc';
 import { getDb } from '../server/db/client';
 import { auditLog } from '../server/db/schema';
 import { api, createUser } from './helpers';
-
-async function callerFor(token: string) {
-  return createCaller(await createContext(new Headers({ authorization: `Bearer ${token}` })));
-}
+import { sessionCallerAs } from './support-helpers';
+import { node } from './compiled';
 
 async function issue(sessionToken: string, label?: string, ttl = 3600) {
-  return (await callerFor(sessionToken)).dashboard.issueApiToken({ ttl_seconds: ttl, ...(label === undefined ? {} : { label }) });
+  return (await sessionCallerAs(sessionToken)).dashboard.issueApiToken({
+    ttl_seconds: ttl,
+    ...(label === undefined ? {} : { label }),
+  });
 }
 
 describe('API tokens from the dashboard', () => {
@@ -36,7 +35,13 @@ describe('API tokens from the dashboard', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.tokens).toHaveLength(1);
     const [row] = listed.body.tokens;
-    expect(row).toMatchObject({ id: issued.id, label: 'nightly backup script', source: 'dashboard', status: 'active', revoked_at: null });
+    expect(row).toMatchObject({
+      id: issued.id,
+      label: 'nightly backup script',
+      source: 'dashboard',
+      status: 'active',
+      revoked_at: null,
+    });
     expect(new Date(row.created_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(row.expires_at).toBe(issued.expires_at);
     expect(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime()).toBeGreaterThan(895_000);
@@ -51,9 +56,16 @@ describe('API tokens from the dashboard', () => {
     expect((await api('/account/profile', { token: second.token })).status).toBe(200);
     const again = await api('/account/api-tokens', { token: second.token });
     expect(again.body.tokens.map((t: { id: string }) => t.id)).toEqual([second.id, issued.id]);
-    await expect.poll(async () => (await api('/account/api-tokens', { token: user.token })).body.tokens[0].last_used_at).not.toBeNull();
+    await expect
+      .poll(async () => (await api('/account/api-tokens', { token: user.token })).body.tokens[0].last_used_at)
+      .not.toBeNull();
 
-    const audit = await (await getDb()).select().from(auditLog).where(and(eq(auditLog.action, 'api_token.issue'), eq(auditLog.targetId, issued.id)));
+    const audit = await (
+      await getDb()
+    )
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'api_token.issue'), eq(auditLog.targetId, issued.id)));
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit)).not.toContain(issued.token);
   });
@@ -83,11 +95,18 @@ describe('API tokens from the dashboard', () => {
     const twice = await api(`/account/api-tokens?id=${doomed.id}`, { method: 'DELETE', token: kept.token });
     expect(twice.status).toBe(200);
     expect(twice.body.token.revoked_at).toBe(res.body.token.revoked_at);
-    const audit = await (await getDb()).select().from(auditLog).where(and(eq(auditLog.action, 'api_token.revoke'), eq(auditLog.targetId, doomed.id)));
+    const audit = await (
+      await getDb()
+    )
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'api_token.revoke'), eq(auditLog.targetId, doomed.id)));
     expect(audit).toHaveLength(1);
 
     // A token can revoke itself; it is refused on its very next call.
-    expect((await api('/account/api-tokens', { method: 'DELETE', token: kept.token, body: { id: kept.id } })).status).toBe(200);
+    expect(
+      (await api('/account/api-tokens', { method: 'DELETE', token: kept.token, body: { id: kept.id } })).status,
+    ).toBe(200);
     expect((await api('/account/profile', { token: kept.token })).status).toBe(401);
   });
 
@@ -100,15 +119,22 @@ describe('API tokens from the dashboard', () => {
     expect(res.body).toMatchObject({ code: 'NOT_FOUND' });
     expect((await api('/account/profile', { token: issued.token })).status).toBe(200);
     expect((await api('/account/api-tokens', { token: owner.token })).body.tokens[0].status).toBe('active');
-    expect((await api('/account/api-tokens', { method: 'DELETE', token: owner.token, body: { id: crypto.randomUUID() } })).status).toBe(404);
-    expect((await api('/account/api-tokens', { method: 'DELETE', token: owner.token, body: { id: 'nope' } })).status).toBe(400);
+    expect(
+      (await api('/account/api-tokens', { method: 'DELETE', token: owner.token, body: { id: crypto.randomUUID() } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await api('/account/api-tokens', { method: 'DELETE', token: owner.token, body: { id: 'nope' } })).status,
+    ).toBe(400);
     expect((await api('/account/api-tokens')).status).toBe(401);
   });
 
   it('sign out everywhere shows in the listing: earlier tokens are signed_out (and refused)', async () => {
     const user = await createUser();
     const issued = await issue(user.token);
-    expect((await api('/account/sign-out-everywhere', { method: 'POST', token: user.token, body: {} })).status).toBe(200);
+    expect((await api('/account/sign-out-everywhere', { method: 'POST', token: user.token, body: {} })).status).toBe(
+      200,
+    );
     expect((await api('/account/profile', { token: issued.token })).status).toBe(401);
     await new Promise((r) => setTimeout(r, 1100)); // JWT iat has one-second precision
     const fresh = await issue((await createSessionFor(user.id)) as string);
@@ -121,9 +147,19 @@ describe('API tokens from the dashboard', () => {
     const user = await createUser();
     const { signJwt } = await import('../server/domain/jwt');
     const { HUB_API_AUDIENCE } = await import('../server/config');
-    const forged = await signJwt({ subject: user.id, audience: HUB_API_AUDIENCE, ttlSeconds: 60, claims: { jti: crypto.randomUUID() } });
+    const forged = await signJwt({
+      subject: user.id,
+      audience: HUB_API_AUDIENCE,
+      ttlSeconds: 60,
+      claims: { jti: crypto.randomUUID() },
+    });
     expect((await api('/account/profile', { token: forged })).status).toBe(401);
-    const malformed = await signJwt({ subject: user.id, audience: HUB_API_AUDIENCE, ttlSeconds: 60, claims: { jti: "x' or 1=1" } });
+    const malformed = await signJwt({
+      subject: user.id,
+      audience: HUB_API_AUDIENCE,
+      ttlSeconds: 60,
+      claims: { jti: "x' or 1=1" },
+    });
     expect((await api('/account/profile', { token: malformed })).status).toBe(401);
   });
 });
@@ -138,30 +174,48 @@ describe('hub token (CLI)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'hub-script-tokens-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };
-  const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
-  const run = (args: string[]) => spawnSync(tsx, args, { env, encoding: 'utf8', timeout: 200_000 });
+  const run = (args: string[]) => spawnSync(...node('hub-cli', ...args), { env, encoding: 'utf8', timeout: 200_000 });
 
   it('records the token it prints (source cli, its label and expiry), capped at 30 days', () => {
-    expect(run(['server/cli.ts', 'user', 'create', '--email', 'ops@example.test']).status).toBe(0);
-    const printed = run(['server/cli.ts', 'token', '--email', 'ops@example.test', '--ttl', String(30 * 86_400), '--label', 'deploy pipeline']);
+    expect(run(['user', 'create', '--email', 'ops@example.test']).status).toBe(0);
+    const printed = run([
+      'token',
+      '--email',
+      'ops@example.test',
+      '--ttl',
+      String(30 * 86_400),
+      '--label',
+      'deploy pipeline',
+    ]);
     expect(printed.status, printed.stderr).toBe(0);
     const token = printed.stdout.trim();
     const claims = decodeJwt(token);
     expect(claims.exp! - claims.iat!).toBe(30 * 86_400);
 
-    const listing = run([
-      '-e',
-      "import('./server/db/client.ts').then(async (db) => { const { users } = await import('./server/db/schema.ts'); const { listScriptTokens } = await import('./server/domain/scriptTokens.ts'); const [u] = await (await db.getDb()).select().from(users); console.log(JSON.stringify(await listScriptTokens(u.id))); await db.closeDatabase(); })",
-    ]);
+    const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
+    const listing = spawnSync(
+      tsx,
+      [
+        '-e',
+        "import('./server/db/client.ts').then(async (db) => { const { users } = await import('./server/db/schema.ts'); const { listScriptTokens } = await import('./server/domain/scriptTokens.ts'); const [u] = await (await db.getDb()).select().from(users); console.log(JSON.stringify(await listScriptTokens(u.id))); await db.closeDatabase(); })",
+      ],
+      { env, encoding: 'utf8', timeout: 200_000 },
+    );
     expect(listing.status, listing.stderr).toBe(0);
     const rows = JSON.parse(listing.stdout.trim().split('\n').pop()!);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: claims.jti, label: 'deploy pipeline', source: 'cli', status: 'active', revokedAt: null });
+    expect(rows[0]).toMatchObject({
+      id: claims.jti,
+      label: 'deploy pipeline',
+      source: 'cli',
+      status: 'active',
+      revokedAt: null,
+    });
     expect(new Date(rows[0].expiresAt).getTime()).toBe(claims.exp! * 1000);
     expect(listing.stdout).not.toContain(token);
 
-    const capped = run(['server/cli.ts', 'token', '--email', 'ops@example.test', '--ttl', String(30 * 86_400 + 1)]);
-    expect(capped.status).toBe(64);
+    const capped = run(['token', '--email', 'ops@example.test', '--ttl', String(30 * 86_400 + 1)]);
+    expect(capped.status).toBe(2);
     expect(capped.stderr).toMatch(/30 days/);
   });
 });

@@ -4,10 +4,10 @@
  * `hub token --ttl` is capped at 30 days.
  */
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import { signUserToken } from '../server/domain/jwt';
 import { api, createCategory, createOrg, createTemplate, createUser } from './helpers';
+import { node } from './compiled';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -34,25 +34,32 @@ it('a member of a suspended organization loses its catalog view and account oper
   const admin = await createUser({ role: 'admin' });
   const org = await createOrg({ admin: member });
   const cat = await createCategory({ isPrivate: true });
-  const own = await createTemplate({ categoryId: cat.id, slug: `own-${org.id.slice(0, 8)}`, orgId: org.id, isPublic: false });
+  const own = await createTemplate({
+    categoryId: cat.id,
+    slug: `own-${org.id.slice(0, 8)}`,
+    orgId: org.id,
+    isPublic: false,
+  });
   const sees = async () => (await api(`/catalog/templates/${own.slug}`, { token: member.token })).status;
   expect(await sees()).toBe(200);
   expect((await api('/account/organizations', { token: member.token })).status).toBe(200);
 
-  const suspend = (status: string) => api('/admin/organizations', { method: 'PUT', token: admin.token, body: { id: org.id, status } });
+  const suspend = (status: string) =>
+    api('/admin/organizations', { method: 'PUT', token: admin.token, body: { id: org.id, status } });
   expect((await suspend('suspended')).status).toBe(200);
   expect(await sees()).toBe(404);
   const account = await api('/account/organizations', { token: member.token });
   expect(JSON.stringify(account.body)).not.toContain(org.id);
-  expect((await api('/account/api-keys', { method: 'POST', token: member.token, body: { name: 'x' } })).status).toBeGreaterThanOrEqual(400);
+  expect(
+    (await api('/account/api-keys', { method: 'POST', token: member.token, body: { name: 'x' } })).status,
+  ).toBeGreaterThanOrEqual(400);
 
   expect((await suspend('active')).status).toBe(200);
   expect(await sees()).toBe(200);
 });
 
 it('hub token --ttl is capped at 30 days', () => {
-  const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
-  const run = spawnSync(tsx, ['server/cli.ts', 'token', '--email', 'nobody@example.test', '--ttl', String(31 * 86_400)], {
+  const run = spawnSync(...node('hub-cli', 'token', '--email', 'nobody@example.test', '--ttl', String(31 * 86_400)), {
     env: { ...process.env, HUB_DATA_DIR: 'memory://', DATABASE_URL: '' },
     encoding: 'utf8',
     timeout: 120_000,

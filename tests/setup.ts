@@ -10,14 +10,18 @@ import { closeDatabase } from '../server/db/client';
 
 process.env.HUB_URL = 'http://hub.test';
 // The suite sends thousands of calls from one (unknown) address; rate-limit.test.ts sets its own limits.
-for (const name of ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH']) process.env[`HUB_RATE_LIMIT_${name}`] ??= '1000000';
-
+for (const name of ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'])
+  process.env[`HUB_RATE_LIMIT_${name}`] ??= '1000000';
 
 const serverUrl = process.env.DATABASE_URL;
 if (serverUrl) {
+  // A database server needs the master secret from the environment (server/db/sealed.ts).
+  process.env.HUB_SECRET ??= 'hub-test-master-secret-' + randomBytes(8).toString('hex');
   const name = `hub_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  // A copy of the run's migrated template (tests/global-setup.ts): no migration per file.
+  const template = process.env.HUB_TEST_TEMPLATE_DATABASE;
+  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   process.env.DATABASE_URL = url.toString();

@@ -17,7 +17,8 @@ const event = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-const send = (token: string | null, events: unknown) => api('/addon-audit-events', { method: 'POST', token, body: { events } });
+const send = (token: string | null, events: unknown) =>
+  api('/addon-audit-events', { method: 'POST', token, body: { events } });
 
 async function storedFor(keyId: string) {
   const db = await getDb();
@@ -27,7 +28,11 @@ async function storedFor(keyId: string) {
 describe('POST /addon-audit-events', () => {
   it('stores a batch against the key’s organization and instance', async () => {
     const { org, key } = await supportWorld();
-    const batch = [event(), event({ actor: undefined, details: undefined }), event({ actor: null, details: null, occurred_at: '2026-03-01T12:00:00.123+02:00' })];
+    const batch = [
+      event(),
+      event({ actor: undefined, details: undefined }),
+      event({ actor: null, details: null, occurred_at: '2026-03-01T12:00:00.123+02:00' }),
+    ];
     const res = await send(key.secret, batch);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ accepted: 3, duplicates: 0 });
@@ -35,7 +40,12 @@ describe('POST /addon-audit-events', () => {
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.orgId === org.id && r.instanceKeyId === key.id)).toBe(true);
     const first = rows.find((r) => r.id === batch[0]!.id)!;
-    expect(first).toMatchObject({ addon: 'backup', action: 'snapshot.create', actor: 'alice@example.com', details: { volume: 'data', size_bytes: 1024 } });
+    expect(first).toMatchObject({
+      addon: 'backup',
+      action: 'snapshot.create',
+      actor: 'alice@example.com',
+      details: { volume: 'data', size_bytes: 1024 },
+    });
     expect(first.occurredAt.toISOString()).toBe('2026-03-01T10:00:00.000Z');
     expect(rows.find((r) => r.id === batch[2]!.id)!.occurredAt.toISOString()).toBe('2026-03-01T10:00:00.123Z');
     expect(rows.find((r) => r.id === batch[1]!.id)).toMatchObject({ actor: null, details: null });
@@ -49,9 +59,15 @@ describe('POST /addon-audit-events', () => {
     const more = [...batch.slice(0, 5), event(), event()];
     expect((await send(key.secret, more)).body).toEqual({ accepted: 2, duplicates: 5 });
     const twice = event();
-    expect((await send(key.secret, [twice, { ...twice, action: 'changed' }])).body).toEqual({ accepted: 1, duplicates: 1 });
+    expect((await send(key.secret, [twice, { ...twice, action: 'changed' }])).body).toEqual({
+      accepted: 1,
+      duplicates: 1,
+    });
     // Upper-case spelling of an id is the same id.
-    expect((await send(key.secret, [{ ...twice, id: twice.id.toUpperCase() }])).body).toEqual({ accepted: 0, duplicates: 1 });
+    expect((await send(key.secret, [{ ...twice, id: twice.id.toUpperCase() }])).body).toEqual({
+      accepted: 0,
+      duplicates: 1,
+    });
     expect(await storedFor(key.id)).toHaveLength(23);
   });
 
@@ -61,11 +77,19 @@ describe('POST /addon-audit-events', () => {
     const shared = event();
     expect((await send(a.key.secret, [shared])).body).toEqual({ accepted: 1, duplicates: 0 });
     // Neither refused nor revealed as a duplicate to the other organization, and its own copy is stored.
-    expect((await send(b.key.secret, [{ ...shared, action: 'other.org' }])).body).toEqual({ accepted: 1, duplicates: 0 });
+    expect((await send(b.key.secret, [{ ...shared, action: 'other.org' }])).body).toEqual({
+      accepted: 1,
+      duplicates: 0,
+    });
     expect((await send(b.key.secret, [shared])).body).toEqual({ accepted: 0, duplicates: 1 });
-    const seen = async (orgId: string) => (await listAddonEvents({ kind: 'org', orgId }, {}, { page: 1, limit: 50 })).rows;
-    expect((await seen(a.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([[shared.id, a.key.id, 'snapshot.create']]);
-    expect((await seen(b.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([[shared.id, b.key.id, 'other.org']]);
+    const seen = async (orgId: string) =>
+      (await listAddonEvents({ kind: 'org', orgId }, {}, { page: 1, limit: 50 })).rows;
+    expect((await seen(a.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([
+      [shared.id, a.key.id, 'snapshot.create'],
+    ]);
+    expect((await seen(b.org.id)).map((r) => [r.id, r.instanceId, r.action])).toEqual([
+      [shared.id, b.key.id, 'other.org'],
+    ]);
   });
 
   it('stores each event once when the same batch is re-sent concurrently (timeouts and retries)', async () => {
@@ -115,11 +139,17 @@ describe('POST /addon-audit-events', () => {
     expect((await api('/addon-audit-events', { method: 'POST', token: key.secret, body: {} })).status).toBe(400);
     expect((await send(key.secret, 'nope')).status).toBe(400);
 
-    const tooMany = await send(key.secret, Array.from({ length: 501 }, () => event()));
+    const tooMany = await send(
+      key.secret,
+      Array.from({ length: 501 }, () => event()),
+    );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.message).toMatch(/events: .*500/);
 
-    const max = await send(key.secret, Array.from({ length: 500 }, () => event({ details: undefined })));
+    const max = await send(
+      key.secret,
+      Array.from({ length: 500 }, () => event({ details: undefined })),
+    );
     expect(max.body).toEqual({ accepted: 500, duplicates: 0 });
 
     // 1.5 MB of events: within the 2 MiB request limit, over the 1 MB batch limit.

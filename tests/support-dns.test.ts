@@ -19,7 +19,8 @@ async function elapse(keyId: string) {
     .where(eq(auditLog.targetId, keyId));
 }
 
-const put = (token: string | null, body: unknown = {}, headers?: Record<string, string>) => api('/dns', { method: 'PUT', token, body, headers });
+const put = (token: string | null, body: unknown = {}, headers?: Record<string, string>) =>
+  api('/dns', { method: 'PUT', token, body, headers });
 
 afterEach(() => {
   delete process.env.HUB_TRUSTED_PROXIES;
@@ -36,7 +37,8 @@ describe('hostname rule', () => {
     expect(long.endsWith('-3f2a9c1e')).toBe(true);
     expect(dnsLabel(`${'b'.repeat(53)}-x`, id)).toBe(`${'b'.repeat(53)}-3f2a9c1e`); // no "--" left by the cut
     expect(dnsLabel('acme', id, 16)).toBe('acme-3f2a9c1e00004000');
-    for (const label of [long, dnsLabel('Ünïcode Org', id)]) expect(label).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+    for (const label of [long, dnsLabel('Ünïcode Org', id)])
+      expect(label).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
   });
 });
 
@@ -46,7 +48,9 @@ describe('PUT/GET/DELETE /dns', () => {
     const res = await put(key.secret, { ip: '192.0.2.10' });
     expect(res.status).toBe(200);
     const hostname = `acme-dns-${key.id.replace(/-/g, '').slice(0, 8)}.dyn.hub.test`;
-    expect(res.body).toEqual({ record: { hostname, ip: '192.0.2.10', updated_at: expect.any(String), publish_state: 'local' } });
+    expect(res.body).toEqual({
+      record: { hostname, ip: '192.0.2.10', updated_at: expect.any(String), publish_state: 'local' },
+    });
 
     const got = await api('/dns', { token: key.secret });
     expect(got.status).toBe(200);
@@ -132,12 +136,31 @@ describe('PUT/GET/DELETE /dns', () => {
     expect(loop.body.message).toContain('send ip');
     // An explicit ip wins over the header.
     await elapse(key.id);
-    expect((await put(key.secret, { ip: '192.0.2.99' }, { 'x-forwarded-for': '198.51.100.1' })).body.record.ip).toBe('192.0.2.99');
+    expect((await put(key.secret, { ip: '192.0.2.99' }, { 'x-forwarded-for': '198.51.100.1' })).body.record.ip).toBe(
+      '192.0.2.99',
+    );
   });
 
   it('rejects bad addresses with a 400 naming ip, storing nothing', async () => {
     const { key } = await supportWorld();
-    for (const ip of ['not-an-ip', '256.1.1.1', '01.2.3.4', '1.2.3', '', '0.0.0.0', '127.0.0.5', '::1', '::', 'fe80::1', 'ff02::1', '224.0.0.1', '255.255.255.255', 'fe80::1%eth0', '1.2.3.4/24', 'x'.repeat(100)]) {
+    for (const ip of [
+      'not-an-ip',
+      '256.1.1.1',
+      '01.2.3.4',
+      '1.2.3',
+      '',
+      '0.0.0.0',
+      '127.0.0.5',
+      '::1',
+      '::',
+      'fe80::1',
+      'ff02::1',
+      '224.0.0.1',
+      '255.255.255.255',
+      'fe80::1%eth0',
+      '1.2.3.4/24',
+      'x'.repeat(100),
+    ]) {
       const res = await put(key.secret, { ip });
       expect(res.status, ip).toBe(400);
       expect(res.body.message, ip).toContain('ip');
@@ -181,7 +204,9 @@ describe('PUT/GET/DELETE /dns', () => {
 
   it('lets exactly one of several concurrent changes through (the limit lives in the database)', async () => {
     const { key } = await supportWorld();
-    const results = await Promise.all(['192.0.2.41', '192.0.2.42', '192.0.2.43', '192.0.2.44'].map((ip) => put(key.secret, { ip })));
+    const results = await Promise.all(
+      ['192.0.2.41', '192.0.2.42', '192.0.2.43', '192.0.2.44'].map((ip) => put(key.secret, { ip })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 429, 429, 429]);
     const winner = results.find((r) => r.status === 200)!;

@@ -1,9 +1,10 @@
 /** Fixtures for the support-surface tests (issue 6): an organization with an instance key, tRPC callers, PATs. */
+import { sessionCookieName } from '../server/auth/credentials';
 import { getDb } from '../server/db/client';
 import { personalAccessTokens } from '../server/db/schema';
 import { createCaller } from '../server/api/root';
 import { createContext } from '../server/api/trpc';
-import { issueSecret } from '../server/domain/tokens';
+import { issueSecret } from '@shared/tokens';
 import { api, createKey, createOrg, createUser, unique } from './helpers';
 
 /** An organization with an admin, a member and one instance key. */
@@ -20,6 +21,12 @@ export async function trpcAs(token: string | null) {
   const headers = new Headers();
   if (token) headers.set('authorization', `Bearer ${token}`);
   return createCaller(await createContext(headers));
+}
+
+/** A tRPC caller as the dashboard's own page calls it: the session cookie, from a page of the Hub's origin. */
+export async function sessionCallerAs(sessionToken: string) {
+  const headers = new Headers({ cookie: `${sessionCookieName()}=${sessionToken}`, origin: 'http://hub.test' });
+  return createCaller(await createContext(headers, { allowSessionCookie: true }));
 }
 
 /** A real, well-formed personal access token row bound to the key (REST must still refuse it). */

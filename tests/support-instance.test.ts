@@ -32,7 +32,12 @@ describe('GET/PUT /instance-info', () => {
     const first = await api('/instance-info', {
       method: 'PUT',
       token: key.secret,
-      body: { version: '2.4.1', base_url: 'https://core.example.com', mcp_url: 'https://core.example.com/mcp', hostname: 'core.example.com' },
+      body: {
+        version: '2.4.1',
+        base_url: 'https://core.example.com',
+        mcp_url: 'https://core.example.com/mcp',
+        hostname: 'core.example.com',
+      },
     });
     expect(first.status).toBe(200);
     expect(first.body.instance.reported).toMatchObject({
@@ -43,9 +48,18 @@ describe('GET/PUT /instance-info', () => {
     });
     expect(Date.parse(first.body.instance.reported.reported_at)).not.toBeNaN();
 
-    const second = await api('/instance-info', { method: 'PUT', token: key.secret, body: { version: '2.5.0', hostname: null } });
+    const second = await api('/instance-info', {
+      method: 'PUT',
+      token: key.secret,
+      body: { version: '2.5.0', hostname: null },
+    });
     expect(second.status).toBe(200);
-    expect(second.body.instance.reported).toMatchObject({ version: '2.5.0', base_url: 'https://core.example.com', mcp_url: 'https://core.example.com/mcp', hostname: null });
+    expect(second.body.instance.reported).toMatchObject({
+      version: '2.5.0',
+      base_url: 'https://core.example.com',
+      mcp_url: 'https://core.example.com/mcp',
+      hostname: null,
+    });
 
     // GET returns the same object.
     const got = await api('/instance-info', { token: key.secret });
@@ -93,7 +107,9 @@ describe('GET/PUT /instance-info', () => {
 
   it('refuses everything but an active instance key', async () => {
     expect(await refusals((token) => api('/instance-info', { token }))).toEqual(EXPECTED_REFUSALS);
-    expect(await refusals((token) => api('/instance-info', { method: 'PUT', token, body: { version: '1' } }))).toEqual(EXPECTED_REFUSALS);
+    expect(await refusals((token) => api('/instance-info', { method: 'PUT', token, body: { version: '1' } }))).toEqual(
+      EXPECTED_REFUSALS,
+    );
   });
 
   it('is in the OpenAPI document with every support path', () => {
@@ -105,8 +121,16 @@ describe('GET/PUT /instance-info', () => {
     expect(methods('/support/tickets/{id}')).toEqual(['get']);
     expect(methods('/support/tickets/{id}/messages')).toEqual(['post']);
     expect(methods('/addon-audit-events')).toEqual(['post']);
-    for (const p of ['/instance-info', '/dns', '/support/tickets', '/support/tickets/{id}', '/support/tickets/{id}/messages', '/addon-audit-events']) {
-      for (const op of Object.values(paths[p]!) as { security?: unknown }[]) expect(op.security).toEqual([{ bearer: [] }]);
+    for (const p of [
+      '/instance-info',
+      '/dns',
+      '/support/tickets',
+      '/support/tickets/{id}',
+      '/support/tickets/{id}/messages',
+      '/addon-audit-events',
+    ]) {
+      for (const op of Object.values(paths[p]!) as { security?: unknown }[])
+        expect(op.security).toEqual([{ bearer: [] }]);
     }
   });
 });

@@ -17,7 +17,8 @@ afterEach(() => {
   delete process.env.HUB_QUOTA_ADDON_EVENTS;
 });
 
-const open = (token: string) => api('/support/tickets', { method: 'POST', token, body: { subject: 'Help', body: 'Please' } });
+const open = (token: string) =>
+  api('/support/tickets', { method: 'POST', token, body: { subject: 'Help', body: 'Please' } });
 
 function expectQuota(res: { status: number; body: any }, env: string) {
   expect(res.status).toBe(403);
@@ -42,7 +43,8 @@ it('ticket messages: customers are bounded, staff replies are not counted', asyn
   process.env.HUB_QUOTA_TICKET_MESSAGES = '2';
   const a = await supportWorld();
   const ticket = (await open(a.key.secret)).body.ticket;
-  const reply = (token: string) => api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token, body: { body: 'more' } });
+  const reply = (token: string) =>
+    api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token, body: { body: 'more' } });
   expect((await reply(a.key.secret)).status).toBe(200);
   expect((await reply(a.key.secret)).status).toBe(200);
   expectQuota(await reply(a.key.secret), 'HUB_QUOTA_TICKET_MESSAGES');
@@ -50,15 +52,23 @@ it('ticket messages: customers are bounded, staff replies are not counted', asyn
   await expect(staff.support.dashboardReplyTicket({ id: ticket.id, body: 'staff answer' })).resolves.toBeTruthy();
   // An organization member is a customer too.
   const member = await trpcAs(a.member.token);
-  await expect(member.support.dashboardReplyTicket({ id: ticket.id, body: 'me too' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  await expect(member.support.dashboardReplyTicket({ id: ticket.id, body: 'me too' })).rejects.toMatchObject({
+    code: 'FORBIDDEN',
+  });
 });
 
 it('addon events: a batch that would go over is refused whole', async () => {
   process.env.HUB_QUOTA_ADDON_EVENTS = '5';
   const a = await supportWorld();
   const events = (n: number) =>
-    Array.from({ length: n }, () => ({ id: randomUUID(), addon: 'backup', action: 'run', occurred_at: '2026-03-01T10:00:00Z' }));
-  const send = (n: number) => api('/addon-audit-events', { method: 'POST', token: a.key.secret, body: { events: events(n) } });
+    Array.from({ length: n }, () => ({
+      id: randomUUID(),
+      addon: 'backup',
+      action: 'run',
+      occurred_at: '2026-03-01T10:00:00Z',
+    }));
+  const send = (n: number) =>
+    api('/addon-audit-events', { method: 'POST', token: a.key.secret, body: { events: events(n) } });
   expect((await send(4)).status).toBe(200);
   expectQuota(await send(2), 'HUB_QUOTA_ADDON_EVENTS');
   const db = await getDb();
@@ -70,8 +80,15 @@ it('addon events: a batch that would go over is refused whole', async () => {
 it('the stored usage stays equal to the rows: duplicates count nothing, refused and concurrent batches count only what was stored', async () => {
   process.env.HUB_QUOTA_ADDON_EVENTS = '20';
   const a = await supportWorld();
-  const batch = () => Array.from({ length: 3 }, () => ({ id: randomUUID(), addon: 'backup', action: 'run', occurred_at: '2026-03-01T10:00:00Z' }));
-  const send = (events: ReturnType<typeof batch>) => api('/addon-audit-events', { method: 'POST', token: a.key.secret, body: { events } });
+  const batch = () =>
+    Array.from({ length: 3 }, () => ({
+      id: randomUUID(),
+      addon: 'backup',
+      action: 'run',
+      occurred_at: '2026-03-01T10:00:00Z',
+    }));
+  const send = (events: ReturnType<typeof batch>) =>
+    api('/addon-audit-events', { method: 'POST', token: a.key.secret, body: { events } });
   const first = batch();
   expect((await send(first)).body).toEqual({ accepted: 3, duplicates: 0 });
   expect((await send(first)).body).toEqual({ accepted: 0, duplicates: 3 });

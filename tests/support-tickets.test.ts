@@ -17,14 +17,30 @@ describe('POST /support/tickets', () => {
   it('opens a ticket for the key’s instance and organization, severity normal by default', async () => {
     const { org, key } = await supportWorld();
     const diagnostics = { version: '2.4.1', nodes: [{ name: 'n1', ready: true }], logs: 'line\nline' };
-    const res = await open(key.secret, { subject: '  Backups fail  ', body: 'Since Monday every backup fails.\n\nSee diagnostics.', diagnostics });
+    const res = await open(key.secret, {
+      subject: '  Backups fail  ',
+      body: 'Since Monday every backup fails.\n\nSee diagnostics.',
+      diagnostics,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      ticket: { id: expect.any(String), number: expect.any(Number), subject: 'Backups fail', status: 'open', severity: 'normal', created_at: expect.any(String) },
+      ticket: {
+        id: expect.any(String),
+        number: expect.any(Number),
+        subject: 'Backups fail',
+        status: 'open',
+        severity: 'normal',
+        created_at: expect.any(String),
+      },
     });
     const db = await getDb();
     const [row] = await db.select().from(supportTickets).where(eq(supportTickets.id, res.body.ticket.id));
-    expect(row).toMatchObject({ orgId: org.id, instanceKeyId: key.id, diagnostics, body: 'Since Monday every backup fails.\n\nSee diagnostics.' });
+    expect(row).toMatchObject({
+      orgId: org.id,
+      instanceKeyId: key.id,
+      diagnostics,
+      body: 'Since Monday every backup fails.\n\nSee diagnostics.',
+    });
 
     const urgent = await open(key.secret, { subject: 'Down', body: 'All down', severity: 'urgent' });
     expect(urgent.body.ticket.severity).toBe('urgent');
@@ -60,7 +76,11 @@ describe('POST /support/tickets', () => {
 
     // The limits themselves are accepted.
     const blob = 'x'.repeat(256 * 1024 - '{"blob":""}'.length);
-    const atLimit = await open(key.secret, { subject: 'x'.repeat(200), body: 'y'.repeat(20_000), diagnostics: { blob } });
+    const atLimit = await open(key.secret, {
+      subject: 'x'.repeat(200),
+      body: 'y'.repeat(20_000),
+      diagnostics: { blob },
+    });
     expect(atLimit.status).toBe(200);
   });
 });
@@ -95,25 +115,48 @@ describe('GET /support/tickets, GET /support/tickets/{id}, POST …/messages', (
     const { org, key } = await supportWorld({ keyName: 'core-alpha' });
     const sibling = await createKey(org.id, 'core-beta');
     const other = await supportWorld();
-    const ticket = (await open(key.secret, { subject: 'Help', body: 'Details', severity: 'high', diagnostics: { a: 1 } })).body.ticket;
+    const ticket = (
+      await open(key.secret, { subject: 'Help', body: 'Details', severity: 'high', diagnostics: { a: 1 } })
+    ).body.ticket;
 
-    const reply = await api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token: key.secret, body: { body: 'More details' } });
+    const reply = await api(`/support/tickets/${ticket.id}/messages`, {
+      method: 'POST',
+      token: key.secret,
+      body: { body: 'More details' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
-      message: { id: expect.any(String), author: { type: 'instance', name: 'core-alpha' }, body: 'More details', created_at: expect.any(String) },
+      message: {
+        id: expect.any(String),
+        author: { type: 'instance', name: 'core-alpha' },
+        body: 'More details',
+        created_at: expect.any(String),
+      },
       ticket: { id: ticket.id, number: ticket.number, status: 'open' },
     });
 
     const got = await api(`/support/tickets/${ticket.id}`, { token: key.secret });
     expect(got.status).toBe(200);
-    expect(got.body.ticket).toMatchObject({ id: ticket.id, subject: 'Help', body: 'Details', severity: 'high', status: 'open', diagnostics: { a: 1 }, message_count: 1 });
+    expect(got.body.ticket).toMatchObject({
+      id: ticket.id,
+      subject: 'Help',
+      body: 'Details',
+      severity: 'high',
+      status: 'open',
+      diagnostics: { a: 1 },
+      message_count: 1,
+    });
     expect(got.body.ticket.messages).toEqual([reply.body.message]);
 
     for (const token of [sibling.secret, other.key.secret]) {
       const res = await api(`/support/tickets/${ticket.id}`, { token });
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
-      const post = await api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token, body: { body: 'sneaky' } });
+      const post = await api(`/support/tickets/${ticket.id}/messages`, {
+        method: 'POST',
+        token,
+        body: { body: 'sneaky' },
+      });
       expect(post.status).toBe(404);
     }
     expect((await api(`/support/tickets/${randomUUID()}`, { token: key.secret })).status).toBe(404);
@@ -121,7 +164,9 @@ describe('GET /support/tickets, GET /support/tickets/{id}, POST …/messages', (
     expect(notUuid.status).toBe(400);
     expect(notUuid.body.message).toContain('id');
     const db = await getDb();
-    expect((await db.select().from(supportMessages).where(eq(supportMessages.ticketId, ticket.id))).map((m) => m.body)).toEqual(['More details']);
+    expect(
+      (await db.select().from(supportMessages).where(eq(supportMessages.ticketId, ticket.id))).map((m) => m.body),
+    ).toEqual(['More details']);
   });
 
   it('reopens a closed (or pending) ticket when the instance replies; validates the message body', async () => {
@@ -132,11 +177,19 @@ describe('GET /support/tickets, GET /support/tickets/{id}, POST …/messages', (
     await staff.support.setTicketStatus({ id: ticket.id, status: 'closed' });
     expect((await api(`/support/tickets/${ticket.id}`, { token: key.secret })).body.ticket.status).toBe('closed');
 
-    const reopened = await api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token: key.secret, body: { body: 'Still slow' } });
+    const reopened = await api(`/support/tickets/${ticket.id}/messages`, {
+      method: 'POST',
+      token: key.secret,
+      body: { body: 'Still slow' },
+    });
     expect(reopened.body.ticket.status).toBe('open');
 
     await staff.support.setTicketStatus({ id: ticket.id, status: 'pending' });
-    const fromPending = await api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token: key.secret, body: { body: 'Here you go' } });
+    const fromPending = await api(`/support/tickets/${ticket.id}/messages`, {
+      method: 'POST',
+      token: key.secret,
+      body: { body: 'Here you go' },
+    });
     expect(fromPending.body.ticket.status).toBe('open');
 
     for (const body of [{ body: '' }, { body: '  ' }, { body: 'x'.repeat(20_001) }, {}]) {
@@ -153,8 +206,10 @@ describe('GET /support/tickets, GET /support/tickets/{id}, POST …/messages', (
     expect(await refusals((token) => open(token, { subject: 's', body: 'b' }))).toEqual(EXPECTED_REFUSALS);
     expect(await refusals((token) => api('/support/tickets', { token }))).toEqual(EXPECTED_REFUSALS);
     expect(await refusals((token) => api(`/support/tickets/${ticket.id}`, { token }))).toEqual(EXPECTED_REFUSALS);
-    expect(await refusals((token) => api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token, body: { body: 'x' } }))).toEqual(
-      EXPECTED_REFUSALS,
-    );
+    expect(
+      await refusals((token) =>
+        api(`/support/tickets/${ticket.id}/messages`, { method: 'POST', token, body: { body: 'x' } }),
+      ),
+    ).toEqual(EXPECTED_REFUSALS);
   });
 });

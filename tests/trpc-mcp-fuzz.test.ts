@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GET, POST } from '../app/api/trpc/[trpc]/route';
 import { appRouter } from '../server/api/root';
-import { issueSecret } from '../server/domain/tokens';
+import { issueSecret } from '@shared/tokens';
 import { asText, generate, HOSTILE, known, prng, PROTO_KEYS, type Json, type Rng, type Schema } from './fuzz-inputs';
 import { createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 import { mintToken, registerMcpUrl, startHub, startUpstream, type RunningServer, type Upstream } from './mcp-harness';
@@ -84,7 +84,9 @@ async function callTrpc(proc: Procedure, headers: Record<string, string>, input:
   const res =
     proc.type === 'query'
       ? await GET(new Request(text === undefined ? url : `${url}?input=${encodeURIComponent(text)}`, { headers }))
-      : await POST(new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text }));
+      : await POST(
+          new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text }),
+        );
   const body = await res.text();
   let parsed: any = body;
   try {
@@ -99,7 +101,17 @@ function mutateTrpc(proc: Procedure, base: Json, rng: Rng): { label: string; jso
   const object = base && typeof base === 'object' && !Array.isArray(base) ? { ...(base as Record<string, Json>) } : {};
   const fields = Object.keys(proc.input?.properties ?? {});
   const hostile = rng.pick(HOSTILE);
-  switch (rng.pick(['hostile-field', 'hostile-field', 'unknown-field', 'proto-key', 'non-object', 'malformed-json', 'missing'])) {
+  switch (
+    rng.pick([
+      'hostile-field',
+      'hostile-field',
+      'unknown-field',
+      'proto-key',
+      'non-object',
+      'malformed-json',
+      'missing',
+    ])
+  ) {
     case 'hostile-field': {
       const field = fields.length ? rng.pick(fields) : 'id';
       return { label: `${field} = ${asText(hostile).slice(0, 40)}`, json: { ...object, [field]: hostile } };
@@ -108,7 +120,13 @@ function mutateTrpc(proc: Procedure, base: Json, rng: Rng): { label: string; jso
       return { label: 'unknown field', json: { ...object, [`unknown_${rng.int(0, 99)}`]: hostile } };
     case 'proto-key': {
       const key = rng.pick(PROTO_KEYS);
-      return { label: `prototype key ${key}`, raw: JSON.stringify(object).replace(/^\{/, `{"${key}":{"role":"superadmin"}${Object.keys(object).length ? ',' : ''}`) };
+      return {
+        label: `prototype key ${key}`,
+        raw: JSON.stringify(object).replace(
+          /^\{/,
+          `{"${key}":{"role":"superadmin"}${Object.keys(object).length ? ',' : ''}`,
+        ),
+      };
     }
     case 'non-object':
       return { label: 'non-object input', json: rng.pick([[], 42, 'text', true, [object]]) };
@@ -126,7 +144,10 @@ it(`every tRPC procedure answers every credential and input without a 5xx, in th
   for (const proc of procedures) {
     for (const cred of credentials) {
       const first = generate(proc.input, rng);
-      const inputs = [{ label: 'plausible', json: first }, ...Array.from({ length: MUTATIONS_PER_CALL }, () => mutateTrpc(proc, first, rng))];
+      const inputs = [
+        { label: 'plausible', json: first },
+        ...Array.from({ length: MUTATIONS_PER_CALL }, () => mutateTrpc(proc, first, rng)),
+      ];
       for (const input of inputs) {
         const res = await callTrpc(proc, cred.headers, input);
         const where = `[seed ${SEED}] ${cred.kind} ${proc.type} ${proc.path} (${input.label}) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
@@ -134,7 +155,11 @@ it(`every tRPC procedure answers every credential and input without a 5xx, in th
         else if (res.status < 300) ok++;
         else {
           const error = res.body?.error;
-          if (typeof error?.message !== 'string' || typeof error?.data?.code !== 'string' || error.data.httpStatus !== res.status)
+          if (
+            typeof error?.message !== 'string' ||
+            typeof error?.data?.code !== 'string' ||
+            error.data.httpStatus !== res.status
+          )
             failures.push(`${where}: not a tRPC error with its HTTP status`);
         }
       }
@@ -148,24 +173,83 @@ it(`every tRPC procedure answers every credential and input without a 5xx, in th
 /** Malformed or hostile MCP requests: JSON-RPC that is broken, batched, huge, or sent with the wrong headers. */
 function mcpRequest(rng: Rng): { label: string; method: string; headers: Record<string, string>; body?: string } {
   const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+  };
   const hostile = rng.pick(HOSTILE);
   const cases = [
     () => ({ label: 'initialize', method: 'POST', headers: json, body: JSON.stringify(initialize) }),
-    () => ({ label: 'malformed JSON', method: 'POST', headers: json, body: rng.pick(['{"jsonrpc":', '[1,2', '\u0000', 'null x']) }),
-    () => ({ label: `id = ${asText(hostile).slice(0, 30)}`, method: 'POST', headers: json, body: JSON.stringify({ ...initialize, id: hostile }) }),
-    () => ({ label: `method = ${asText(hostile).slice(0, 30)}`, method: 'POST', headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: hostile }) }),
-    () => ({ label: 'batch', method: 'POST', headers: json, body: JSON.stringify([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }]) }),
-    () => ({ label: 'tools/call without a session', method: 'POST', headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: hostile } } }) }),
-    () => ({ label: 'prototype keys', method: 'POST', headers: json, body: `{"__proto__":{"admin":true},"constructor":1,"jsonrpc":"2.0","id":4,"method":"ping"}` }),
-    () => ({ label: 'text/plain body', method: 'POST', headers: { 'content-type': 'text/plain', accept: json.accept }, body: JSON.stringify(initialize) }),
-    () => ({ label: 'no Accept', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initialize) }),
+    () => ({
+      label: 'malformed JSON',
+      method: 'POST',
+      headers: json,
+      body: rng.pick(['{"jsonrpc":', '[1,2', '\u0000', 'null x']),
+    }),
+    () => ({
+      label: `id = ${asText(hostile).slice(0, 30)}`,
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ ...initialize, id: hostile }),
+    }),
+    () => ({
+      label: `method = ${asText(hostile).slice(0, 30)}`,
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: hostile }),
+    }),
+    () => ({
+      label: 'batch',
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }]),
+    }),
+    () => ({
+      label: 'tools/call without a session',
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: hostile } },
+      }),
+    }),
+    () => ({
+      label: 'prototype keys',
+      method: 'POST',
+      headers: json,
+      body: `{"__proto__":{"admin":true},"constructor":1,"jsonrpc":"2.0","id":4,"method":"ping"}`,
+    }),
+    () => ({
+      label: 'text/plain body',
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', accept: json.accept },
+      body: JSON.stringify(initialize),
+    }),
+    () => ({
+      label: 'no Accept',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(initialize),
+    }),
     () => ({ label: 'GET stream without a session', method: 'GET', headers: { accept: 'text/event-stream' } }),
     () => {
       const session = rng.pick(['nope', '\u00ff', 'x'.repeat(5000)]);
-      return { label: `DELETE an unknown session ${JSON.stringify(session.slice(0, 8))}`, method: 'DELETE', headers: { 'mcp-session-id': session } };
+      return {
+        label: `DELETE an unknown session ${JSON.stringify(session.slice(0, 8))}`,
+        method: 'DELETE',
+        headers: { 'mcp-session-id': session },
+      };
     },
-    () => ({ label: 'bogus protocol version', method: 'POST', headers: { ...json, 'mcp-protocol-version': '1999-01-01' }, body: JSON.stringify(initialize) }),
+    () => ({
+      label: 'bogus protocol version',
+      method: 'POST',
+      headers: { ...json, 'mcp-protocol-version': '1999-01-01' },
+      body: JSON.stringify(initialize),
+    }),
   ];
   return rng.pick(cases)();
 }
@@ -191,16 +275,23 @@ it(`/mcp answers malformed and hostile requests from every credential without a 
       const req = mcpRequest(rng);
       let res: Response;
       try {
-        res = await fetch(`${hub.url}/mcp`, { method: req.method, headers: { ...req.headers, ...cred.headers }, body: req.body });
+        res = await fetch(`${hub.url}/mcp`, {
+          method: req.method,
+          headers: { ...req.headers, ...cred.headers },
+          body: req.body,
+        });
       } catch (err) {
-        failures.push(`[seed ${SEED}] ${cred.kind} ${req.method} /mcp (${req.label}): no answer (${(err as Error).cause ?? err})`);
+        failures.push(
+          `[seed ${SEED}] ${cred.kind} ${req.method} /mcp (${req.label}): no answer (${(err as Error).cause ?? err})`,
+        );
         continue;
       }
       const text = await res.text();
       statuses.add(res.status);
       const where = `[seed ${SEED}] ${cred.kind} ${req.method} /mcp (${req.label}) → ${res.status} ${text.slice(0, 300)}`;
       if (res.status >= 500) failures.push(`${where}: 5xx`);
-      if (res.status === 401 && !/^Bearer /.test(res.headers.get('www-authenticate') ?? '')) failures.push(`${where}: 401 without WWW-Authenticate: Bearer`);
+      if (res.status === 401 && !/^Bearer /.test(res.headers.get('www-authenticate') ?? ''))
+        failures.push(`${where}: 401 without WWW-Authenticate: Bearer`);
       if (res.status >= 400 && res.status < 500) {
         let body: any = null;
         try {
@@ -209,10 +300,13 @@ it(`/mcp answers malformed and hostile requests from every credential without a 
           /* checked below */
         }
         const hubError = typeof body?.code === 'string' && typeof body?.message === 'string';
-        const rpcError = body?.jsonrpc === '2.0' && typeof body?.error?.code === 'number' && typeof body?.error?.message === 'string';
-        if (!hubError && !rpcError) failures.push(`${where}: error body is neither {code, message} nor a JSON-RPC error`);
+        const rpcError =
+          body?.jsonrpc === '2.0' && typeof body?.error?.code === 'number' && typeof body?.error?.message === 'string';
+        if (!hubError && !rpcError)
+          failures.push(`${where}: error body is neither {code, message} nor a JSON-RPC error`);
       }
-      if (cred.kind !== 'PAT svp_' && res.status < 300) failures.push(`${where}: only a personal access token may pass`);
+      if (cred.kind !== 'PAT svp_' && res.status < 300)
+        failures.push(`${where}: only a personal access token may pass`);
     }
   }
   expect(failures, `${failures.length} failures; rerun with FUZZ_SEED=${SEED}`).toEqual([]);

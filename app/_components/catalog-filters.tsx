@@ -70,7 +70,11 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
   useEffect(() => () => clearTimeout(timer.current), []);
 
   /** The filters as shown: the URL's, with what is typed but not sent yet. */
-  const shown = (): CatalogParams => ({ ...latest.current.params, search: latest.current.search.trim() || undefined, tags: normalizeTags(latest.current.tags) });
+  const shown = (): CatalogParams => ({
+    ...latest.current.params,
+    search: latest.current.search.trim() || undefined,
+    tags: normalizeTags(latest.current.tags),
+  });
 
   const navigate = (next: CatalogParams, mode: Mode) => {
     const href = catalogHref(next, {});
@@ -109,7 +113,11 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
     }, SEARCH_DELAY_MS);
   };
 
-  const chipHref = (slug: string | undefined) => catalogHref({ ...params, search: search.text.trim() || undefined, tags: normalizeTags(tags.text) }, { category: slug, page: 1 });
+  const chipHref = (slug: string | undefined) =>
+    catalogHref(
+      { ...params, search: search.text.trim() || undefined, tags: normalizeTags(tags.text) },
+      { category: slug, page: 1 },
+    );
   const onChip = () => {
     clearTimeout(timer.current);
     typed.current = null;
@@ -132,7 +140,15 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
           <label htmlFor="search" className="mb-1 block text-sm font-medium text-zinc-800">
             Search
           </label>
-          <Input id="search" name="search" type="search" value={search.text} onChange={(e) => onType('search', e.target.value)} placeholder="Name, description or tag" autoComplete="off" />
+          <Input
+            id="search"
+            name="search"
+            type="search"
+            value={search.text}
+            onChange={(e) => onType('search', e.target.value)}
+            placeholder="Name, description or tag"
+            autoComplete="off"
+          />
         </div>
         <div className="min-w-0">
           <label htmlFor="category" className="mb-1 block text-sm font-medium text-zinc-800">
@@ -153,14 +169,24 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
                 {c.name} ({c.template_count}){c.is_private ? ' · private' : ''}
               </option>
             ))}
-            {category && !categories.some((c) => c.slug === category) ? <option value={category}>{category} (not available)</option> : null}
+            {category && !categories.some((c) => c.slug === category) ? (
+              <option value={category}>{category} (not available)</option>
+            ) : null}
           </Select>
         </div>
         <div className="min-w-0">
           <label htmlFor="tags" className="mb-1 block text-sm font-medium text-zinc-800">
             Tags
           </label>
-          <Input id="tags" name="tags" value={tags.text} onChange={(e) => onType('tags', e.target.value)} placeholder="e.g. llm, gpu" autoComplete="off" aria-describedby="tags-hint" />
+          <Input
+            id="tags"
+            name="tags"
+            value={tags.text}
+            onChange={(e) => onType('tags', e.target.value)}
+            placeholder="e.g. llm, gpu"
+            autoComplete="off"
+            aria-describedby="tags-hint"
+          />
           <p id="tags-hint" className="sr-only">
             Comma-separated; a template with any of them matches.
           </p>
@@ -194,13 +220,25 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
         <nav aria-label="Categories" className="mb-6">
           <ul className="flex flex-wrap gap-2">
             <li>
-              <Link href={chipHref(undefined)} scroll={false} onClick={onChip} aria-current={!params.category ? 'page' : undefined} className={chip(!params.category)}>
+              <Link
+                href={chipHref(undefined)}
+                scroll={false}
+                onClick={onChip}
+                aria-current={!params.category ? 'page' : undefined}
+                className={chip(!params.category)}
+              >
                 All
               </Link>
             </li>
             {categories.map((c) => (
               <li key={c.id}>
-                <Link href={chipHref(c.slug)} scroll={false} onClick={onChip} aria-current={params.category === c.slug ? 'page' : undefined} className={chip(params.category === c.slug)}>
+                <Link
+                  href={chipHref(c.slug)}
+                  scroll={false}
+                  onClick={onChip}
+                  aria-current={params.category === c.slug ? 'page' : undefined}
+                  className={chip(params.category === c.slug)}
+                >
                   {c.name} <span className="opacity-75">{c.template_count}</span>
                   {c.is_private ? <LockIcon /> : null}
                 </Link>
@@ -214,18 +252,33 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
 }
 
 /** Paging of the catalog: links to the URL with every filter kept. */
-export function CatalogPager({ params, pagination }: { params: CatalogParams; pagination: { page: number; totalPages: number; total: number } }) {
+export function CatalogPager({
+  params,
+  pagination,
+}: {
+  params: CatalogParams;
+  pagination: { page: number; totalPages: number; total: number };
+}) {
   return <Pager pagination={pagination} hrefFor={(page) => catalogHref(params, { page })} />;
 }
 
 function LockIcon() {
   return (
-    <svg role="img" aria-label="private" viewBox="0 0 16 16" className="ml-1 inline h-3.5 w-3.5 align-[-2px]" fill="currentColor">
+    <svg
+      role="img"
+      aria-label="private"
+      viewBox="0 0 16 16"
+      className="ml-1 inline h-3.5 w-3.5 align-[-2px]"
+      fill="currentColor"
+    >
       <path d="M8 1a3.5 3.5 0 0 0-3.5 3.5V6H4a1.5 1.5 0 0 0-1.5 1.5v6A1.5 1.5 0 0 0 4 15h8a1.5 1.5 0 0 0 1.5-1.5v-6A1.5 1.5 0 0 0 12 6h-.5V4.5A3.5 3.5 0 0 0 8 1Zm2 5H6V4.5a2 2 0 1 1 4 0V6Z" />
     </svg>
   );
 }
 
 function chip(active: boolean) {
-  return cx('inline-block rounded-full border px-3 py-1 text-sm', active ? 'border-zinc-900 bg-zinc-900 text-white' : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100');
+  return cx(
+    'inline-block rounded-full border px-3 py-1 text-sm',
+    active ? 'border-zinc-900 bg-zinc-900 text-white' : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100',
+  );
 }

@@ -34,7 +34,17 @@ async function writeClipboard(value: string) {
   }
 }
 
-export function CopyButton({ value, label, what, className }: { value: string; label: string; what: string; className?: string }) {
+export function CopyButton({
+  value,
+  label,
+  what,
+  className,
+}: {
+  value: string;
+  label: string;
+  what: string;
+  className?: string;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
@@ -52,7 +62,11 @@ export function CopyButton({ value, label, what, className }: { value: string; l
         }}
         className={cx(
           'inline-flex shrink-0 items-center gap-1 rounded-md border px-2 py-1 text-xs font-medium whitespace-nowrap transition-colors',
-          state === 'copied' ? 'border-green-600 bg-green-50 text-green-800' : state === 'failed' ? 'border-red-600 bg-red-50 text-red-800' : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100',
+          state === 'copied'
+            ? 'border-green-600 bg-green-50 text-green-800'
+            : state === 'failed'
+              ? 'border-red-600 bg-red-50 text-red-800'
+              : 'border-zinc-300 bg-white text-zinc-800 hover:bg-zinc-100',
           className,
         )}
       >
@@ -60,7 +74,11 @@ export function CopyButton({ value, label, what, className }: { value: string; l
         <span aria-hidden="true">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}</span>
       </button>
       <span role="status" className="sr-only">
-        {state === 'copied' ? `${what} copied` : state === 'failed' ? `Could not copy the ${what.toLowerCase()}; select it and copy it by hand` : ''}
+        {state === 'copied'
+          ? `${what} copied`
+          : state === 'failed'
+            ? `Could not copy the ${what.toLowerCase()}; select it and copy it by hand`
+            : ''}
       </span>
     </>
   );
@@ -68,7 +86,14 @@ export function CopyButton({ value, label, what, className }: { value: string; l
 
 function ClipboardIcon() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.5">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 16 16"
+      className="h-3.5 w-3.5"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.5"
+    >
       <rect x="4.5" y="3.5" width="8" height="10" rx="1.5" />
       <path d="M6.5 3.5V2.75c0-.41.34-.75.75-.75h1.5c.41 0 .75.34.75.75v.75" />
     </svg>
@@ -77,7 +102,14 @@ function ClipboardIcon() {
 
 function CheckIcon() {
   return (
-    <svg aria-hidden="true" viewBox="0 0 16 16" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="2">
+    <svg
+      aria-hidden="true"
+      viewBox="0 0 16 16"
+      className="h-3.5 w-3.5"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+    >
       <path d="m3.5 8.5 3 3 6-7" />
     </svg>
   );

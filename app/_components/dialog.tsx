@@ -4,7 +4,19 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { toast } from 'sonner';
 import { Button } from './ui';
 
-export function Dialog({ open, onClose, title, children, footer }: { open: boolean; onClose: () => void; title: ReactNode; children: ReactNode; footer?: ReactNode }) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  children,
+  footer,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  children: ReactNode;
+  footer?: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -90,7 +102,15 @@ export function ConfirmDialog({
   );
 }
 
-export function CopyButton({ value, label = 'Copy', what = 'Value' }: { value: string; label?: string; what?: string }) {
+export function CopyButton({
+  value,
+  label = 'Copy',
+  what = 'Value',
+}: {
+  value: string;
+  label?: string;
+  what?: string;
+}) {
   const [copied, setCopied] = useState(false);
   return (
     <Button
@@ -113,7 +133,21 @@ export function CopyButton({ value, label = 'Copy', what = 'Value' }: { value: s
 }
 
 /** Shows a secret exactly once, with a copy button and a plain warning. */
-export function SecretDialog({ open, onClose, title, secret, what, children }: { open: boolean; onClose: () => void; title: ReactNode; secret: string | null; what: string; children?: ReactNode }) {
+export function SecretDialog({
+  open,
+  onClose,
+  title,
+  secret,
+  what,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  secret: string | null;
+  what: string;
+  children?: ReactNode;
+}) {
   return (
     <Dialog
       open={open && secret !== null}
@@ -128,7 +162,10 @@ export function SecretDialog({ open, onClose, title, secret, what, children }: {
       <p className="font-medium text-amber-900">Copy it now: you will not see it again.</p>
       {children}
       <div className="flex items-start gap-2">
-        <code data-testid="secret-value" className="block flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all text-zinc-900">
+        <code
+          data-testid="secret-value"
+          className="block flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all text-zinc-900"
+        >
           {secret}
         </code>
         {secret ? <CopyButton value={secret} what={what} /> : null}

@@ -48,7 +48,15 @@ export function ListView<D extends { pagination: Pagination }, T>({
  * buttons at every width): each cell shows its column name before its value, actions wrap inside the card, and
  * nothing scrolls sideways on a phone. From sm up it is an ordinary table (scrollable if it must).
  */
-export function ListTable({ caption, columns, children }: { caption: string; columns: { label: string; hidden?: boolean }[]; children: ReactNode }) {
+export function ListTable({
+  caption,
+  columns,
+  children,
+}: {
+  caption: string;
+  columns: { label: string; hidden?: boolean }[];
+  children: ReactNode;
+}) {
   return (
     <div className="relative sm:overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
       <table className="block w-full text-sm sm:table sm:min-w-full sm:divide-y sm:divide-zinc-200">
@@ -56,13 +64,19 @@ export function ListTable({ caption, columns, children }: { caption: string; col
         <thead className="max-sm:sr-only">
           <tr>
             {columns.map((c) => (
-              <th key={c.label} scope="col" className="px-3 py-2 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-700 uppercase">
+              <th
+                key={c.label}
+                scope="col"
+                className="px-3 py-2 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-700 uppercase"
+              >
                 {c.hidden ? <span className="sr-only">{c.label}</span> : c.label}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody className="block space-y-3 sm:table-row-group sm:space-y-0 sm:divide-y sm:divide-zinc-100 sm:bg-white">{children}</tbody>
+        <tbody className="block space-y-3 sm:table-row-group sm:space-y-0 sm:divide-y sm:divide-zinc-100 sm:bg-white">
+          {children}
+        </tbody>
       </table>
     </div>
   );
@@ -70,7 +84,10 @@ export function ListTable({ caption, columns, children }: { caption: string; col
 
 export function Row({ children, testId }: { children: ReactNode; testId?: string }) {
   return (
-    <tr data-testid={testId} className="block rounded-xl border border-zinc-200 bg-white p-3 shadow-sm sm:table-row sm:rounded-none sm:border-0 sm:p-0 sm:shadow-none">
+    <tr
+      data-testid={testId}
+      className="block rounded-xl border border-zinc-200 bg-white p-3 shadow-sm sm:table-row sm:rounded-none sm:border-0 sm:p-0 sm:shadow-none"
+    >
       {children}
     </tr>
   );
@@ -81,16 +98,37 @@ export function Row({ children, testId }: { children: ReactNode; testId?: string
  * cells (the row's name) and `actions` cells show no label. Actions sit at the end of a desktop row and wrap
  * inside the card on a phone.
  */
-export function Cell({ label, primary, actions, nowrap, children }: { label?: string; primary?: boolean; actions?: boolean; nowrap?: boolean; children: ReactNode }) {
+export function Cell({
+  label,
+  primary,
+  actions,
+  nowrap,
+  className,
+  title,
+  children,
+}: {
+  label?: string;
+  primary?: boolean;
+  actions?: boolean;
+  nowrap?: boolean;
+  /** Extra classes for the cell's content (e.g. font-mono, break-all). */
+  className?: string;
+  title?: string;
+  children: ReactNode;
+}) {
   const labelled = label && !primary && !actions;
   return (
     <td
       data-label={labelled ? label : undefined}
+      title={title}
       className={[
         'block px-0 py-1 align-top text-zinc-800 sm:table-cell sm:px-3 sm:py-2',
-        labelled ? 'max-sm:before:mr-2 max-sm:before:text-xs max-sm:before:font-semibold max-sm:before:tracking-wide max-sm:before:text-zinc-600 max-sm:before:uppercase max-sm:before:content-[attr(data-label)]' : '',
+        labelled
+          ? 'max-sm:before:mr-2 max-sm:before:text-xs max-sm:before:font-semibold max-sm:before:tracking-wide max-sm:before:text-zinc-600 max-sm:before:uppercase max-sm:before:content-[attr(data-label)]'
+          : '',
         actions ? 'max-sm:pt-2 sm:text-right' : '',
         nowrap ? 'sm:whitespace-nowrap' : '',
+        className ?? '',
       ].join(' ')}
     >
       {actions ? <div className="flex flex-wrap items-center gap-2 sm:justify-end">{children}</div> : children}

@@ -14,7 +14,8 @@ interface Pagination {
   total: number;
 }
 
-type Target = { onPage: (page: number) => void; hrefFor?: undefined } | { hrefFor: (page: number) => string; onPage?: undefined };
+type Target =
+  { onPage: (page: number) => void; hrefFor?: undefined } | { hrefFor: (page: number) => string; onPage?: undefined };
 
 export function Pager({ pagination, ...target }: { pagination: Pagination } & Target) {
   const go = (page: number, label: ReactNode, disabled: boolean) =>

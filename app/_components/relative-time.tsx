@@ -52,7 +52,12 @@ export function RelativeTime({ value, className }: { value: string | Date | null
   }, [valid]);
   if (!valid) return <span className={className}>—</span>;
   return (
-    <time dateTime={date.toISOString()} title={now ? formatExactLocal(date) : formatExactUtc(date)} className={className} suppressHydrationWarning>
+    <time
+      dateTime={date.toISOString()}
+      title={now ? formatExactLocal(date) : formatExactUtc(date)}
+      className={className}
+      suppressHydrationWarning
+    >
       {formatRelative(date, now ?? undefined)}
     </time>
   );

@@ -17,7 +17,10 @@ export function SiteHeader({ user, isAdmin }: { user: { name: string; email: str
     <header className="border-b border-zinc-200 bg-white">
       <div className="mx-auto flex w-full max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
         <Link href="/" className="flex items-center gap-2 text-lg font-semibold text-zinc-900">
-          <span aria-hidden="true" className="grid h-7 w-7 place-items-center rounded-lg bg-blue-700 text-sm font-bold text-white">
+          <span
+            aria-hidden="true"
+            className="grid h-7 w-7 place-items-center rounded-lg bg-blue-700 text-sm font-bold text-white"
+          >
             H
           </span>
           Hub
@@ -29,7 +32,10 @@ export function SiteHeader({ user, isAdmin }: { user: { name: string; email: str
                 <Link
                   href={l.href}
                   aria-current={l.active ? 'page' : undefined}
-                  className={cx('rounded-lg px-3 py-1.5 text-sm font-medium', l.active ? 'bg-zinc-900 text-white' : 'text-zinc-700 hover:bg-zinc-100')}
+                  className={cx(
+                    'rounded-lg px-3 py-1.5 text-sm font-medium',
+                    l.active ? 'bg-zinc-900 text-white' : 'text-zinc-700 hover:bg-zinc-100',
+                  )}
                 >
                   {l.label}
                 </Link>
@@ -44,7 +50,10 @@ export function SiteHeader({ user, isAdmin }: { user: { name: string; email: str
                 {user.name || user.email}
               </span>
               <form action={signOutAction}>
-                <button type="submit" className="rounded-lg border border-zinc-300 px-3 py-1.5 font-medium text-zinc-800 hover:bg-zinc-100">
+                <button
+                  type="submit"
+                  className="rounded-lg border border-zinc-300 px-3 py-1.5 font-medium text-zinc-800 hover:bg-zinc-100"
+                >
                   Sign out
                 </button>
               </form>
@@ -77,5 +86,7 @@ function SignInHere() {
   const search = useSearchParams();
   if (pathname === '/signin') return <SignInLink href={`/signin${search.size > 0 ? `?${search.toString()}` : ''}`} />;
   const here = `${pathname}${search.size > 0 ? `?${search.toString()}` : ''}`;
-  return <SignInLink href={here === '/' ? '/signin?callbackUrl=%2F' : `/signin?callbackUrl=${encodeURIComponent(here)}`} />;
+  return (
+    <SignInLink href={here === '/' ? '/signin?callbackUrl=%2F' : `/signin?callbackUrl=${encodeURIComponent(here)}`} />
+  );
 }

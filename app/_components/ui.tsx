@@ -1,6 +1,12 @@
 /** The dashboard's small component kit (Tailwind): one look for every page. Server-safe (no hooks). */
 import Link from 'next/link';
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from 'react';
+import type {
+  ButtonHTMLAttributes,
+  InputHTMLAttributes,
+  ReactNode,
+  SelectHTMLAttributes,
+  TextareaHTMLAttributes,
+} from 'react';
 
 export function cx(...classes: (string | false | null | undefined)[]) {
   return classes.filter(Boolean).join(' ');
@@ -33,7 +39,19 @@ export function Button({
   return <button type={type} className={cx(buttonClass(variant, size), className)} {...props} />;
 }
 
-export function ButtonLink({ href, variant = 'primary', size = 'md', children, className }: { href: string; variant?: Variant; size?: keyof typeof SIZES; children: ReactNode; className?: string }) {
+export function ButtonLink({
+  href,
+  variant = 'primary',
+  size = 'md',
+  children,
+  className,
+}: {
+  href: string;
+  variant?: Variant;
+  size?: keyof typeof SIZES;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <Link href={href} className={cx(buttonClass(variant, size), className)}>
       {children}
@@ -57,7 +75,21 @@ export function Select({ className, ...props }: SelectHTMLAttributes<HTMLSelectE
 }
 
 /** Label + control + hint + inline error; `id` ties them together for assistive technology. */
-export function Field({ id, label, hint, error, children, className }: { id: string; label: ReactNode; hint?: ReactNode; error?: string; children: ReactNode; className?: string }) {
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  children,
+  className,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <div className={cx('space-y-1', className)}>
       <label htmlFor={id} className="block text-sm font-medium text-zinc-800">
@@ -78,7 +110,12 @@ export function Field({ id, label, hint, error, children, className }: { id: str
   );
 }
 
-export function Checkbox({ id, label, hint, ...props }: InputHTMLAttributes<HTMLInputElement> & { id: string; label: ReactNode; hint?: ReactNode }) {
+export function Checkbox({
+  id,
+  label,
+  hint,
+  ...props
+}: InputHTMLAttributes<HTMLInputElement> & { id: string; label: ReactNode; hint?: ReactNode }) {
   return (
     <div className="flex items-start gap-2">
       <input id={id} type="checkbox" className="mt-0.5 h-4 w-4 rounded border-zinc-400 accent-blue-700" {...props} />
@@ -92,7 +129,19 @@ export function Checkbox({ id, label, hint, ...props }: InputHTMLAttributes<HTML
   );
 }
 
-export function Card({ title, description, actions, children, className }: { title?: ReactNode; description?: ReactNode; actions?: ReactNode; children?: ReactNode; className?: string }) {
+export function Card({
+  title,
+  description,
+  actions,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  children?: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={cx('rounded-xl border border-zinc-200 bg-white p-4 shadow-sm sm:p-5', className)}>
       {title || actions ? (
@@ -120,10 +169,27 @@ const TONES: Record<Tone, string> = {
 };
 
 export function Badge({ tone = 'neutral', children }: { tone?: Tone; children: ReactNode }) {
-  return <span className={cx('inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset', TONES[tone])}>{children}</span>;
+  return (
+    <span
+      className={cx(
+        'inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset',
+        TONES[tone],
+      )}
+    >
+      {children}
+    </span>
+  );
 }
 
-export function PageHeader({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
       <div>
@@ -144,7 +210,15 @@ export function EmptyState({ title, children }: { title: ReactNode; children?: R
   );
 }
 
-export function ErrorState({ title = 'Something went wrong', message, children }: { title?: ReactNode; message?: ReactNode; children?: ReactNode }) {
+export function ErrorState({
+  title = 'Something went wrong',
+  message,
+  children,
+}: {
+  title?: ReactNode;
+  message?: ReactNode;
+  children?: ReactNode;
+}) {
   return (
     <div role="alert" className="rounded-xl border border-red-200 bg-red-50 px-4 py-4 text-sm text-red-900">
       <p className="font-semibold">{title}</p>
@@ -156,7 +230,12 @@ export function ErrorState({ title = 'Something went wrong', message, children }
 
 export function Notice({ tone = 'amber', children }: { tone?: 'amber' | 'blue'; children: ReactNode }) {
   return (
-    <div className={cx('rounded-lg border px-3 py-2 text-sm', tone === 'amber' ? 'border-amber-300 bg-amber-50 text-amber-950' : 'border-blue-200 bg-blue-50 text-blue-950')}>
+    <div
+      className={cx(
+        'rounded-lg border px-3 py-2 text-sm',
+        tone === 'amber' ? 'border-amber-300 bg-amber-50 text-amber-950' : 'border-blue-200 bg-blue-50 text-blue-950',
+      )}
+    >
       {children}
     </div>
   );

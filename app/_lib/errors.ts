@@ -70,7 +70,8 @@ const sentence = (s: string) => {
 };
 
 /** zod's own wordings, which mean nothing to people: replaced by ours. */
-const SCHEMA_WORDS = /^(invalid|too (small|big)|expected|unrecognized|required$)|\bexpected (string|number|boolean|object|array)\b|[<>]=?\s*\d/i;
+const SCHEMA_WORDS =
+  /^(invalid|too (small|big)|expected|unrecognized|required$)|\bexpected (string|number|boolean|object|array)\b|[<>]=?\s*\d/i;
 /** Our server messages are predicates written for people: "must be at least 1", "is already taken". */
 const PREDICATE = /^(must|may|is|are|cannot|can't|should|needs?|has|have|was|already|not)\b/i;
 
@@ -85,14 +86,21 @@ function predicate(issue: FieldIssue): string {
   switch (code) {
     case 'invalid_type':
       if (/received undefined|received null/.test(message)) return 'is required';
-      return issue.expected === 'number' || issue.expected === 'int' ? 'must be a number' : issue.expected === 'boolean' ? 'must be yes or no' : 'is not valid';
+      return issue.expected === 'number' || issue.expected === 'int'
+        ? 'must be a number'
+        : issue.expected === 'boolean'
+          ? 'must be yes or no'
+          : 'is not valid';
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'is required' : `must be at least ${plural(issue.minimum!, 'character')}`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `needs at least ${plural(issue.minimum!, 'entry', 'entries')}`;
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1 ? 'is required' : `must be at least ${plural(issue.minimum!, 'character')}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return `needs at least ${plural(issue.minimum!, 'entry', 'entries')}`;
       return issue.inclusive === false ? `must be more than ${issue.minimum}` : `must be at least ${issue.minimum}`;
     case 'too_big':
       if (issue.origin === 'string') return `must be at most ${plural(issue.maximum!, 'character')}`;
-      if (issue.origin === 'array' || issue.origin === 'set') return `can have at most ${plural(issue.maximum!, 'entry', 'entries')}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return `can have at most ${plural(issue.maximum!, 'entry', 'entries')}`;
       return issue.inclusive === false ? `must be less than ${issue.maximum}` : `must be at most ${issue.maximum}`;
     case 'invalid_format':
       switch (issue.format) {
@@ -113,7 +121,9 @@ function predicate(issue: FieldIssue): string {
           return SCHEMA_WORDS.test(message) ? 'is not in the expected format' : message;
       }
     case 'invalid_value':
-      return issue.values && issue.values.length > 0 && issue.values.length <= 6 ? `must be one of ${issue.values.map(String).join(', ')}` : 'is not one of the choices';
+      return issue.values && issue.values.length > 0 && issue.values.length <= 6
+        ? `must be one of ${issue.values.map(String).join(', ')}`
+        : 'is not one of the choices';
     case 'unrecognized_keys':
       return 'contains fields the Hub does not know';
     default:
@@ -130,7 +140,10 @@ function predicate(issue: FieldIssue): string {
 export function issueSentence(issue: FieldIssue): string {
   const label = fieldLabel(issue.path ?? []);
   const what = predicate(issue);
-  if (what === 'must be chosen') return label ? sentence(`Choose ${/^the /i.test(label) ? label.toLowerCase() : `a ${label.toLowerCase()}`}`) : 'Choose a value.';
+  if (what === 'must be chosen')
+    return label
+      ? sentence(`Choose ${/^the /i.test(label) ? label.toLowerCase() : `a ${label.toLowerCase()}`}`)
+      : 'Choose a value.';
   if (!label) return sentence(what);
   return sentence(PREDICATE.test(what) ? `${label} ${what}` : `${label}: ${what}`);
 }
@@ -165,11 +178,14 @@ export function errorMessage(err: unknown): string {
     return sentences.slice(0, 3).join(' ') + (sentences.length > 3 ? ` (${sentences.length - 3} more to fix.)` : '');
   }
   if (status >= 500 || e.data?.code === 'INTERNAL_SERVER_ERROR') {
-    return status === 503 ? 'The Hub is briefly unavailable. Try again in a few seconds.' : 'Something went wrong on the server. Try again; if it keeps happening, tell your Hub administrator.';
+    return status === 503
+      ? 'The Hub is briefly unavailable. Try again in a few seconds.'
+      : 'Something went wrong on the server. Try again; if it keeps happening, tell your Hub administrator.';
   }
   const message = (e.message ?? '').trim();
   if (!message) return 'Something went wrong. Try again.';
-  if (/^(failed to fetch|fetch failed|networkerror|load failed)/i.test(message)) return 'The Hub could not be reached. Check your connection and try again.';
+  if (/^(failed to fetch|fetch failed|networkerror|load failed)/i.test(message))
+    return 'The Hub could not be reached. Check your connection and try again.';
   // "Invalid input: a: b; c: d" (the server's one-line summary, when the issues are not attached).
   const summary = /^Invalid input:\s*(.+)$/is.exec(message);
   if (summary) {
@@ -211,11 +227,15 @@ export function fieldErrors(err: unknown): Record<string, string> {
  * them can show (show it once, in a banner or toast). `message` is null when every problem has a field,
  * so the form does not repeat the field messages in a toast.
  */
-export function formErrors(err: unknown, fields?: readonly string[]): { fields: Record<string, string>; message: string | null } {
+export function formErrors(
+  err: unknown,
+  fields?: readonly string[],
+): { fields: Record<string, string>; message: string | null } {
   if (!err) return { fields: {}, message: null };
   const all = fieldErrors(err);
   const mine: Record<string, string> = {};
-  for (const [k, v] of Object.entries(all)) if (!fields || fields.includes(k) || fields.includes(k.split('.')[0]!)) mine[k] = v;
+  for (const [k, v] of Object.entries(all))
+    if (!fields || fields.includes(k) || fields.includes(k.split('.')[0]!)) mine[k] = v;
   const issues = issuesOf(err);
   const unplaced = issues.filter((i) => {
     const top = String((i.path ?? [])[0] ?? '');

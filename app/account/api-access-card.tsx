@@ -5,8 +5,8 @@ import { errorMessage, fieldErrors } from '../_lib/errors';
 import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, CopyButton } from '../_components/dialog';
-import { StackedTable } from '../_components/stacked-table';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, Select, td, th } from '../_components/ui';
+import { Cell, ListTable, Row } from '../_components/list-view';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, Select } from '../_components/ui';
 import { RelativeTime } from '../_components/relative-time';
 
 type ApiToken = RouterOutputs['account']['listApiTokens']['tokens'][number];
@@ -62,8 +62,13 @@ export function ApiAccessCard() {
       title="API tokens"
       description={
         <>
-          Short-lived tokens for scripts calling the Hub&apos;s REST API (/api/v1) as you, with your current role. Treat them like passwords. Tokens from{' '}
-          <code className="font-mono text-xs">hub token</code> on the command line are listed here too.
+          Short-lived tokens for scripts calling the Hub&apos;s REST API (/api/v1) as you, with your current role. Treat
+          them like passwords. Tokens from <code className="font-mono text-xs">hub token</code> on the command line are
+          listed here too. Every endpoint is in the{' '}
+          <a href="/docs/api" className="text-blue-700 underline underline-offset-2">
+            API reference
+          </a>
+          .
         </>
       }
     >
@@ -104,7 +109,9 @@ export function ApiAccessCard() {
             Copy {issued.label} now: you will not see it again. It expires <RelativeTime value={issued.expires_at} />.
           </p>
           <div className="flex items-start gap-2">
-            <code className="block min-w-0 flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">{issued.token}</code>
+            <code className="block min-w-0 flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">
+              {issued.token}
+            </code>
             <CopyButton value={issued.token} what="API token" />
           </div>
           <p className="text-zinc-700">Example:</p>
@@ -124,40 +131,51 @@ export function ApiAccessCard() {
           Issue one above, or on the command line with <code className="font-mono text-xs">hub token</code>.
         </EmptyState>
       ) : (
-        <StackedTable caption="API tokens">
-          <thead>
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Issued by</th>
-              <th scope="col" className={th}>Status</th>
-              <th scope="col" className={th}>Created</th>
-              <th scope="col" className={th}>Expires</th>
-              <th scope="col" className={th}>Last used</th>
-              <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-100">
-            {tokens.data.tokens.map((t) => (
-              <tr key={t.id} data-testid={`api-token-row-${t.id}`}>
-                <td className={`${td} font-medium`}>{t.label}</td>
-                <td data-label="Issued by" className={td}>{SOURCE[t.source]}</td>
-                <td data-label="Status" className={td}>
-                  <Badge tone={STATUS[t.status].tone}>{STATUS[t.status].label}</Badge>
-                </td>
-                <td data-label="Created" className={`${td} whitespace-nowrap`}><RelativeTime value={t.created_at} /></td>
-                <td data-label="Expires" className={`${td} whitespace-nowrap`}><RelativeTime value={t.expires_at} /></td>
-                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}</td>
-                <td className={`${td} text-right`}>
-                  {t.status === 'active' ? (
-                    <Button size="sm" variant="danger" onClick={() => setRevoking(t)} aria-label={`Revoke API token ${t.label}`}>
-                      Revoke
-                    </Button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </StackedTable>
+        <ListTable
+          caption="API tokens"
+          columns={[
+            { label: 'Name' },
+            { label: 'Issued by' },
+            { label: 'Status' },
+            { label: 'Created' },
+            { label: 'Expires' },
+            { label: 'Last used' },
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {tokens.data.tokens.map((t) => (
+            <Row key={t.id} testId={`api-token-row-${t.id}`}>
+              <Cell primary className="font-medium">
+                {t.label}
+              </Cell>
+              <Cell label="Issued by">{SOURCE[t.source]}</Cell>
+              <Cell label="Status">
+                <Badge tone={STATUS[t.status].tone}>{STATUS[t.status].label}</Badge>
+              </Cell>
+              <Cell label="Created" nowrap>
+                <RelativeTime value={t.created_at} />
+              </Cell>
+              <Cell label="Expires" nowrap>
+                <RelativeTime value={t.expires_at} />
+              </Cell>
+              <Cell label="Last used" nowrap>
+                {t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}
+              </Cell>
+              <Cell actions>
+                {t.status === 'active' ? (
+                  <Button
+                    size="sm"
+                    variant="danger"
+                    onClick={() => setRevoking(t)}
+                    aria-label={`Revoke API token ${t.label}`}
+                  >
+                    Revoke
+                  </Button>
+                ) : null}
+              </Cell>
+            </Row>
+          ))}
+        </ListTable>
       )}
       <ConfirmDialog
         open={revoking !== null}

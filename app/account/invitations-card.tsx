@@ -22,7 +22,9 @@ export function InvitationsCard({ email, currentOrgName }: { email: string; curr
   const [declining, setDeclining] = useState<Received | null>(null);
   const accept = trpc.account.acceptInvitation.useMutation({
     onSuccess: async (data) => {
-      toast.success(`You joined ${data.organization.name} as ${data.organization.role === 'admin' ? 'an admin' : 'a member'}`);
+      toast.success(
+        `You joined ${data.organization.name} as ${data.organization.role === 'admin' ? 'an admin' : 'a member'}`,
+      );
       await utils.invalidate();
       router.refresh();
     },
@@ -66,22 +68,38 @@ export function InvitationsCard({ email, currentOrgName }: { email: string; curr
       ) : (
         <ul aria-label="Invitations for you" className="divide-y divide-zinc-200 rounded-lg border border-zinc-200">
           {list.map((inv) => (
-            <li key={inv.id} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between" data-testid="received-invitation">
+            <li
+              key={inv.id}
+              className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between"
+              data-testid="received-invitation"
+            >
               <div className="min-w-0">
                 <p className="font-medium text-zinc-900">
                   {inv.organization.name} <Badge tone={inv.role === 'admin' ? 'violet' : 'neutral'}>{inv.role}</Badge>
                 </p>
                 <p className="text-xs [overflow-wrap:anywhere] text-zinc-600">
-                  {inv.invited_by ? `Invited by ${inv.invited_by.name || inv.invited_by.email}` : 'Invited'} · expires <RelativeTime value={inv.expires_at} />
+                  {inv.invited_by ? `Invited by ${inv.invited_by.name || inv.invited_by.email}` : 'Invited'} · expires{' '}
+                  <RelativeTime value={inv.expires_at} />
                 </p>
               </div>
               <div className="flex flex-wrap gap-2">
                 {currentOrgName ? null : (
-                  <Button size="sm" onClick={() => accept.mutate({ id: inv.id })} disabled={accept.isPending} aria-label={`Accept invitation to ${inv.organization.name}`}>
+                  <Button
+                    size="sm"
+                    onClick={() => accept.mutate({ id: inv.id })}
+                    disabled={accept.isPending}
+                    aria-label={`Accept invitation to ${inv.organization.name}`}
+                  >
                     Accept
                   </Button>
                 )}
-                <Button size="sm" variant="secondary" onClick={() => setDeclining(inv)} disabled={accept.isPending} aria-label={`Decline invitation to ${inv.organization.name}`}>
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  onClick={() => setDeclining(inv)}
+                  disabled={accept.isPending}
+                  aria-label={`Decline invitation to ${inv.organization.name}`}
+                >
                   Decline
                 </Button>
               </div>

@@ -5,8 +5,8 @@ import { errorMessage, fieldErrors } from '../_lib/errors';
 import { toastUnlessInline } from '../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../_lib/trpc';
 import { ConfirmDialog, SecretDialog } from '../_components/dialog';
-import { StackedTable } from '../_components/stacked-table';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, td, th } from '../_components/ui';
+import { Cell, ListTable, Row } from '../_components/list-view';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading } from '../_components/ui';
 import { RelativeTime } from '../_components/relative-time';
 
 type ApiKey = RouterOutputs['account']['listApiKeys']['apiKeys'][number];
@@ -69,7 +69,13 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
             create.mutate({ name: name.trim() });
           }}
         >
-          <Field id="key-name" label="New key name" hint="e.g. the instance's host name" error={errors.name} className="min-w-0 flex-1">
+          <Field
+            id="key-name"
+            label="New key name"
+            hint="e.g. the instance's host name"
+            error={errors.name}
+            className="min-w-0 flex-1"
+          >
             <Input
               id="key-name"
               value={name}
@@ -95,53 +101,76 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
       ) : keys.data.apiKeys.length === 0 ? (
         <EmptyState title="No instance keys yet">{isOrgAdmin ? 'Create one for each Core instance.' : null}</EmptyState>
       ) : (
-        <StackedTable caption="Instance keys">
-          <thead>
-            <tr>
-              <th scope="col" className={th}>Name</th>
-              <th scope="col" className={th}>Key</th>
-              <th scope="col" className={th}>Status</th>
-              <th scope="col" className={th}>Created</th>
-              <th scope="col" className={th}>Last used</th>
-              {isOrgAdmin ? <th scope="col" className={th}><span className="sr-only">Actions</span></th> : null}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-100">
-            {keys.data.apiKeys.map((k) => (
-              <tr key={k.id} data-testid={`key-row-${k.name}`}>
-                <td className={`${td} font-medium max-sm:text-base`}>{k.name}</td>
-                <td data-label="Key" className={`${td} font-mono text-xs`}>{k.key_prefix}…</td>
-                <td data-label="Status" className={td}>
-                  <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
-                </td>
-                <td data-label="Created" className={`${td} whitespace-nowrap`}><RelativeTime value={k.created_at} /></td>
-                <td data-label="Last used" className={`${td} whitespace-nowrap`}>{k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}</td>
-                {isOrgAdmin ? (
-                  <td className={`${td} whitespace-nowrap text-right`}>
-                    {/* A revoked key can be neither re-issued nor revoked again: nothing is offered. */}
-                    {k.status === 'active' ? (
-                      <div className="flex justify-end gap-2 max-sm:pt-1">
-                        <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'reissue', key: k })} aria-label={`Re-issue ${k.name}`}>
-                          Re-issue
-                        </Button>
-                        <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'revoke', key: k })} aria-label={`Revoke ${k.name}`}>
-                          Revoke
-                        </Button>
-                      </div>
-                    ) : (
-                      <span className="text-xs text-zinc-600">No actions: revoked for good</span>
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </StackedTable>
+        <ListTable
+          caption="Instance keys"
+          columns={[
+            { label: 'Name' },
+            { label: 'Key' },
+            { label: 'Status' },
+            { label: 'Created' },
+            { label: 'Last used' },
+            ...(isOrgAdmin ? [{ label: 'Actions', hidden: true }] : []),
+          ]}
+        >
+          {keys.data.apiKeys.map((k) => (
+            <Row key={k.id} testId={`key-row-${k.name}`}>
+              <Cell primary className="font-medium max-sm:text-base">
+                {k.name}
+              </Cell>
+              <Cell label="Key" className="font-mono text-xs">
+                {k.key_prefix}…
+              </Cell>
+              <Cell label="Status">
+                <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
+              </Cell>
+              <Cell label="Created" nowrap>
+                <RelativeTime value={k.created_at} />
+              </Cell>
+              <Cell label="Last used" nowrap>
+                {k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}
+              </Cell>
+              {isOrgAdmin ? (
+                <Cell actions>
+                  {/* A revoked key can be neither re-issued nor revoked again: nothing is offered. */}
+                  {k.status === 'active' ? (
+                    <div className="flex justify-end gap-2 max-sm:pt-1">
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        onClick={() => setPending({ kind: 'reissue', key: k })}
+                        aria-label={`Re-issue ${k.name}`}
+                      >
+                        Re-issue
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="danger"
+                        onClick={() => setPending({ kind: 'revoke', key: k })}
+                        aria-label={`Revoke ${k.name}`}
+                      >
+                        Revoke
+                      </Button>
+                    </div>
+                  ) : (
+                    <span className="text-xs text-zinc-600">No actions: revoked for good</span>
+                  )}
+                </Cell>
+              ) : null}
+            </Row>
+          ))}
+        </ListTable>
       )}
 
-      <SecretDialog open={issued !== null} onClose={() => setIssued(null)} title={issued?.title ?? ''} secret={issued?.secret ?? null} what="Instance key">
+      <SecretDialog
+        open={issued !== null}
+        onClose={() => setIssued(null)}
+        title={issued?.title ?? ''}
+        secret={issued?.secret ?? null}
+        what="Instance key"
+      >
         <p>
-          Enter this key in the hub settings of the Core instance <strong>{issued?.name}</strong>. The Hub stores only a hash of it.
+          Enter this key in the hub settings of the Core instance <strong>{issued?.name}</strong>. The Hub stores only a
+          hash of it.
         </p>
       </SecretDialog>
       <ConfirmDialog
@@ -152,7 +181,10 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
         title={`Re-issue ${pending?.key.name ?? ''}?`}
         confirmLabel="Re-issue key"
       >
-        <p>A new secret replaces the current one at once: the instance using the old key is refused until you enter the new one.</p>
+        <p>
+          A new secret replaces the current one at once: the instance using the old key is refused until you enter the
+          new one.
+        </p>
       </ConfirmDialog>
       <ConfirmDialog
         open={pending?.kind === 'revoke'}
@@ -162,7 +194,10 @@ export function KeysCard({ isOrgAdmin }: { isOrgAdmin: boolean }) {
         title={`Revoke ${pending?.key.name ?? ''}?`}
         confirmLabel="Revoke key"
       >
-        <p>The key stops working immediately and for good: a revoked key cannot be re-issued. Create a new key for the instance instead.</p>
+        <p>
+          The key stops working immediately and for good: a revoked key cannot be re-issued. Create a new key for the
+          instance instead.
+        </p>
       </ConfirmDialog>
     </Card>
   );

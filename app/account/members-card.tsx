@@ -66,7 +66,11 @@ export function MembersCard({ isOrgAdmin, selfId, orgName }: { isOrgAdmin: boole
   return (
     <Card
       title="Members"
-      description={isOrgAdmin ? `People in ${orgName}. Invite someone by email; they join when they accept.` : `People in ${orgName}.`}
+      description={
+        isOrgAdmin
+          ? `People in ${orgName}. Invite someone by email; they join when they accept.`
+          : `People in ${orgName}.`
+      }
       actions={
         <Button variant="secondary" size="sm" onClick={() => setLeaving(true)}>
           Leave organization
@@ -83,14 +87,22 @@ export function MembersCard({ isOrgAdmin, selfId, orgName }: { isOrgAdmin: boole
           {members.data.members.map((m) => {
             const draft = drafts[m.user_id] ?? m.role;
             return (
-              <li key={m.user_id} className="flex flex-col gap-3 p-3 sm:flex-row sm:items-center sm:justify-between" data-testid="member-row">
+              <li
+                key={m.user_id}
+                className="flex flex-col gap-3 p-3 sm:flex-row sm:items-center sm:justify-between"
+                data-testid="member-row"
+              >
                 <div className="min-w-0">
                   <p className="font-medium text-zinc-900">
                     {m.name || '—'} {m.user_id === selfId ? <Badge>you</Badge> : null}{' '}
-                    {!isOrgAdmin || m.role === 'admin' ? <Badge tone={m.role === 'admin' ? 'violet' : 'neutral'}>{m.role}</Badge> : null}
+                    {!isOrgAdmin || m.role === 'admin' ? (
+                      <Badge tone={m.role === 'admin' ? 'violet' : 'neutral'}>{m.role}</Badge>
+                    ) : null}
                   </p>
                   <p className="text-sm [overflow-wrap:anywhere] text-zinc-700">{m.email}</p>
-                  <p className="text-xs text-zinc-600">Joined <RelativeTime value={m.joined_at} /></p>
+                  <p className="text-xs text-zinc-600">
+                    Joined <RelativeTime value={m.joined_at} />
+                  </p>
                 </div>
                 {isOrgAdmin ? (
                   <div className="flex flex-wrap items-center gap-2">
@@ -116,7 +128,12 @@ export function MembersCard({ isOrgAdmin, selfId, orgName }: { isOrgAdmin: boole
                     >
                       Change role
                     </Button>
-                    <Button size="sm" variant="secondary" onClick={() => setRemoving(m)} aria-label={`Remove ${m.email}`}>
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      onClick={() => setRemoving(m)}
+                      aria-label={`Remove ${m.email}`}
+                    >
                       Remove
                     </Button>
                   </div>
@@ -140,7 +157,10 @@ export function MembersCard({ isOrgAdmin, selfId, orgName }: { isOrgAdmin: boole
         confirmLabel={changing ? `Make ${roleLabel(changing.role).toLowerCase()}` : 'Change role'}
       >
         {changing?.role === 'admin' ? (
-          <p>Admins manage the organization&apos;s instance keys, members and invitations, and can change everyone&apos;s role, including yours.</p>
+          <p>
+            Admins manage the organization&apos;s instance keys, members and invitations, and can change everyone&apos;s
+            role, including yours.
+          </p>
         ) : (
           <p>{changing ? who(changing.member) : 'They'} will no longer manage instance keys, members or invitations.</p>
         )}
@@ -184,7 +204,15 @@ function InviteForm() {
       }}
     >
       <Field id="invite-email" label="Email" error={emailError}>
-        <Input id="invite-email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} required aria-invalid={emailError ? true : undefined} />
+        <Input
+          id="invite-email"
+          type="email"
+          autoComplete="off"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          required
+          aria-invalid={emailError ? true : undefined}
+        />
       </Field>
       <Field id="invite-role" label="Role" error={errors.role}>
         <Select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
@@ -229,14 +257,24 @@ function PendingInvitations() {
       ) : (
         <ul aria-label="Pending invitations" className="divide-y divide-zinc-200 rounded-lg border border-zinc-200">
           {invitations.data.invitations.map((inv) => (
-            <li key={inv.id} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between" data-testid="invitation-row">
+            <li
+              key={inv.id}
+              className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between"
+              data-testid="invitation-row"
+            >
               <div className="min-w-0">
                 <p className="text-sm font-medium [overflow-wrap:anywhere] text-zinc-900">{inv.email}</p>
                 <p className="text-xs text-zinc-600">
-                  {roleLabel(inv.role)} · invited by {inv.invited_by ? who(inv.invited_by) : 'a former member'} · expires <RelativeTime value={inv.expires_at} />
+                  {roleLabel(inv.role)} · invited by {inv.invited_by ? who(inv.invited_by) : 'a former member'} ·
+                  expires <RelativeTime value={inv.expires_at} />
                 </p>
               </div>
-              <Button size="sm" variant="secondary" onClick={() => setRevoking(inv)} aria-label={`Revoke invitation for ${inv.email}`}>
+              <Button
+                size="sm"
+                variant="secondary"
+                onClick={() => setRevoking(inv)}
+                aria-label={`Revoke invitation for ${inv.email}`}
+              >
                 Revoke
               </Button>
             </li>
@@ -294,7 +332,10 @@ function LeaveDialog({ open, onClose, orgName }: { open: boolean; onClose: () =>
         </>
       }
     >
-      <p>You lose access to its instance keys and private catalog at once, and your personal access tokens for it stop working. To come back you need a new invitation.</p>
+      <p>
+        You lose access to its instance keys and private catalog at once, and your personal access tokens for it stop
+        working. To come back you need a new invitation.
+      </p>
       {leave.error ? (
         <p role="alert" className="text-red-800">
           {forPeople(errorMessage(leave.error))}

@@ -18,26 +18,44 @@ export function slugify(name: string) {
 
 export function OrganizationCard() {
   const org = trpc.account.getOrganization.useQuery({});
-  if (org.isPending) return <Card title="Organization"><Loading rows={3} /></Card>;
-  if (org.isError) return <Card title="Organization"><ErrorState message={errorMessage(org.error)} /></Card>;
+  if (org.isPending)
+    return (
+      <Card title="Organization">
+        <Loading rows={3} />
+      </Card>
+    );
+  if (org.isError)
+    return (
+      <Card title="Organization">
+        <ErrorState message={errorMessage(org.error)} />
+      </Card>
+    );
   const o = org.data.organization;
   if (!o) return <CreateOrganization />;
   return (
     <Card title="Organization" description="Your instance keys and members belong to it.">
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
         <dt className="text-zinc-600">Name</dt>
-        <dd className="font-medium" data-testid="org-name">{o.name}</dd>
+        <dd className="font-medium" data-testid="org-name">
+          {o.name}
+        </dd>
         <dt className="text-zinc-600">Slug</dt>
         <dd className="font-mono">{o.slug}</dd>
         <dt className="text-zinc-600">Tier</dt>
-        <dd><Badge tone="blue">{o.tier}</Badge></dd>
+        <dd>
+          <Badge tone="blue">{o.tier}</Badge>
+        </dd>
         <dt className="text-zinc-600">Status</dt>
-        <dd><Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge></dd>
+        <dd>
+          <Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge>
+        </dd>
         <dt className="text-zinc-600">Your role</dt>
         <dd>{o.role === 'admin' ? 'Organization admin' : 'Member'}</dd>
       </dl>
       {o.status !== 'active' ? (
-        <p className="mt-3 text-sm text-red-800">This organization is suspended: its instance keys are refused until a platform admin reactivates it.</p>
+        <p className="mt-3 text-sm text-red-800">
+          This organization is suspended: its instance keys are refused until a platform admin reactivates it.
+        </p>
       ) : null}
     </Card>
   );
@@ -64,7 +82,10 @@ function CreateOrganization() {
   const errors = fieldErrors(create.error);
   const conflict = create.error?.data?.code === 'CONFLICT' ? create.error.message : undefined;
   return (
-    <Card title="Create your organization" description="You do not belong to an organization yet. Create one to get instance keys; you become its admin (free tier).">
+    <Card
+      title="Create your organization"
+      description="You do not belong to an organization yet. Create one to get instance keys; you become its admin (free tier)."
+    >
       <form
         className="space-y-3"
         onSubmit={(e) => {
@@ -86,7 +107,12 @@ function CreateOrganization() {
             }}
           />
         </Field>
-        <Field id="org-slug" label="Slug" hint="3 to 63 lowercase letters, digits and hyphens; used in URLs." error={errors.slug ?? conflict}>
+        <Field
+          id="org-slug"
+          label="Slug"
+          hint="3 to 63 lowercase letters, digits and hyphens; used in URLs."
+          error={errors.slug ?? conflict}
+        >
           <Input
             id="org-slug"
             value={slug}

@@ -3,11 +3,12 @@ import { requireUser } from '@/server/auth/session';
 import { serverTrpc } from '../_lib/server-trpc';
 import { ButtonLink, PageHeader } from '../_components/ui';
 import { AccountView } from './account-view';
+import { fleetInput, type RawParams } from '../admin/list-params';
 
 export const metadata: Metadata = { title: 'Account' };
 export const dynamic = 'force-dynamic';
 
-export default async function AccountPage() {
+export default async function AccountPage({ searchParams }: { searchParams: Promise<RawParams> }) {
   const { user } = await requireUser('/account');
   // Server-rendered first data: the cards' queries are answered here and hydrated into the browser's cache.
   const { trpc, HydrateClient } = await serverTrpc();
@@ -16,6 +17,7 @@ export default async function AccountPage() {
     trpc.account.getOrganization.prefetch({}),
     trpc.account.listApiTokens.prefetch({}),
     ...(user.orgId ? [trpc.account.listApiKeys.prefetch({})] : []),
+    ...(user.orgId && user.orgRole === 'admin' ? [trpc.account.fleet.prefetch(fleetInput(await searchParams))] : []),
   ]);
   return (
     <div>

@@ -57,7 +57,9 @@ export function ProfileCard({ profile }: { profile: Profile }) {
         </Button>
       </form>
       <div className="mt-6 flex flex-wrap items-center justify-between gap-2 border-t border-zinc-200 pt-4 text-sm">
-        <span className="text-zinc-600">Ends every session and Hub JWT of yours, in every browser and script (this one too).</span>
+        <span className="text-zinc-600">
+          Ends every session and Hub JWT of yours, in every browser and script (this one too).
+        </span>
         <Button type="button" onClick={() => signOutEverywhere.mutate({})} disabled={signOutEverywhere.isPending}>
           {signOutEverywhere.isPending ? 'Signing out…' : 'Sign out everywhere'}
         </Button>

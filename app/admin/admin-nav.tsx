@@ -26,7 +26,10 @@ export function AdminNav() {
   }, [pathname]);
   return (
     // On a phone the right edge fades out: the tabs visibly go on (scroll for more) instead of looking cut.
-    <nav aria-label="Admin" className="-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] max-sm:[mask-image:linear-gradient(to_right,#000_calc(100%-2.5rem),transparent)] sm:mx-0 sm:px-0">
+    <nav
+      aria-label="Admin"
+      className="-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] max-sm:[mask-image:linear-gradient(to_right,#000_calc(100%-2.5rem),transparent)] sm:mx-0 sm:px-0"
+    >
       <ul className="flex w-max min-w-full gap-1 border-b border-zinc-200">
         {LINKS.map((l) => {
           const current = l.href === '/admin' ? pathname === '/admin' : pathname.startsWith(l.href);
@@ -36,7 +39,10 @@ export function AdminNav() {
                 ref={current ? active : undefined}
                 href={l.href}
                 aria-current={current ? 'page' : undefined}
-                className={cx('-mb-px inline-block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap', current ? 'border-blue-700 text-blue-800' : 'border-transparent text-zinc-700 hover:text-zinc-900')}
+                className={cx(
+                  '-mb-px inline-block border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap',
+                  current ? 'border-blue-700 text-blue-800' : 'border-transparent text-zinc-700 hover:text-zinc-900',
+                )}
               >
                 {l.label}
               </Link>

@@ -15,7 +15,9 @@ type Grant = RouterOutputs['admin']['listGrants']['grants'][number];
 export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | { orgId: string; orgName: string }) {
   const byCategory = 'categoryId' in props;
   const utils = trpc.useUtils();
-  const grants = trpc.admin.listGrants.useQuery(byCategory ? { category_id: props.categoryId } : { org_id: props.orgId });
+  const grants = trpc.admin.listGrants.useQuery(
+    byCategory ? { category_id: props.categoryId } : { org_id: props.orgId },
+  );
   const [revoking, setRevoking] = useState<Grant | null>(null);
   const refresh = async () => {
     await utils.admin.listGrants.invalidate();
@@ -47,7 +49,20 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
           : 'Public categories are visible to everyone; private ones only with a grant.'
       }
     >
-      {byCategory ? <GrantToOrganization categoryId={props.categoryId} onGrant={(orgId) => create.mutate({ org_id: orgId, category_id: props.categoryId })} pending={create.isPending} /> : <GrantCategory orgId={props.orgId} existing={grants.data?.grants ?? []} onGrant={(categoryId) => create.mutate({ org_id: props.orgId, category_id: categoryId })} pending={create.isPending} />}
+      {byCategory ? (
+        <GrantToOrganization
+          categoryId={props.categoryId}
+          onGrant={(orgId) => create.mutate({ org_id: orgId, category_id: props.categoryId })}
+          pending={create.isPending}
+        />
+      ) : (
+        <GrantCategory
+          orgId={props.orgId}
+          existing={grants.data?.grants ?? []}
+          onGrant={(categoryId) => create.mutate({ org_id: props.orgId, category_id: categoryId })}
+          pending={create.isPending}
+        />
+      )}
       <div className="mt-4">
         {grants.isPending ? (
           <Loading rows={2} />
@@ -56,17 +71,36 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
         ) : grants.data.grants.length === 0 ? (
           <EmptyState title={byCategory ? 'No organization has access yet' : 'No private categories granted'} />
         ) : (
-          <ListTable caption="Access grants" columns={[{ label: byCategory ? 'Organization' : 'Category' }, { label: 'Granted' }, { label: 'Actions', hidden: true }]}>
+          <ListTable
+            caption="Access grants"
+            columns={[
+              { label: byCategory ? 'Organization' : 'Category' },
+              { label: 'Granted' },
+              { label: 'Actions', hidden: true },
+            ]}
+          >
             {grants.data.grants.map((g) => (
               <Row key={g.id}>
                 <Cell primary>
                   {byCategory ? (
-                    <Link href={`/admin/organizations/${g.org_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.org_name}</Link>
+                    <Link
+                      href={`/admin/organizations/${g.org_id}`}
+                      className="font-medium text-blue-700 underline-offset-2 hover:underline"
+                    >
+                      {g.org_name}
+                    </Link>
                   ) : (
-                    <Link href={`/admin/categories/${g.category_id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{g.category_name}</Link>
+                    <Link
+                      href={`/admin/categories/${g.category_id}`}
+                      className="font-medium text-blue-700 underline-offset-2 hover:underline"
+                    >
+                      {g.category_name}
+                    </Link>
                   )}
                 </Cell>
-                <Cell label="Granted" nowrap><RelativeTime value={g.created_at} /></Cell>
+                <Cell label="Granted" nowrap>
+                  <RelativeTime value={g.created_at} />
+                </Cell>
                 <Cell actions>
                   <Button
                     size="sm"
@@ -95,16 +129,28 @@ export function GrantsPanel(props: { categoryId: string; isPrivate: boolean } | 
         confirmLabel="Revoke access"
       >
         <p>
-          {revoking?.org_name} stops seeing the templates of {revoking?.category_name}; its instances drop them at their next sync.
+          {revoking?.org_name} stops seeing the templates of {revoking?.category_name}; its instances drop them at their
+          next sync.
         </p>
       </ConfirmDialog>
     </Card>
   );
 }
 
-function GrantToOrganization({ categoryId, onGrant, pending }: { categoryId: string; onGrant: (orgId: string) => void; pending: boolean }) {
+function GrantToOrganization({
+  categoryId,
+  onGrant,
+  pending,
+}: {
+  categoryId: string;
+  onGrant: (orgId: string) => void;
+  pending: boolean;
+}) {
   const [search, setSearch] = useState('');
-  const orgs = trpc.admin.listOrganizations.useQuery({ search: search.trim() || undefined, limit: 20 }, { placeholderData: (p) => p });
+  const orgs = trpc.admin.listOrganizations.useQuery(
+    { search: search.trim() || undefined, limit: 20 },
+    { placeholderData: (p) => p },
+  );
   const [orgId, setOrgId] = useState('');
   return (
     <form
@@ -116,7 +162,13 @@ function GrantToOrganization({ categoryId, onGrant, pending }: { categoryId: str
       data-category={categoryId}
     >
       <Field id="grant-org-search" label="Find organization">
-        <Input id="grant-org-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Name or slug" />
+        <Input
+          id="grant-org-search"
+          type="search"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          placeholder="Name or slug"
+        />
       </Field>
       <Field id="grant-org" label="Organization">
         <Select id="grant-org" value={orgId} onChange={(e) => setOrgId(e.target.value)} required>
@@ -135,7 +187,16 @@ function GrantToOrganization({ categoryId, onGrant, pending }: { categoryId: str
   );
 }
 
-function GrantCategory({ existing, onGrant, pending }: { orgId: string; existing: Grant[]; onGrant: (categoryId: string) => void; pending: boolean }) {
+function GrantCategory({
+  existing,
+  onGrant,
+  pending,
+}: {
+  orgId: string;
+  existing: Grant[];
+  onGrant: (categoryId: string) => void;
+  pending: boolean;
+}) {
   const categories = trpc.admin.listCategories.useQuery({});
   const [categoryId, setCategoryId] = useState('');
   const held = new Set(existing.map((g) => g.category_id));
@@ -151,7 +212,9 @@ function GrantCategory({ existing, onGrant, pending }: { orgId: string; existing
     >
       <Field id="grant-category" label="Private category" className="min-w-[14rem] flex-1">
         <Select id="grant-category" value={categoryId} onChange={(e) => setCategoryId(e.target.value)} required>
-          <option value="">{categories.isPending ? 'Loading…' : choices.length ? 'Choose…' : 'No other private category'}</option>
+          <option value="">
+            {categories.isPending ? 'Loading…' : choices.length ? 'Choose…' : 'No other private category'}
+          </option>
           {choices.map((c) => (
             <option key={c.id} value={c.id}>
               {c.name}

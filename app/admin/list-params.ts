@@ -48,7 +48,12 @@ export function templatesInput(raw: RawParams) {
 }
 
 export function usersInput(raw: RawParams) {
-  return defined({ search: text(raw, 'search', 320), role: choice(raw, 'role', ROLES), page: pageOf(raw), limit: USERS_LIMIT });
+  return defined({
+    search: text(raw, 'search', 320),
+    role: choice(raw, 'role', ROLES),
+    page: pageOf(raw),
+    limit: USERS_LIMIT,
+  });
 }
 
 /** How many superadmins exist (pagination.total): the last one cannot be demoted or deleted, so the page does not offer it. */
@@ -77,9 +82,18 @@ export function categoriesFilter(raw: RawParams) {
 }
 
 /** The list's URL with `changes` applied (undefined or '' removes a key; page 1 is the default and is left out). */
-export function listHref(path: string, current: URLSearchParams | RawParams, changes: Record<string, string | number | undefined>) {
+export function listHref(
+  path: string,
+  current: URLSearchParams | RawParams,
+  changes: Record<string, string | number | undefined>,
+) {
   const params = new URLSearchParams();
-  const entries = current instanceof URLSearchParams ? [...current.entries()] : Object.entries(current).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => [k, x] as [string, string])));
+  const entries =
+    current instanceof URLSearchParams
+      ? [...current.entries()]
+      : Object.entries(current).flatMap(([k, v]) =>
+          v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x) => [k, x] as [string, string]),
+        );
   for (const [k, v] of entries) if (!(k in changes)) params.append(k, v);
   for (const [k, v] of Object.entries(changes)) {
     if (v === undefined || v === '' || (k === 'page' && Number(v) === 1)) continue;
@@ -94,4 +108,18 @@ export function templatesReturnHref(from: string | null | undefined) {
   const raw = Object.fromEntries(new URLSearchParams(from ?? '').entries());
   const input = templatesInput(raw);
   return listHref('/admin/templates', {}, { search: input.search, page: input.page });
+}
+
+export const FLEET_LIMIT = 25;
+const FRESHNESS_CHOICES = ['fresh', 'stale', 'never'] as const;
+
+/** The fleet overview's instance health filters (admin overview and an organization admin's account page). */
+export function fleetInput(raw: RawParams) {
+  return defined({
+    search: text(raw, 'search', 200),
+    freshness: choice(raw, 'freshness', FRESHNESS_CHOICES),
+    version: text(raw, 'version', 100),
+    page: pageOf(raw),
+    limit: FLEET_LIMIT,
+  });
 }

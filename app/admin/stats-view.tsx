@@ -18,7 +18,10 @@ export function StatsView() {
     <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5" aria-busy={stats.isPending}>
       {items.map((i) => (
         <li key={i.key}>
-          <Link href={i.href} className="block rounded-xl border border-zinc-200 bg-white p-4 shadow-sm hover:border-blue-400">
+          <Link
+            href={i.href}
+            className="block rounded-xl border border-zinc-200 bg-white p-4 shadow-sm hover:border-blue-400"
+          >
             <span className="block text-sm text-zinc-600">{i.label}</span>
             {stats.data ? (
               <span className="mt-1 block text-3xl font-semibold text-zinc-900" data-testid={`stat-${i.key}`}>

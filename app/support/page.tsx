@@ -12,7 +12,11 @@ export default async function SupportTicketsPage() {
     <div>
       <PageHeader
         title="Support tickets"
-        description={isAdmin ? 'Every organization’s tickets, opened by their Core instances.' : 'Tickets your organization’s Core instances opened.'}
+        description={
+          isAdmin
+            ? 'Every organization’s tickets, opened by their Core instances.'
+            : 'Tickets your organization’s Core instances opened.'
+        }
       />
       {!isAdmin && !user.orgId ? (
         <Notice>You do not belong to an organization yet, so there are no tickets to show.</Notice>

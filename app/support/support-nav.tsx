@@ -8,7 +8,9 @@ export function SupportNav({ showEvents }: { showEvents: boolean }) {
   const links = [
     { href: '/support', label: 'Tickets', active: pathname === '/support' || pathname.startsWith('/support/tickets') },
     { href: '/support/instances', label: 'Instances', active: pathname.startsWith('/support/instances') },
-    ...(showEvents ? [{ href: '/support/addon-events', label: 'Addon events', active: pathname.startsWith('/support/addon-events') }] : []),
+    ...(showEvents
+      ? [{ href: '/support/addon-events', label: 'Addon events', active: pathname.startsWith('/support/addon-events') }]
+      : []),
   ];
   return (
     <nav aria-label="Support" className="-mx-4 overflow-x-auto px-4">
@@ -18,7 +20,10 @@ export function SupportNav({ showEvents }: { showEvents: boolean }) {
             <Link
               href={l.href}
               aria-current={l.active ? 'page' : undefined}
-              className={cx('-mb-px inline-block border-b-2 px-3 py-2 text-sm font-medium', l.active ? 'border-blue-700 text-blue-800' : 'border-transparent text-zinc-700 hover:text-zinc-900')}
+              className={cx(
+                '-mb-px inline-block border-b-2 px-3 py-2 text-sm font-medium',
+                l.active ? 'border-blue-700 text-blue-800' : 'border-transparent text-zinc-700 hover:text-zinc-900',
+              )}
             >
               {l.label}
             </Link>

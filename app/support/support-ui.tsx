@@ -8,12 +8,26 @@ export function StatusBadge({ status }: { status: 'open' | 'pending' | 'closed' 
 }
 
 export function SeverityBadge({ severity }: { severity: 'low' | 'normal' | 'high' | 'urgent' }) {
-  return <Badge tone={severity === 'urgent' ? 'red' : severity === 'high' ? 'amber' : severity === 'low' ? 'neutral' : 'green'}>{severity}</Badge>;
+  return (
+    <Badge
+      tone={severity === 'urgent' ? 'red' : severity === 'high' ? 'amber' : severity === 'low' ? 'neutral' : 'green'}
+    >
+      {severity}
+    </Badge>
+  );
 }
 
 export function PublishBadge({ state }: { state: 'published' | 'pending' | 'failed' | 'local' }) {
-  const label = { published: 'published', pending: 'publish pending', failed: 'publish failed', local: 'Hub only' }[state];
-  return <Badge tone={state === 'published' ? 'green' : state === 'pending' ? 'amber' : state === 'failed' ? 'red' : 'neutral'}>{label}</Badge>;
+  const label = { published: 'published', pending: 'publish pending', failed: 'publish failed', local: 'Hub only' }[
+    state
+  ];
+  return (
+    <Badge
+      tone={state === 'published' ? 'green' : state === 'pending' ? 'amber' : state === 'failed' ? 'red' : 'neutral'}
+    >
+      {label}
+    </Badge>
+  );
 }
 
 /** Organization filter for platform admins (the procedures ignore it for everyone else). */

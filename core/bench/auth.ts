@@ -22,21 +22,36 @@ interface LoadResult {
   latency: { p50: number; p99: number };
 }
 const load = (opts: Record<string, unknown>) =>
-  new Promise<LoadResult>((resolve, reject) => autocannon(opts, (err, result) => (err ? reject(err) : resolve(result as LoadResult))));
+  new Promise<LoadResult>((resolve, reject) =>
+    autocannon(opts, (err, result) => (err ? reject(err) : resolve(result as LoadResult))),
+  );
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' }, database: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+    database: { type: 'string' },
+  },
+});
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
 const oidc = await startOidcProvider();
 const db = await freshDatabase(values.database);
 const t = await startCore(
-  { temporaryAdmin: { username: 'bench', password: 'bench password 123' }, oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' }, logLevel: 'warn' },
+  {
+    temporaryAdmin: { username: 'bench', password: 'bench password 123' },
+    oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' },
+    logLevel: 'warn',
+  },
   db,
 );
 try {
-  const temp = (await t.call('POST', '/api/v1/auth/login', { body: { username: 'bench', password: 'bench password 123' } })).body.access_token;
-  const machine = (await t.call('POST', '/api/v1/tokens', { token: temp, body: { name: 'bench', role: 'readonly' } })).body;
+  const temp = (
+    await t.call('POST', '/api/v1/auth/login', { body: { username: 'bench', password: 'bench password 123' } })
+  ).body.access_token;
+  const machine = (await t.call('POST', '/api/v1/tokens', { token: temp, body: { name: 'bench', role: 'readonly' } }))
+    .body;
   const credentials: Record<string, string> = {
     'Core session JWT (local user)': (await localUser(t, temp, 'readonly')).token,
     'OIDC JWT (JWKS)': await oidc.mint({ subject: 'bench-jwt' }),
@@ -49,9 +64,19 @@ try {
   let machine2xx = 0;
   let machineSent = 0;
   // Warm-up (JIT, caches), not measured.
-  await load({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${credentials['Core session JWT (local user)']}` }, duration: 1, connections });
+  await load({
+    url: `${t.url}/api/v1/secrets`,
+    headers: { authorization: `Bearer ${credentials['Core session JWT (local user)']}` },
+    duration: 1,
+    connections,
+  });
   for (const [name, token] of Object.entries(credentials)) {
-    const r = await load({ url: `${t.url}/api/v1/secrets`, headers: { authorization: `Bearer ${token}` }, duration, connections });
+    const r = await load({
+      url: `${t.url}/api/v1/secrets`,
+      headers: { authorization: `Bearer ${token}` },
+      duration,
+      connections,
+    });
     const ok = r['2xx'];
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     if (name.startsWith('svm_')) {
@@ -61,14 +86,19 @@ try {
     rows.push(`| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${ok} |`);
   }
   await t.core.audit.flush();
-  const [audited] = await t.core.db.select({ n: count() }).from(machineTokenAudit).where(eq(machineTokenAudit.tokenId, machine.id));
+  const [audited] = await t.core.db
+    .select({ n: count() })
+    .from(machineTokenAudit)
+    .where(eq(machineTokenAudit.tokenId, machine.id));
   console.log(`\nCore, ${t.core.database.kind}, ${connections} connections, ${duration} s each, GET /api/v1/secrets\n`);
   console.log('| Credential | req/s | p50 ms | p99 ms | answered |\n|---|---|---|---|---|');
   console.log(rows.join('\n'));
   // autocannon stops counting with requests still in flight: the server answered between 2xx and sent.
   const n = audited?.n ?? 0;
   const complete = n >= machine2xx && n <= machineSent;
-  console.log(`\nAudit records for the machine token: ${n}; requests answered as counted by the client: ${machine2xx}, sent: ${machineSent}${complete ? ' (none lost)' : ' — MISMATCH'}`);
+  console.log(
+    `\nAudit records for the machine token: ${n}; requests answered as counted by the client: ${machine2xx}, sent: ${machineSent}${complete ? ' (none lost)' : ' — MISMATCH'}`,
+  );
   if (!complete) process.exitCode = 1;
 } finally {
   await t.stop();

@@ -20,7 +20,10 @@ test("an admin's pages, with a new token and an audit log open", async ({ page }
   await form.getByLabel('Token name').fill('a11y-check');
   await form.getByRole('button', { name: 'Create token' }).click();
   await expect(page.getByRole('textbox', { name: 'New machine token' })).toBeVisible();
-  await page.getByRole('row', { name: /a11y-check/ }).getByRole('button', { name: 'Audit log of a11y-check' }).click();
+  await page
+    .getByRole('row', { name: /a11y-check/ })
+    .getByRole('button', { name: 'Audit log of a11y-check' })
+    .click();
   await expect(page.getByRole('heading', { name: /Audit log of/ })).toBeVisible();
   await checkPage(page, 'machine tokens');
 });

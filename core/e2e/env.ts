@@ -2,7 +2,12 @@
 export const E2E = {
   tempAdmin: { username: 'setup-admin', password: 'temporary-admin-password-e2e' },
   admin: { username: 'ada@example.test', password: 'ada-admin-password-1', role: 'admin', name: 'Ada Admin' },
-  readonly: { username: 'rita@example.test', password: 'rita-readonly-password', role: 'readonly', name: 'Rita Reader' },
+  readonly: {
+    username: 'rita@example.test',
+    password: 'rita-readonly-password',
+    role: 'readonly',
+    name: 'Rita Reader',
+  },
   secret: { name: 'registry-password', value: 'hunter2-e2e-secret-value' },
   get url() {
     return fromSetup('CORE_E2E_URL');

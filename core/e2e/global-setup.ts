@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureBuilt } from '../../scripts/build-server.mjs';
 import { startOidcProvider } from '../tests/fixtures/oidc';
 import { E2E } from './env';
 
@@ -41,12 +42,16 @@ async function call<T>(base: string, method: string, p: string, body?: unknown, 
 
 export default async function globalSetup() {
   const chromium = process.env.CORE_E2E_CHROMIUM ?? '/usr/bin/chromium';
-  if (!fs.existsSync(chromium)) throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
+  if (!fs.existsSync(chromium))
+    throw new Error(`${chromium} not found: install Debian's chromium package (apt-get install chromium)`);
 
   const build = spawnSync('npm', ['run', '--silent', 'build', '-w', 'core-web'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error(`the frontend build failed (exit ${build.status})`);
+  // hub.spec.ts starts a real Hub (the Hub's own test process), compiled like the Hub's tests compile it.
+  await ensureBuilt('hub-process');
 
-  const port = await freePort();
+  // CORE_E2E_PORT pins the port (engineers sharing a machine each use their own range); otherwise a free one.
+  const port = Number(process.env.CORE_E2E_PORT) || (await freePort());
   const coreUrl = `http://localhost:${port}`;
   const oidc = await startOidcProvider({ redirectUris: [`${coreUrl}/auth/callback`] });
 
@@ -71,22 +76,42 @@ export default async function globalSetup() {
     CORE_OIDC_DEFAULT_ROLE: 'readonly',
   };
   // Its own process group, so that the teardown ends npm, tsx and Core together.
-  const core = spawn('npm', ['run', '--silent', 'core', '--', 'serve'], { cwd: root, env, detached: true, stdio: ['ignore', log, log] });
+  const core = spawn('npm', ['run', '--silent', 'core', '--', 'serve'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
 
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (core.exitCode !== null) throw new Error(`Core exited with ${core.exitCode}; see ${logFile}`);
     if (Date.now() > deadline) throw new Error(`Core did not become ready within 90 s; see ${logFile}`);
-    const ready = await fetch(`${coreUrl}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${coreUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 300));
   }
 
   const admin = await call<{ access_token: string }>(coreUrl, 'POST', '/api/v1/auth/login', E2E.tempAdmin);
   for (const user of [E2E.admin, E2E.readonly]) {
-    await call(coreUrl, 'POST', '/api/v1/users', { email: user.username, password: user.password, role: user.role, name: user.name }, admin.access_token);
+    await call(
+      coreUrl,
+      'POST',
+      '/api/v1/users',
+      { email: user.username, password: user.password, role: user.role, name: user.name },
+      admin.access_token,
+    );
   }
-  await call(coreUrl, 'PUT', `/api/v1/secrets/${E2E.secret.name}`, { value: E2E.secret.value, description: 'Registry password' }, admin.access_token);
+  await call(
+    coreUrl,
+    'PUT',
+    `/api/v1/secrets/${E2E.secret.name}`,
+    { value: E2E.secret.value, description: 'Registry password' },
+    admin.access_token,
+  );
 
   process.env.CORE_E2E_URL = coreUrl;
   process.env.CORE_E2E_OIDC_ISSUER = oidc.issuer;

@@ -1,4 +1,5 @@
 /** Shared steps: the Core URL as base URL, signing in, accessibility and phone-width checks. */
+import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { E2E } from './env';
@@ -37,7 +38,9 @@ export async function spoilAccessToken(page: Page) {
 }
 
 /** The session the app keeps in sessionStorage (for calling the API as the signed-in person). */
-export async function storedSession(page: Page): Promise<{ method: string; access_token: string; refresh_token: string | null }> {
+export async function storedSession(
+  page: Page,
+): Promise<{ method: string; access_token: string; refresh_token: string | null }> {
   const raw = await page.evaluate(() => sessionStorage.getItem('core.session'));
   expect(raw, 'a session in sessionStorage').toBeTruthy();
   return JSON.parse(raw!);
@@ -47,7 +50,15 @@ export async function storedSession(page: Page): Promise<{ method: string; acces
 export async function expectAccessible(page: Page, label: string) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('\n  ')}`).join('\n');
+  const report = bad
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join('\n  ')}`,
+    )
+    .join('\n');
   expect(bad, `accessibility violations on ${label}:\n${report}`).toEqual([]);
 }
 
@@ -57,7 +68,9 @@ export async function checkPage(page: Page, label: string) {
   await expectAccessible(page, label);
   await page.setViewportSize({ width: 390, height: 844 });
   await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), { message: `${label} scrolls sideways at 390 px` })
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), {
+      message: `${label} scrolls sideways at 390 px`,
+    })
     .toBeLessThanOrEqual(0);
   await expectAccessible(page, `${label} at 390 px`);
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -78,4 +91,27 @@ export async function providerSignIn(page: Page, login: string) {
   const consent = page.getByRole('button', { name: /continue/i });
   await Promise.race([consent.waitFor(), page.waitForURL((url) => url.href.startsWith(E2E.url))]);
   if (await consent.isVisible()) await consent.click();
+}
+
+/** With CORE_E2E_SCREENSHOTS=<dir>: full-page photographs at 1280 and 390 px, light and dark (for docs/screenshots). */
+const shots = process.env.CORE_E2E_SCREENSHOTS;
+
+export async function photograph(page: Page, name: string) {
+  if (!shots) return;
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [width, height, suffix] of [
+      [1280, 900, ''],
+      [390, 844, '-390'],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.waitForTimeout(300); // the charts re-measure their container
+      await page.screenshot({
+        path: path.join(shots, `${name}${suffix}${scheme === 'dark' ? '-dark' : ''}.png`),
+        fullPage: true,
+      });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -5,7 +5,7 @@
  */
 import { hubStore, startHub, type HubProc, type HubStore } from '../../tests/loop/processes';
 import { E2E } from './env';
-import { checkPage, expect, openPage, signInWithPassword, test } from './helpers';
+import { checkPage, expect, openPage, photograph, signInWithPassword, test } from './helpers';
 
 let store: HubStore;
 let hub: HubProc;
@@ -35,7 +35,9 @@ test.afterAll(async () => {
   await store?.drop();
 });
 
-test('an admin connects Core to the Hub with an instance key, the catalog appears, a deployment is created', async ({ page }) => {
+test('an admin connects Core to the Hub with an instance key, the catalog appears, a deployment is created', async ({
+  page,
+}) => {
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Hub');
   await page.getByLabel('Hub URL').fill(hub.url);
@@ -62,21 +64,94 @@ test('an admin connects Core to the Hub with an instance key, the catalog appear
   await expect(page.getByRole('heading', { level: 1, name: 'Deployments' })).toBeVisible();
   await expect(page.getByLabel('Template')).toHaveValue('postgresql');
   await page.getByLabel('Deployment name').fill('orders-db');
-  await page.getByLabel('ADMIN_PASSWORD (required)').fill('a-strong-initial-password');
+  // A credential-named variable offers only a secret picker (a literal password would be refused).
+  await expect(page.getByRole('textbox', { name: 'POSTGRES_PASSWORD (required)' })).toHaveCount(0);
+  await page.getByLabel('POSTGRES_PASSWORD (required)').selectOption(E2E.secret.name);
   await page.getByRole('checkbox', { name: E2E.secret.name }).check();
   await page.getByRole('button', { name: 'Create deployment' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Deployment orders-db recorded.' })).toBeVisible();
   const row = page.getByRole('row', { name: /orders-db/ });
   await expect(row).toContainText('postgresql');
   await expect(row).toContainText('ok');
+  await expect(row.getByRole('definition').filter({ hasText: `secret ${E2E.secret.name}` })).toBeVisible();
+  await expect(page.getByText(E2E.secret.value)).toHaveCount(0);
   await checkPage(page, 'Deployments page');
+
+  // Edit: the form opens with the deployment's variables; the binding stays, a variable changes.
+  await row.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit deployment orders-db' });
+  await expect(edit.getByLabel('POSTGRES_PASSWORD (required)')).toHaveValue(E2E.secret.name);
+  await edit.getByRole('checkbox', { name: E2E.secret.name }).uncheck();
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toHaveCount(0);
+  await expect(page.getByRole('row', { name: /orders-db/ }).getByText('files')).toHaveCount(0);
+});
+
+test('the catalog sorts by name whatever the case, filters by category, and each template has its page', async ({
+  page,
+}) => {
+  await signInWithPassword(page, E2E.admin);
+  await openPage(page, 'Catalog');
+  const names = await page.getByRole('rowheader').getByRole('link').allTextContents();
+  expect(names.length).toBeGreaterThan(3);
+  expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' })));
+  // Descriptions are not bold.
+  const weight = await page
+    .locator('.list tbody th .description')
+    .first()
+    .evaluate((el) => getComputedStyle(el).fontWeight);
+  expect(Number(weight)).toBeLessThan(600);
+
+  const category = page.getByLabel('Category');
+  const option = (await category.locator('option').allTextContents())[1]!;
+  await category.selectOption({ label: option });
+  await expect(page).toHaveURL(/\/catalog\?category=/);
+  const count = Number(/\((\d+)\)$/.exec(option)![1]);
+  await expect(page.getByRole('rowheader')).toHaveCount(Math.min(count, 50));
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  // At phone width no card shows a stray ':' before Deploy, and the Search button keeps its distance from the field.
+  const before = await page
+    .locator('.list td.no-label')
+    .first()
+    .evaluate((el) => getComputedStyle(el, '::before').content);
+  expect(['none', 'normal']).toContain(before);
+  const field = await page.getByRole('searchbox', { name: 'Search' }).boundingBox();
+  const button = await page.getByRole('button', { name: 'Search', exact: true }).boundingBox();
+  expect(button!.x - (field!.x + field!.width)).toBeGreaterThanOrEqual(6);
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  await page.getByLabel('Category').selectOption({ label: 'All categories' });
+  await page.getByRole('searchbox', { name: 'Search' }).fill('postgre');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('rowheader').getByRole('link', { name: 'PostgreSQL' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'PostgreSQL' })).toBeVisible();
+  await expect(page).toHaveURL(/\/catalog\/postgresql$/);
+  for (const section of ['Variables', 'Ports and volumes', 'Resources'])
+    await expect(page.getByRole('region', { name: section })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Variables' }).getByRole('row').nth(1)).toContainText('required');
+  await checkPage(page, 'Template page');
+  await page.getByRole('link', { name: 'Deploy PostgreSQL' }).click();
+  await expect(page.getByLabel('Template')).toHaveValue('postgresql');
+
+  // The overview with a Hub connected, a deployment recorded and some activity.
+  await openPage(page, 'Overview');
+  await expect(
+    page.getByRole('region', { name: 'Hub connection' }).getByText('connected', { exact: true }),
+  ).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Deployments by status' })).toContainText('ok');
+  await checkPage(page, 'Overview with a Hub');
+  await photograph(page, 'core-overview-hub');
 });
 
 test('a readonly user sees the catalog and deployments but no write controls', async ({ page }) => {
   await signInWithPassword(page, E2E.readonly);
   await openPage(page, 'Deployments');
   await expect(page.getByRole('row', { name: /orders-db/ })).toBeVisible();
+  await expect(page.getByRole('row', { name: /orders-db/ })).toContainText(`secret ${E2E.secret.name}`);
+  await expect(page.getByText(E2E.secret.value)).toHaveCount(0);
   await expect(page.getByRole('form', { name: 'New deployment' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Edit' })).toHaveCount(0);
   await openPage(page, 'Hub');
   await expect(page.getByRole('form', { name: 'Connect to a Hub' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Sync now' })).toHaveCount(0);

@@ -2,7 +2,11 @@
 import { E2E } from './env';
 import { expect, openPage, signInWithPassword, storedSession, test } from './helpers';
 
-test('a token is shown once with a copy button, listed without its secret, audited per request, re-issued and revoked', async ({ page, context, request }) => {
+test('a token is shown once with a copy button, listed without its secret, audited per request, re-issued and revoked', async ({
+  page,
+  context,
+  request,
+}) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Machine tokens');

@@ -10,7 +10,8 @@ test('OIDC sign-in with PKCE (S256), state, nonce and resource; refresh with the
     if (!req.url().startsWith(issuer)) return;
     const url = new URL(req.url());
     if (url.searchParams.has('response_type')) authorize.push(url);
-    if (req.method() === 'POST' && req.postData()?.includes('grant_type=')) tokenRequests.push(new URLSearchParams(req.postData()!));
+    if (req.method() === 'POST' && req.postData()?.includes('grant_type='))
+      tokenRequests.push(new URLSearchParams(req.postData()!));
   });
 
   await page.goto('/secrets');

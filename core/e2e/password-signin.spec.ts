@@ -1,6 +1,15 @@
 /** People with a Core password: local users and the temporary admin. */
 import { E2E } from './env';
-import { expect, openPage, REFUSED_TOKEN, signInWithPassword, spoilAccessToken, storedSession, submitPassword, test } from './helpers';
+import {
+  expect,
+  openPage,
+  REFUSED_TOKEN,
+  signInWithPassword,
+  spoilAccessToken,
+  storedSession,
+  submitPassword,
+  test,
+} from './helpers';
 
 test('a wrong password is refused with a message and no session', async ({ page }) => {
   await page.goto('/login');
@@ -23,7 +32,10 @@ test('repeated failures for one username are stopped, and the page says when to 
   await expect(page).toHaveURL(/\/login/);
 });
 
-test('a local admin signs in, the session survives a refused access token by refreshing, and signing out ends it', async ({ page, request }) => {
+test('a local admin signs in, the session survives a refused access token by refreshing, and signing out ends it', async ({
+  page,
+  request,
+}) => {
   await signInWithPassword(page, E2E.admin);
   const header = page.getByRole('banner');
   await expect(header).toContainText(E2E.admin.name);
@@ -44,7 +56,9 @@ test('a local admin signs in, the session survives a refused access token by ref
   await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
   // Signing out revoked the refresh token with Core.
   await expect
-    .poll(async () => (await request.post('/api/v1/auth/refresh', { data: { refresh_token: second.refresh_token } })).status())
+    .poll(async () =>
+      (await request.post('/api/v1/auth/refresh', { data: { refresh_token: second.refresh_token } })).status(),
+    )
     .toBe(401);
 });
 
@@ -73,7 +87,10 @@ test('the temporary admin sees the banner, adds a local user in the UI, and that
   await expect(page.getByText(/SVC_TEMP_ADMIN/)).toHaveCount(0);
 });
 
-test('a session whose refresh Core refuses ends on the sign-in page with a notice, then returns to the page it was on', async ({ page, request }) => {
+test('a session whose refresh Core refuses ends on the sign-in page with a notice, then returns to the page it was on', async ({
+  page,
+  request,
+}) => {
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Settings');
   await expect(page).toHaveTitle('Settings · Core');
@@ -96,7 +113,11 @@ test('after sign-in the app follows only a path on its own origin', async ({ pag
   expect(page.url()).toBe(`${E2E.url}/`);
 });
 
-test('two tabs holding one session (a duplicated tab) refresh it together without Core taking it for a stolen token', async ({ page, context, request }) => {
+test('two tabs holding one session (a duplicated tab) refresh it together without Core taking it for a stolen token', async ({
+  page,
+  context,
+  request,
+}) => {
   await signInWithPassword(page, E2E.admin);
   const original = await storedSession(page);
   // "Duplicate tab" copies sessionStorage: the second tab starts with the same tokens.

@@ -4,7 +4,10 @@ import { expect, openPage, signInWithPassword, storedSession, test } from './hel
 
 const WRITE_BUTTONS = /^(Reveal|Delete|Revoke|Re-issue|Create token|Add user|Save secret|Save single sign-on|Remove)\b/;
 
-test('a readonly user lists secrets but cannot read one, and sees no write controls anywhere', async ({ page, request }) => {
+test('a readonly user lists secrets but cannot read one, and sees no write controls anywhere', async ({
+  page,
+  request,
+}) => {
   await signInWithPassword(page, E2E.readonly);
   await expect(page.getByRole('banner')).toContainText('readonly');
   const main = page.getByRole('main');
@@ -30,7 +33,9 @@ test('a readonly user lists secrets but cannot read one, and sees no write contr
 
   // The server refuses too: the readonly user's own access token cannot read the value.
   const { access_token } = await storedSession(page);
-  const res = await request.get(`/api/v1/secrets/${E2E.secret.name}`, { headers: { authorization: `Bearer ${access_token}` } });
+  const res = await request.get(`/api/v1/secrets/${E2E.secret.name}`, {
+    headers: { authorization: `Bearer ${access_token}` },
+  });
   expect(res.status()).toBe(403);
   const body = await res.json();
   expect(body.message).toMatch(/requires admin/);

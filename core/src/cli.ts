@@ -1,65 +1,94 @@
 /**
- * Core's command line (from the repo root: `npm run --silent core -- <command>`):
- *   serve                      API + frontend on CORE_PORT (migrations applied at start)
- *   migrate                    apply migrations
- *   user create --email E --role admin|readonly [--name N]    (password on stdin)
- *   token create --name N --role admin|readonly [--expires-in-days D]
- * Answers are JSON on stdout; errors go to stderr with a non-zero exit.
+ * Core's command line (from the repo root: `npm run --silent core -- <command>`; `--help` on any command says how
+ * to use it). Answers are JSON on stdout; errors go to stderr. Exit codes: 0 done, 1 the command failed, 2 the
+ * command line was wrong (the usage follows the message).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { Command, InvalidArgumentError, runCli } from '@shared/cli';
 import { configFromEnv, CORE_ROOT, type CoreConfig } from './config';
 import { createCoreContext } from './context';
+import { rotationReport } from '@shared/seal/master';
+import { rotateMasterSecret } from './domain/crypto';
+import { CLI_ACTOR } from './domain/activity';
 import { createMachineToken } from './domain/machineTokens';
-import { CoreError } from './domain/errors';
-import { parseRole } from './domain/roles';
+import { parseRole, type Role } from './domain/roles';
 import { checkPassword, createLocalUser } from './domain/users';
 import { startServer } from './http/server';
-import { createLogger, type Logger } from './log';
+import { createCoreLogger, type Logger } from './log';
 
-class UsageError extends Error {}
-
-const USAGE = `usage: core serve | migrate | user create --email E --role admin|readonly [--name N] (password on stdin) | token create --name N --role admin|readonly [--expires-in-days D]`;
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('give the password on stdin, e.g. printf %s "$PASSWORD" | npm run --silent core -- user create ...');
+async function readStdin(
+  whatOnTty = 'give the password on stdin, e.g. printf %s "$PASSWORD" | npm run --silent core -- user create ...',
+): Promise<string> {
+  if (process.stdin.isTTY) throw new Error(whatOnTty);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
-function option(values: Record<string, string | boolean | undefined>, name: string): string {
-  const v = values[name];
-  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
-  return v;
+/** --role: admin or readonly (the roles operator and viewer no longer exist). */
+function role(value: string): Role {
+  try {
+    return parseRole(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`--${(err as Error).message}`);
+  }
+}
+
+function email(value: string): string {
+  if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new InvalidArgumentError('--email must be an email address');
+  return value;
+}
+
+function expiresInDays(value: string): number {
+  const days = Number(value);
+  if (!/^\d+$/.test(value) || days < 1 || days > 365) {
+    throw new InvalidArgumentError(
+      '--expires-in-days must be a whole number from 1 to 365; leave it out for a token that never expires',
+    );
+  }
+  return days;
 }
 
 /** Builds core/web when its output is missing (the frontend is optional: the API runs without it). */
 function ensureWebBuilt(config: CoreConfig, log: Logger) {
   const webDir = path.join(CORE_ROOT, 'web');
-  if (fs.existsSync(path.join(config.webDist, 'index.html')) || !fs.existsSync(path.join(webDir, 'package.json'))) return;
+  if (fs.existsSync(path.join(config.webDist, 'index.html')) || !fs.existsSync(path.join(webDir, 'package.json')))
+    return;
   log.info('building the web frontend (core/web/dist is missing)');
   const result = spawnSync('npm', ['run', 'build'], { cwd: webDir, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) log.warn('the web frontend build failed; serving the API only', { exit: result.status });
+  if (result.status !== 0) log.warn({ exit: result.status }, 'the web frontend build failed; serving the API only');
 }
 
 async function serveCommand(config: CoreConfig, log: Logger) {
   ensureWebBuilt(config, log);
   const core = await createCoreContext(config, log);
   const server = await startServer(core, { port: config.port, host: config.host });
-  log.info('Core listening', { url: server.url, public_url: config.url, database: core.database.kind, temporary_admin: config.temporaryAdmin !== null });
-  if (config.temporaryAdmin) log.warn('the temporary admin is enabled: remove SVC_TEMP_ADMIN_USERNAME/SVC_TEMP_ADMIN_PASSWORD once permanent admins exist');
+  log.info(
+    {
+      url: server.url,
+      public_url: config.url,
+      database: core.database.kind,
+      temporary_admin: config.temporaryAdmin !== null,
+    },
+    'Core listening',
+  );
+  if (config.temporaryAdmin)
+    log.warn(
+      'the temporary admin is enabled: remove SVC_TEMP_ADMIN_USERNAME/SVC_TEMP_ADMIN_PASSWORD once permanent admins exist',
+    );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
+    log.info({ signal }, 'shutting down');
     server.close().then(
       () => process.exit(0),
       (err) => {
-        log.error('shutdown failed', { error: String(err) });
+        log.error({ error: String(err) }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -68,7 +97,11 @@ async function serveCommand(config: CoreConfig, log: Logger) {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function withCore<T>(config: CoreConfig, log: Logger, work: (core: Awaited<ReturnType<typeof createCoreContext>>) => Promise<T>) {
+async function withCore<T>(
+  config: CoreConfig,
+  log: Logger,
+  work: (core: Awaited<ReturnType<typeof createCoreContext>>) => Promise<T>,
+) {
   const core = await createCoreContext(config, log);
   try {
     return await work(core);
@@ -77,60 +110,107 @@ async function withCore<T>(config: CoreConfig, log: Logger, work: (core: Awaited
   }
 }
 
-async function main(argv: string[]) {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      role: { type: 'string' },
-      name: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-    },
-  });
-  const command = positionals.join(' ');
-  const config = configFromEnv();
-  const log = createLogger(command === 'serve' ? config.logLevel : 'warn');
+function coreCli(): Command {
+  const config = () => configFromEnv();
+  const program = new Command('core')
+    .description(
+      'Core: the fleet service. Configuration comes from the environment (CORE_DATABASE_URL or CORE_DATA_DIR, CORE_SECRET, ...).',
+    )
+    .addHelpText('after', '\nExample:\n  npm run --silent core -- serve');
 
-  switch (command) {
-    case 'serve':
-      return serveCommand(config, log);
-    case 'migrate':
-      await withCore(config, log, async (core) => print({ migrated: true, database: core.database.kind }));
-      return;
-    case 'user create': {
-      const email = option(values, 'email');
-      const role = parseRole(option(values, 'role'));
+  program
+    .command('serve')
+    .description('serve the API and the web frontend on CORE_PORT (migrations are applied at start)')
+    .addHelpText('after', '\nExample:\n  CORE_PORT=4000 npm run --silent core -- serve')
+    .action(async () => {
+      const cfg = config();
+      await serveCommand(cfg, createCoreLogger(cfg.logLevel));
+    });
+
+  program
+    .command('migrate')
+    .description('apply database migrations')
+    .addHelpText('after', '\nExample:\n  npm run --silent core -- migrate')
+    .action(async () => {
+      const cfg = config();
+      await withCore(cfg, createCoreLogger('warn'), async (core) =>
+        print({ migrated: true, database: core.database.kind }),
+      );
+    });
+
+  program
+    .command('user')
+    .description('manage local users')
+    .command('create')
+    .description('create a local user; the password (at least 12 characters) is read from stdin')
+    .requiredOption('--email <email>', 'the address the person signs in with', email)
+    .requiredOption('--role <role>', 'admin or readonly', role)
+    .option('--name <name>', 'display name')
+    .addHelpText(
+      'after',
+      '\nExample:\n  printf %s "$PASSWORD" | npm run --silent core -- user create --email ops@example.com --role admin',
+    )
+    .action(async (opts: { email: string; role: Role; name?: string }) => {
       const password = await readStdin();
-      const name = typeof values.name === 'string' ? values.name : undefined;
-      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
       checkPassword(password); // before opening the database
-      const user = await withCore(config, log, (core) => createLocalUser(core.db, { email, password, role, name }));
+      const cfg = config();
+      const user = await withCore(cfg, createCoreLogger('warn'), (core) =>
+        createLocalUser(core.db, { email: opts.email, password, role: opts.role, name: opts.name }, CLI_ACTOR),
+      );
       print({ id: user.id, email: user.email, role: user.role });
-      return;
-    }
-    case 'token create': {
-      const name = option(values, 'name');
-      const role = parseRole(option(values, 'role'));
-      const raw = values['expires-in-days'];
-      const days = raw === undefined ? null : Number(raw);
-      if (days !== null && !(typeof raw === 'string' && /^-?\d+$/.test(raw))) throw new UsageError('--expires-in-days must be an integer from 1 to 365');
-      const token = await withCore(config, log, (core) => createMachineToken(core.db, { name, role, expiresInDays: days, createdBy: 'cli' }));
+    });
+
+  program
+    .command('token')
+    .description('manage machine tokens')
+    .command('create')
+    .description('create a machine token (svm_); the token is printed this once')
+    .requiredOption('--name <name>', 'what the token is for')
+    .requiredOption('--role <role>', 'admin or readonly', role)
+    .option(
+      '--expires-in-days <days>',
+      'a whole number from 1 to 365; leave it out for a token that never expires',
+      expiresInDays,
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  npm run --silent core -- token create --name ci --role readonly --expires-in-days 30',
+    )
+    .action(async (opts: { name: string; role: Role; expiresInDays?: number }) => {
+      const cfg = config();
+      const token = await withCore(cfg, createCoreLogger('warn'), (core) =>
+        createMachineToken(
+          core.db,
+          { name: opts.name, role: opts.role, expiresInDays: opts.expiresInDays ?? null, createdBy: 'cli' },
+          CLI_ACTOR,
+        ),
+      );
       print({ id: token.id, token: token.token, role: token.role, expires_at: token.expires_at });
-      return;
-    }
-    default:
-      throw new UsageError(command ? `unknown command: ${command}` : 'no command given');
-  }
+    });
+
+  program
+    .command('secret')
+    .description('manage the master secret')
+    .command('rotate')
+    .description('re-seal every stored secret under a new master secret, read from stdin, in one transaction')
+    .addHelpText('after', '\nExample:\n  openssl rand -base64 32 | npm run --silent core -- secret rotate')
+    .action(async () => {
+      const onTty =
+        'give the new master secret on stdin, e.g. openssl rand -base64 32 | npm run --silent core -- secret rotate';
+      const next = (await readStdin(onTty)).trim();
+      if (!next) throw new Error('the new master secret on stdin is empty');
+      const cfg = config();
+      const result = await withCore(cfg, createCoreLogger('warn'), (core) =>
+        rotateMasterSecret(core.db, core.masterSecret, next),
+      );
+      print(rotationReport(result, 'CORE_SECRET', 'Core'));
+    });
+
+  return program;
 }
 
 function print(value: unknown) {
   process.stdout.write(JSON.stringify(value) + '\n');
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`error: ${message}\n`);
-  if (err instanceof UsageError) process.stderr.write(USAGE + '\n');
-  process.exitCode = err instanceof CoreError || err instanceof UsageError ? 2 : 1;
-});
+process.exitCode = await runCli(coreCli(), process.argv.slice(2), 'core');

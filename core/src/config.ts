@@ -2,8 +2,12 @@
  * Core's configuration, read from the environment once. Everything else receives a CoreConfig
  * (tests build their own), never process.env.
  */
+import type { BlockList } from 'node:net';
 import path from 'node:path';
+import { parseAddressList } from '@shared/ops';
+import { describeMalformed } from '@shared/tokens';
 import { z } from 'zod';
+import { masterSecretRequiredMessage } from '@shared/seal';
 
 export const ROLES = ['admin', 'readonly'] as const;
 export type Role = (typeof ROLES)[number];
@@ -29,6 +33,10 @@ export interface CoreConfig {
   oidc: OidcEnvConfig | null;
   oidcDefaultRole: Role;
   oidcAdminGroups: string[];
+  /** Core's confidential client at the provider, for token introspection (RFC 7662) of opaque access tokens. */
+  oidcIntrospection: { clientId: string; clientSecret: string } | null;
+  /** Accept an opaque token whenever the provider's userinfo answers for it (off: see docs/core-security.md). */
+  oidcAcceptUserinfoTokens: boolean;
   /** Built frontend served at `/` when it exists. */
   webDist: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -37,10 +45,38 @@ export interface CoreConfig {
   hub: { url: string; instanceKey: string } | null;
   hubDns: boolean;
   hubSyncIntervalSeconds: number;
+  /** Bearer token of GET /metrics; null or absent: /metrics answers 404. */
+  metricsToken?: string | null;
+  /** CORE_TRUSTED_PROXIES: reverse proxies whose X-Forwarded-For entries name the client (as the Hub's HUB_TRUSTED_PROXIES). */
+  trustedProxies: BlockList | null;
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const CORE_ROOT = ROOT;
+
+/**
+ * Trust anchors (the Hub URL, the OIDC issuer) must be https: over plain http anyone on the path could serve
+ * their own JWKS and sign assertions or tokens for anyone. Loopback is exempt (development, tests), as in the
+ * browser's sign-in. Returns the problem, or null.
+ */
+export function insecureTrustAnchor(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be a URL';
+  }
+  if (parsed.protocol === 'https:') return null;
+  if (parsed.protocol !== 'http:') return 'must be an https:// URL';
+  const host = parsed.hostname;
+  const loopback = host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback
+    ? null
+    : 'must be https:// (plain http:// is accepted on loopback only: on the path, anyone could sign for it)';
+}
+
+/** The local users' minimum (domain/users.ts PASSWORD_MIN); config cannot import the domain. */
+export const TEMPORARY_ADMIN_PASSWORD_MIN = 12;
 
 const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v);
 
@@ -57,13 +93,35 @@ const envSchema = z.object({
   CORE_OIDC_CLIENT_ID: z.string().optional(),
   CORE_OIDC_AUDIENCE: z.string().optional(),
   CORE_OIDC_SCOPES: z.string().default('openid profile email offline_access'),
-  CORE_OIDC_DEFAULT_ROLE: z.enum(ROLES, { error: 'CORE_OIDC_DEFAULT_ROLE must be admin or readonly' }).default('readonly'),
+  CORE_OIDC_DEFAULT_ROLE: z
+    .enum(ROLES, { error: 'CORE_OIDC_DEFAULT_ROLE must be admin or readonly' })
+    .default('readonly'),
   CORE_OIDC_ADMIN_GROUPS: z.string().default(''),
+  CORE_OIDC_INTROSPECTION_CLIENT_ID: z.string().optional(),
+  CORE_OIDC_INTROSPECTION_CLIENT_SECRET: z.string().optional(),
+  CORE_OIDC_ACCEPT_USERINFO_TOKENS: z
+    .enum(['true', 'false'], { error: 'CORE_OIDC_ACCEPT_USERINFO_TOKENS must be true or false' })
+    .default('false'),
   CORE_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  CORE_TRUSTED_PROXIES: z.string().optional(),
   CORE_HUB_URL: z.url().optional(),
   CORE_HUB_INSTANCE_KEY: z.string().optional(),
   CORE_HUB_DNS: z.enum(['true', 'false'], { error: 'CORE_HUB_DNS must be true or false' }).default('false'),
-  CORE_HUB_SYNC_INTERVAL: z.coerce.number().int().min(1, 'CORE_HUB_SYNC_INTERVAL must be at least 1 second').max(86_400).default(60),
+  CORE_METRICS_TOKEN: z.string().min(16, 'CORE_METRICS_TOKEN must be at least 16 characters').optional(),
+  CORE_HUB_SYNC_INTERVAL: z.coerce
+    .number()
+    .int()
+    .min(1, 'CORE_HUB_SYNC_INTERVAL must be at least 1 second')
+    .max(86_400)
+    .default(60),
+});
+
+/** The refusal on a database server without CORE_SECRET (see domain/crypto.ts). */
+export const MASTER_SECRET_REQUIRED = masterSecretRequiredMessage({
+  secretVar: 'CORE_SECRET',
+  urlVar: 'CORE_DATABASE_URL',
+  table: 'core_settings',
+  service: 'Core',
 });
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): CoreConfig {
@@ -73,8 +131,36 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
   const e = parsed.data;
-  if (e.CORE_OIDC_ISSUER && !e.CORE_OIDC_CLIENT_ID) throw new Error('CORE_OIDC_CLIENT_ID is required with CORE_OIDC_ISSUER');
-  if (!e.CORE_HUB_URL !== !e.CORE_HUB_INSTANCE_KEY) throw new Error('CORE_HUB_URL and CORE_HUB_INSTANCE_KEY go together: set both or neither');
+  if (e.CORE_OIDC_ISSUER && !e.CORE_OIDC_CLIENT_ID)
+    throw new Error('CORE_OIDC_CLIENT_ID is required with CORE_OIDC_ISSUER');
+  if (!e.CORE_OIDC_INTROSPECTION_CLIENT_ID !== !e.CORE_OIDC_INTROSPECTION_CLIENT_SECRET) {
+    throw new Error(
+      'CORE_OIDC_INTROSPECTION_CLIENT_ID and CORE_OIDC_INTROSPECTION_CLIENT_SECRET go together: set both or neither',
+    );
+  }
+  if (
+    e.SVC_TEMP_ADMIN_USERNAME !== undefined &&
+    e.SVC_TEMP_ADMIN_PASSWORD !== undefined &&
+    env.SVC_TEMP_ADMIN_PASSWORD!.length < TEMPORARY_ADMIN_PASSWORD_MIN
+  ) {
+    throw new Error(
+      `SVC_TEMP_ADMIN_PASSWORD is shorter than ${TEMPORARY_ADMIN_PASSWORD_MIN} characters (the minimum for local users): ` +
+        'choose a longer one, e.g. `openssl rand -base64 18`, and start Core again',
+    );
+  }
+  for (const name of ['CORE_HUB_URL', 'CORE_OIDC_ISSUER'] as const) {
+    const problem = e[name] ? insecureTrustAnchor(e[name]) : null;
+    if (problem) throw new Error(`${name} ${problem}: ${e[name]}`);
+  }
+  // Before any connection: a database server never holds the key to its own secrets (domain/crypto.ts).
+  if (e.CORE_DATABASE_URL && !e.CORE_SECRET) throw new Error(MASTER_SECRET_REQUIRED);
+  if (!e.CORE_HUB_URL !== !e.CORE_HUB_INSTANCE_KEY)
+    throw new Error('CORE_HUB_URL and CORE_HUB_INSTANCE_KEY go together: set both or neither');
+  const keyProblem = e.CORE_HUB_INSTANCE_KEY ? describeMalformed(e.CORE_HUB_INSTANCE_KEY, 'svh_') : null;
+  if (keyProblem)
+    throw new Error(
+      `CORE_HUB_INSTANCE_KEY is not a Hub instance key: it ${keyProblem}. Copy the whole key (svh_…) the Hub showed when the key was created.`,
+    );
   return {
     port: e.CORE_PORT,
     host: e.CORE_HOST,
@@ -89,15 +175,32 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
         : null,
     oidc:
       e.CORE_OIDC_ISSUER && e.CORE_OIDC_CLIENT_ID
-        ? { issuer: e.CORE_OIDC_ISSUER, clientId: e.CORE_OIDC_CLIENT_ID, audience: e.CORE_OIDC_AUDIENCE ?? null, scopes: e.CORE_OIDC_SCOPES }
+        ? {
+            issuer: e.CORE_OIDC_ISSUER,
+            clientId: e.CORE_OIDC_CLIENT_ID,
+            audience: e.CORE_OIDC_AUDIENCE ?? null,
+            scopes: e.CORE_OIDC_SCOPES,
+          }
         : null,
     oidcDefaultRole: e.CORE_OIDC_DEFAULT_ROLE,
-    oidcAdminGroups: e.CORE_OIDC_ADMIN_GROUPS.split(',').map((g) => g.trim()).filter(Boolean),
+    oidcAdminGroups: e.CORE_OIDC_ADMIN_GROUPS.split(',')
+      .map((g) => g.trim())
+      .filter(Boolean),
+    oidcIntrospection:
+      e.CORE_OIDC_INTROSPECTION_CLIENT_ID && e.CORE_OIDC_INTROSPECTION_CLIENT_SECRET
+        ? { clientId: e.CORE_OIDC_INTROSPECTION_CLIENT_ID, clientSecret: e.CORE_OIDC_INTROSPECTION_CLIENT_SECRET }
+        : null,
+    oidcAcceptUserinfoTokens: e.CORE_OIDC_ACCEPT_USERINFO_TOKENS === 'true',
     webDist: path.join(ROOT, 'web', 'dist'),
     logLevel: e.CORE_LOG_LEVEL,
     version: '0.1.0',
-    hub: e.CORE_HUB_URL && e.CORE_HUB_INSTANCE_KEY ? { url: e.CORE_HUB_URL.replace(/\/+$/, ''), instanceKey: e.CORE_HUB_INSTANCE_KEY } : null,
+    hub:
+      e.CORE_HUB_URL && e.CORE_HUB_INSTANCE_KEY
+        ? { url: e.CORE_HUB_URL.replace(/\/+$/, ''), instanceKey: e.CORE_HUB_INSTANCE_KEY }
+        : null,
     hubDns: e.CORE_HUB_DNS === 'true',
     hubSyncIntervalSeconds: e.CORE_HUB_SYNC_INTERVAL,
+    metricsToken: e.CORE_METRICS_TOKEN ?? null,
+    trustedProxies: e.CORE_TRUSTED_PROXIES ? parseAddressList(e.CORE_TRUSTED_PROXIES, 'CORE_TRUSTED_PROXIES') : null,
   };
 }

@@ -2,8 +2,10 @@
  * Bad input of every shape gets a 4xx `{code, message}`, never a 5xx, and writes nothing.
  */
 import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { coreWithAdmin, type TestCore } from './helpers';
+import { coreWithAdmin, expectErrorShape, type TestCore } from './helpers';
 
 let t: TestCore;
 let admin: string;
@@ -32,7 +34,11 @@ const BODIES: [string, string, Record<string, string>][] = [
   ['array', '[1,2]', { 'content-type': 'application/json' }],
   ['string', '"x"', { 'content-type': 'application/json' }],
   ['empty object', '{}', { 'content-type': 'application/json' }],
-  ['wrong types', '{"username":1,"password":[],"refresh_token":{},"email":true,"role":7,"name":null,"value":5,"issuer":9,"client_id":false}', { 'content-type': 'application/json' }],
+  [
+    'wrong types',
+    '{"username":1,"password":[],"refresh_token":{},"email":true,"role":7,"name":null,"value":5,"issuer":9,"client_id":false}',
+    { 'content-type': 'application/json' },
+  ],
   ['form encoded', 'a=b', { 'content-type': 'application/x-www-form-urlencoded' }],
   ['no content type', '{"a":1}', {}],
   ['unicode junk', '{"name":"\u0000\ud800","value":"\u0000"}', { 'content-type': 'application/json' }],
@@ -48,13 +54,19 @@ it('every write endpoint answers every malformed body with a 4xx {code, message}
   for (const [method, path] of WRITES) {
     for (const [label, body, headers] of BODIES) {
       const res = await t.call(method, path, { token: admin, body: body === '' ? undefined : body, headers });
-      const shaped = res.body && typeof res.body.code === 'string' && typeof res.body.message === 'string';
-      if (res.status < 400 || res.status >= 500 || !shaped) failures.push(`${method} ${path} ${label}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
+      const shaped =
+        res.body &&
+        /^[A-Z_]+$/.test(res.body.code) &&
+        typeof res.body.message === 'string' &&
+        res.body.request_id === res.headers.get('x-request-id');
+      if (res.status < 400 || res.status >= 500 || !shaped)
+        failures.push(`${method} ${path} ${label}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
     }
   }
   expect(failures).toEqual([]);
   for (const [method, path] of WRITES) expect(await tooLarge(method, path), `${method} ${path}`).toBe(413);
-  for (const [method, path] of WRITES) expect(await tooLarge(method, path, { chunked: true }), `${method} ${path} (chunked)`).toBe(413);
+  for (const [method, path] of WRITES)
+    expect(await tooLarge(method, path, { chunked: true }), `${method} ${path} (chunked)`).toBe(413);
   const after = JSON.stringify([
     (await t.call('GET', '/api/v1/users', { token: admin })).body.pagination.total,
     (await t.call('GET', '/api/v1/tokens', { token: admin })).body.pagination.total,
@@ -78,7 +90,7 @@ it('odd paths and queries are 4xx too', async () => {
     const res = await t.call(method, path, { token: admin });
     expect(res.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
     expect(res.status, `${method} ${path}`).toBeLessThan(500);
-    expect(res.body, `${method} ${path}`).toEqual({ code: expect.any(String), message: expect.any(String) });
+    expectErrorShape(res, `${method} ${path}`);
   }
 });
 
@@ -101,3 +113,98 @@ function tooLarge(method: string, path: string, opts: { chunked?: boolean } = {}
     req.end();
   });
 }
+
+/**
+ * The fuzz over every route of the OpenAPI document: each declared body field, query parameter and path
+ * parameter in turn gets a NUL character, a lone surrogate and a 10,000-character string. The first two are
+ * 400 naming the field (PostgreSQL cannot store them); nothing is ever a 5xx.
+ */
+it('every route answers NUL, lone surrogates and 10,000-character strings in every field with a 4xx, never a 5xx', async () => {
+  const doc = (await t.call('GET', '/api/v1/openapi.json')).body;
+  const schemas = doc.components.schemas as Record<string, any>;
+  const resolve = (s: any): any => (s?.$ref ? resolve(schemas[s.$ref.split('/').pop()]) : s);
+  const STRINGS: [string, string, boolean][] = [
+    ['NUL', 'a\u0000b', true],
+    ['lone surrogate', 'a\ud800b', true],
+    ['10,000 characters', 'x'.repeat(10_000), false],
+  ];
+  const failures: string[] = [];
+  let cases = 0;
+  const check = async (label: string, method: string, url: string, body: unknown, field: string, mustName: boolean) => {
+    cases++;
+    const res = await t.call(method, url, { token: admin, body });
+    const shaped = res.status < 400 || (res.body && typeof res.body.message === 'string');
+    if (res.status >= 500 || !shaped)
+      failures.push(`${label}: ${res.status} ${JSON.stringify(res.body)?.slice(0, 160)}`);
+    else if (mustName && (res.status !== 400 || !String(res.body.message).includes(field)))
+      failures.push(`${label}: ${res.status} does not name ${field}: ${res.body?.message}`);
+  };
+  for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [m, op] of Object.entries(ops)) {
+      const method = m.toUpperCase();
+      if (p === '/api/v1/auth/logout' || (method === 'DELETE' && p === '/api/v1/settings/hub')) continue;
+      const params = (op.parameters ?? []) as { name: string; in: string }[];
+      const fill = (override?: [string, string]) =>
+        p.replace(/\{(\w+)\}/g, (_, name: string) =>
+          override?.[0] === name ? override[1] : name === 'id' ? '00000000-0000-4000-8000-000000000000' : 'fuzz',
+        );
+      const bodySchema = resolve(op.requestBody?.content?.['application/json']?.schema);
+      const fields = Object.keys(bodySchema?.properties ?? {});
+      for (const [kind, value, mustName] of STRINGS) {
+        for (const field of fields) {
+          await check(`${method} ${p} body.${field} ${kind}`, method, fill(), { [field]: value }, field, mustName);
+        }
+        for (const param of params) {
+          if (param.in === 'query') {
+            const q = kind === 'lone surrogate' ? '%ED%A0%80' : encodeURIComponent(value);
+            await check(
+              `${method} ${p}?${param.name} ${kind}`,
+              method,
+              `${fill()}?${param.name}=${q}`,
+              undefined,
+              param.name,
+              kind === 'NUL',
+            );
+          } else if (param.in === 'path') {
+            const v = kind === 'lone surrogate' ? '%ED%A0%80' : encodeURIComponent(value);
+            await check(
+              `${method} ${p} path ${param.name} ${kind}`,
+              method,
+              fill([param.name, v]),
+              undefined,
+              'path',
+              kind === 'NUL',
+            );
+          }
+        }
+      }
+    }
+  }
+  expect(cases).toBeGreaterThan(100);
+  expect(failures).toEqual([]);
+}, 120_000);
+
+it('MCP tools answer NUL and lone surrogates in their arguments with an error naming the argument', async () => {
+  const token = (await t.call('POST', '/api/v1/tokens', { token: admin, body: { name: 'fuzz-mcp', role: 'admin' } }))
+    .body.token as string;
+  const client = new Client({ name: 'fuzz', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  for (const [tool, args, field] of [
+    ['search_templates', { query: 'a\u0000b' }, 'query'],
+    ['get_template', { slug: 'a\ud800' }, 'slug'],
+    ['read_secret', { name: '\u0000' }, 'name'],
+    ['create_deployment', { name: 'x', template_slug: 'y', env: { TZ: 'a\u0000' } }, 'env.TZ'],
+  ] as const) {
+    const result = (await client.callTool({ name: tool, arguments: args })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(result.isError, tool).toBe(true);
+    expect(result.content[0]!.text, tool).toMatch(new RegExp(`^${field.replace('.', '\\.')}: must`));
+  }
+  await client.close();
+});

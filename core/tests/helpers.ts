@@ -5,20 +5,25 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import postgres from 'postgres';
+import { expect } from 'vitest';
 import { configFromEnv, type CoreConfig } from '../src/config';
 import { createCoreContext, type CoreContext } from '../src/context';
 import { startServer } from '../src/http/server';
-import { createLogger } from '../src/log';
+import { createCoreLogger } from '../src/log';
 
 export const PG_SERVER = process.env.CORE_TEST_DATABASE_URL;
 export const DB_KIND = PG_SERVER ? 'postgres' : 'pglite';
 
 /** A fresh PostgreSQL database (or null for PGlite); drop() removes it. */
-export async function freshDatabase(server = PG_SERVER): Promise<{ databaseUrl: string | null; drop(): Promise<void> }> {
+export async function freshDatabase(
+  server = PG_SERVER,
+): Promise<{ databaseUrl: string | null; drop(): Promise<void> }> {
   if (!server) return { databaseUrl: null, drop: async () => {} };
   const name = `core_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(server, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  // A copy of the run's migrated template (tests/global-setup.ts) on the run's own server; a fresh one elsewhere.
+  const template = server === PG_SERVER ? process.env.CORE_TEST_TEMPLATE_DATABASE : undefined;
+  await admin.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;
@@ -49,14 +54,24 @@ export interface TestCore {
   url: string;
   core: CoreContext;
   logs: string[];
-  call(method: string, p: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    p: string,
+    opts?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
-export async function startCore(overrides: Partial<CoreConfig> = {}, database?: { databaseUrl: string | null }): Promise<TestCore> {
+export async function startCore(
+  overrides: Partial<CoreConfig> = {},
+  database?: { databaseUrl: string | null },
+): Promise<TestCore> {
   const config = testConfig({ databaseUrl: database?.databaseUrl ?? null, ...overrides });
   const logs: string[] = [];
-  const core = await createCoreContext(config, createLogger('debug', (l) => logs.push(l)));
+  const core = await createCoreContext(
+    config,
+    createCoreLogger('debug', (l) => logs.push(l)),
+  );
   const server = await startServer(core, { port: 0, host: '127.0.0.1' });
   return {
     url: server.url,
@@ -87,12 +102,25 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, database?: 
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 
 /** Creates a local user through the API and signs them in; returns their access token. */
-export async function localUser(t: TestCore, adminToken: string, role: 'admin' | 'readonly', email = `${role}-${randomBytes(3).toString('hex')}@example.test`) {
-  const created = await t.call('POST', '/api/v1/users', { token: adminToken, body: { email, password: ADMIN_PASSWORD, role } });
+export async function localUser(
+  t: TestCore,
+  adminToken: string,
+  role: 'admin' | 'readonly',
+  email = `${role}-${randomBytes(3).toString('hex')}@example.test`,
+) {
+  const created = await t.call('POST', '/api/v1/users', {
+    token: adminToken,
+    body: { email, password: ADMIN_PASSWORD, role },
+  });
   if (created.status !== 201) throw new Error(`user create: ${created.status} ${JSON.stringify(created.body)}`);
   const session = await t.call('POST', '/api/v1/auth/login', { body: { username: email, password: ADMIN_PASSWORD } });
   if (session.status !== 200) throw new Error(`login: ${session.status} ${JSON.stringify(session.body)}`);
-  return { id: created.body.id as string, email, token: session.body.access_token as string, refresh: session.body.refresh_token as string };
+  return {
+    id: created.body.id as string,
+    email,
+    token: session.body.access_token as string,
+    refresh: session.body.refresh_token as string,
+  };
 }
 
 export const TEMP_ADMIN = { username: 'root', password: 'temporary admin password' };
@@ -110,4 +138,16 @@ export async function coreWithAdmin(overrides: Partial<CoreConfig> = {}) {
       await db.drop();
     },
   };
+}
+
+/** The one error shape of both services: {code (tRPC's names), message, request_id, issues?}, the id as in X-Request-Id. */
+export function expectErrorShape(res: { status: number; body: any; headers: Headers }, label = '') {
+  const requestId = res.headers.get('x-request-id');
+  expect(requestId, label).toMatch(/^[A-Za-z0-9._:-]{8,128}$/);
+  expect(res.body, label).toEqual({
+    code: expect.stringMatching(/^[A-Z_]+$/),
+    message: expect.any(String),
+    request_id: requestId,
+    ...(res.body && 'issues' in res.body ? { issues: expect.any(Array) } : {}),
+  });
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createCoreContext, type CoreContext } from '../src/context';
 import { hubConnection } from '../src/db/schema';
 import { applySync, listCatalog, StaleConnection, type CatalogTemplate } from '../src/domain/catalog';
-import { createLogger } from '../src/log';
+import { createCoreLogger } from '../src/log';
 import { freshDatabase, testConfig } from './helpers';
 
 let core: CoreContext;
@@ -38,9 +38,11 @@ async function state() {
 
 beforeAll(async () => {
   db = await freshDatabase();
-  core = await createCoreContext(testConfig({ databaseUrl: db.databaseUrl }), createLogger('silent'));
+  core = await createCoreContext(testConfig({ databaseUrl: db.databaseUrl }), createCoreLogger('silent'));
   generation = new Date('2026-01-01T00:00:00Z');
-  await core.db.insert(hubConnection).values({ hubUrl: 'http://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
+  await core.db
+    .insert(hubConnection)
+    .values({ hubUrl: 'http://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
 });
 afterAll(async () => {
   await core?.close();
@@ -50,12 +52,28 @@ afterAll(async () => {
 it('applies a full sync, then updates (upsert by id, removals), each with its checked_at', async () => {
   const a = template('alpha');
   const b = template('beta');
-  expect(await applySync(core.db, { full: true, templates: [a, b], removedIds: [], checkedAt: '2026-01-01T00:00:01Z', etag: null, generation })).toMatchObject({ added: 2, updated: 0, removed: 0 });
+  expect(
+    await applySync(core.db, {
+      full: true,
+      templates: [a, b],
+      removedIds: [],
+      checkedAt: '2026-01-01T00:00:01Z',
+      etag: null,
+      generation,
+    }),
+  ).toMatchObject({ added: 2, updated: 0, removed: 0 });
   expect(await state()).toEqual({ checkedAt: '2026-01-01T00:00:01Z', slugs: ['alpha', 'beta'] });
 
   // b renamed to a slug a new template takes over from a removed one, in one answer.
   const c = template('beta');
-  const counts = await applySync(core.db, { full: false, templates: [{ ...b, slug: 'beta-2', name: 'beta 2' }, c], removedIds: [a.id], checkedAt: '2026-01-01T00:00:02Z', etag: '"e1"', generation });
+  const counts = await applySync(core.db, {
+    full: false,
+    templates: [{ ...b, slug: 'beta-2', name: 'beta 2' }, c],
+    removedIds: [a.id],
+    checkedAt: '2026-01-01T00:00:02Z',
+    etag: '"e1"',
+    generation,
+  });
   expect(counts).toEqual({ added: 1, updated: 1, removed: 1, checked_at: '2026-01-01T00:00:02Z' });
   expect(await state()).toEqual({ checkedAt: '2026-01-01T00:00:02Z', slugs: ['beta', 'beta-2'] });
 });
@@ -65,14 +83,30 @@ it('an answer that fails half-way changes nothing: neither the copy nor the wate
   // Two templates claiming one slug: the insert fails after the removals and deletes already ran.
   const broken = [template('gamma'), template('gamma')];
   const [first] = (await listCatalog(core.db, { page: 1, limit: 1 })).templates;
-  await expect(applySync(core.db, { full: false, templates: broken, removedIds: [first!.id], checkedAt: '2026-01-01T00:00:03Z', etag: null, generation })).rejects.toThrow();
+  await expect(
+    applySync(core.db, {
+      full: false,
+      templates: broken,
+      removedIds: [first!.id],
+      checkedAt: '2026-01-01T00:00:03Z',
+      etag: null,
+      generation,
+    }),
+  ).rejects.toThrow();
   expect(await state()).toEqual(before);
 });
 
 it('an answer for an older connection is not applied', async () => {
   const before = await state();
   await expect(
-    applySync(core.db, { full: true, templates: [], removedIds: [], checkedAt: '2026-01-01T00:00:04Z', etag: null, generation: new Date('2025-12-31T00:00:00Z') }),
+    applySync(core.db, {
+      full: true,
+      templates: [],
+      removedIds: [],
+      checkedAt: '2026-01-01T00:00:04Z',
+      etag: null,
+      generation: new Date('2025-12-31T00:00:00Z'),
+    }),
   ).rejects.toThrow(StaleConnection);
   expect(await state()).toEqual(before);
 });

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => stop?.());
 
 const create = (body: unknown) => t.call('POST', '/api/v1/tokens', { token: admin, body });
-const audit = async (id: string) => (await t.call('GET', `/api/v1/tokens/${id}/audit?limit=100`, { token: admin })).body.records as any[];
+const audit = async (id: string) =>
+  (await t.call('GET', `/api/v1/tokens/${id}/audit?limit=100`, { token: admin })).body.records as any[];
 
 describe('audit', () => {
   it('records exactly one entry per request with method, path (no query) and status, refused ones included', async () => {
@@ -38,10 +39,19 @@ describe('audit', () => {
     const records = await audit(tok.id);
     expect(records).toHaveLength(requests.length);
     // Newest first.
-    const expectedRecords = requests.map(([method, path, status]) => ({ method, path: path.split('?')[0], status })).reverse();
+    const expectedRecords = requests
+      .map(([method, path, status]) => ({ method, path: path.split('?')[0], status }))
+      .reverse();
     expect(records.map(({ method, path, status }) => ({ method, path, status }))).toEqual(expectedRecords);
     for (const r of records) {
-      expect(r).toEqual({ id: expect.any(String), token_id: tok.id, method: expect.any(String), path: expect.any(String), status: expect.any(Number), at: expect.any(String) });
+      expect(r).toEqual({
+        id: expect.any(String),
+        token_id: tok.id,
+        method: expect.any(String),
+        path: expect.any(String),
+        status: expect.any(Number),
+        at: expect.any(String),
+      });
     }
     const times = records.map((r) => Date.parse(r.at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
@@ -67,7 +77,10 @@ describe('audit', () => {
 
   it("records an expired token's 401 against it", async () => {
     const { body: tok } = await create({ name: 'short', role: 'readonly', expires_in_days: 1 });
-    await t.core.db.update(machineTokens).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(machineTokens.id, tok.id));
+    await t.core.db
+      .update(machineTokens)
+      .set({ expiresAt: new Date(Date.now() - 1) })
+      .where(eq(machineTokens.id, tok.id));
     expect((await t.call('GET', '/api/v1/secrets', { token: tok.token })).status).toBe(401);
     const list = await t.call('GET', '/api/v1/tokens', { token: admin });
     expect(list.body.tokens.find((x: any) => x.id === tok.id).status).toBe('expired');
@@ -76,7 +89,9 @@ describe('audit', () => {
 
   it('keeps every record of a burst of parallel requests', async () => {
     const { body: tok } = await create({ name: 'burst', role: 'readonly' });
-    const statuses = await Promise.all(Array.from({ length: 60 }, () => t.call('GET', '/api/v1/settings', { token: tok.token }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => t.call('GET', '/api/v1/settings', { token: tok.token }).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     await t.core.audit.flush();
     const rows = await t.core.db.select().from(machineTokenAudit).where(eq(machineTokenAudit.tokenId, tok.id));
@@ -85,7 +100,10 @@ describe('audit', () => {
 
   it('never stores a request body, query or secret in the audit', async () => {
     const { body: tok } = await create({ name: 'writer', role: 'admin' });
-    await t.call('PUT', '/api/v1/secrets/db-password?hint=hunter2-query', { token: tok.token, body: { value: 'hunter2-value' } });
+    await t.call('PUT', '/api/v1/secrets/db-password?hint=hunter2-query', {
+      token: tok.token,
+      body: { value: 'hunter2-value' },
+    });
     await t.core.audit.flush();
     const rows = await t.core.db.select().from(machineTokenAudit).where(eq(machineTokenAudit.tokenId, tok.id));
     expect(rows).toHaveLength(1);
@@ -107,7 +125,7 @@ describe('creation rules', () => {
     for (const bad of [0, 366, -1, 1.5, '30', true]) {
       const res = await create({ name: 'bad', role: 'readonly', expires_in_days: bad });
       expect(res.status, String(bad)).toBe(400);
-      expect(res.body.code).toBe('invalid_request');
+      expect(res.body.code).toBe('BAD_REQUEST');
       expect(res.body.message).toMatch(/expires_in_days/);
     }
   });
@@ -121,7 +139,10 @@ describe('creation rules', () => {
     const viewer = await create({ name: 'x', role: 'viewer' });
     expect(viewer.status).toBe(400);
     expect(viewer.body.message).toMatch(/admin and readonly/);
-    const userOp = await t.call('POST', '/api/v1/users', { token: admin, body: { email: 'op@example.test', password: 'long enough password', role: 'operator' } });
+    const userOp = await t.call('POST', '/api/v1/users', {
+      token: admin,
+      body: { email: 'op@example.test', password: 'long enough password', role: 'operator' },
+    });
     expect(userOp.status).toBe(400);
     expect(userOp.body.message).toMatch(/needs admin/);
     const roles = await t.core.db.select({ role: machineTokens.role }).from(machineTokens);
@@ -135,7 +156,7 @@ describe('creation rules', () => {
     expect(res.body.message).toMatch(/unknown fields: scopes, owner/);
     const bad = await t.call('POST', '/api/v1/tokens', { token: admin, body: '{"name": ' });
     expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe('invalid_request');
+    expect(bad.body.code).toBe('BAD_REQUEST');
     const missing = await create({ role: 'readonly' });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/^name:/);
@@ -179,7 +200,11 @@ describe('creation rules', () => {
     const page = await t.call('GET', '/api/v1/tokens?page=2&limit=3', { token: admin });
     expect(page.status).toBe(200);
     expect(page.body.tokens).toHaveLength(3);
-    expect(page.body.pagination).toMatchObject({ page: 2, limit: 3, totalPages: Math.ceil(page.body.pagination.total / 3) });
+    expect(page.body.pagination).toMatchObject({
+      page: 2,
+      limit: 3,
+      totalPages: Math.ceil(page.body.pagination.total / 3),
+    });
     expect((await t.call('GET', '/api/v1/tokens?limit=101', { token: admin })).status).toBe(400);
     expect((await t.call('GET', '/api/v1/tokens?page=0', { token: admin })).status).toBe(400);
   });

@@ -16,7 +16,10 @@ let db: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
   oidc = await startOidcProvider({ redirectUris: [REDIRECT] });
   db = await freshDatabase();
-  t = await startCore({ oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' } }, db);
+  t = await startCore(
+    { oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' } },
+    db,
+  );
 });
 afterAll(async () => {
   await t?.stop();
@@ -33,7 +36,10 @@ async function browse(start: string, forms: Record<string, Record<string, string
     const res = await fetch(url, {
       method: body ? 'POST' : 'GET',
       redirect: 'manual',
-      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       body,
     });
     for (const line of res.headers.getSetCookie()) {
@@ -75,7 +81,10 @@ it('PKCE sign-in with the provider yields an access token Core accepts, and refr
     prompt: 'consent',
   }))
     auth.searchParams.set(k, v);
-  const back = await browse(auth.toString(), { login: { login: 'pkce-person@example.test', password: 'any' }, consent: {} });
+  const back = await browse(auth.toString(), {
+    login: { login: 'pkce-person@example.test', password: 'any' },
+    consent: {},
+  });
   expect(back.searchParams.get('state')).toBe(state);
   const code = back.searchParams.get('code');
   expect(code).toBeTruthy();
@@ -90,7 +99,13 @@ it('PKCE sign-in with the provider yields an access token Core accepts, and refr
     expect(res.status, JSON.stringify(json)).toBe(200);
     return json;
   };
-  const tokens = await exchange({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT, code_verifier: verifier, resource: oidc.audience });
+  const tokens = await exchange({
+    grant_type: 'authorization_code',
+    code: code!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    resource: oidc.audience,
+  });
   expect(tokens.access_token.split('.')).toHaveLength(3);
   expect(tokens.refresh_token).toBeTruthy();
 
@@ -98,7 +113,11 @@ it('PKCE sign-in with the provider yields an access token Core accepts, and refr
   expect(me.status).toBe(200);
   expect(me.body).toMatchObject({ kind: 'oidc', role: 'readonly', user: { email: 'pkce-person@example.test' } });
 
-  const refreshed = await exchange({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, resource: oidc.audience });
+  const refreshed = await exchange({
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+    resource: oidc.audience,
+  });
   const again = await t.call('GET', '/api/v1/auth/me', { token: refreshed.access_token });
   expect(again.status).toBe(200);
   expect(again.body.user.id).toBe(me.body.user.id);

@@ -41,20 +41,33 @@ describe('audience', () => {
     expect((await me(t, await oidc.forge(person, { audience: 'account' }))).status).toBe(401);
     expect((await me(t, await oidc.forge(person, { audience: 'account', azp: 'another-client' }))).status).toBe(401);
     // An ID token (its audience is the client too) is not an access token.
-    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { at_hash: 'x' } }))).status).toBe(401);
-    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { typ: 'ID' } }))).status).toBe(401);
+    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { at_hash: 'x' } }))).status).toBe(
+      401,
+    );
+    expect((await me(t, await oidc.forge(person, { audience: oidc.clientId, claims: { typ: 'ID' } }))).status).toBe(
+      401,
+    );
     // A real token the provider issued for some other API.
     expect((await me(t, await oidc.mint(person, { resource: 'https://another-api.test' }))).status).toBe(401);
   });
 
   it("with an audience configured: a token for another API is refused even if its azp is Core's client", async () => {
-    const t = await core({ oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' } });
+    const t = await core({
+      oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: oidc.audience, scopes: 'openid' },
+    });
     const person = { subject: 'api-user' };
     expect((await me(t, await oidc.forge(person, { audience: oidc.audience }))).status).toBe(200);
-    expect((await me(t, await oidc.forge(person, { audience: 'https://another-api.test', azp: oidc.clientId }))).status).toBe(401);
+    expect(
+      (await me(t, await oidc.forge(person, { audience: 'https://another-api.test', azp: oidc.clientId }))).status,
+    ).toBe(401);
     expect((await me(t, await oidc.forge(person, { audience: oidc.clientId }))).status).toBe(401);
     const settings = await t.call('GET', '/api/v1/settings', { token: await oidc.forge(person) });
-    expect(settings.body.oidc).toMatchObject({ source: 'environment', issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience });
+    expect(settings.body.oidc).toMatchObject({
+      source: 'environment',
+      issuer: oidc.issuer,
+      client_id: oidc.clientId,
+      audience: oidc.audience,
+    });
   });
 });
 
@@ -66,17 +79,30 @@ describe('OIDC in settings', () => {
     const token = await oidc.mint({ subject: 'late', email: 'late@example.test' });
     expect((await me(t, token)).status).toBe(401);
 
-    const bad = await t.call('PUT', '/api/v1/settings/oidc', { token: temp, body: { issuer: 'not a url', client_id: 'x' } });
+    const bad = await t.call('PUT', '/api/v1/settings/oidc', {
+      token: temp,
+      body: { issuer: 'not a url', client_id: 'x' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/^issuer:/);
-    const legacy = await t.call('PUT', '/api/v1/settings/oidc', { token: temp, body: { issuer: oidc.issuer, client_id: oidc.clientId, default_role: 'operator' } });
+    const legacy = await t.call('PUT', '/api/v1/settings/oidc', {
+      token: temp,
+      body: { issuer: oidc.issuer, client_id: oidc.clientId, default_role: 'operator' },
+    });
     expect(legacy.status).toBe(400);
     expect(legacy.body.message).toMatch(/needs admin/);
 
-    const put = await t.call('PUT', '/api/v1/settings/oidc', { token: temp, body: { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience } });
+    const put = await t.call('PUT', '/api/v1/settings/oidc', {
+      token: temp,
+      body: { issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ source: 'settings', issuer: oidc.issuer, default_role: 'readonly' });
-    expect((await t.call('GET', '/api/v1/auth/config')).body.oidc).toMatchObject({ issuer: oidc.issuer, client_id: oidc.clientId, audience: oidc.audience });
+    expect((await t.call('GET', '/api/v1/auth/config')).body.oidc).toMatchObject({
+      issuer: oidc.issuer,
+      client_id: oidc.clientId,
+      audience: oidc.audience,
+    });
     const signedIn = await me(t, token);
     expect(signedIn.status).toBe(200);
     expect(signedIn.body).toMatchObject({ kind: 'oidc', role: 'readonly' });
@@ -93,10 +119,12 @@ describe('OIDC in settings', () => {
         s.close(() => resolve(p));
       });
     });
-    const t = await core({ oidc: { issuer: `http://127.0.0.1:${port}`, clientId: 'x', audience: null, scopes: 'openid' } });
+    const t = await core({
+      oidc: { issuer: `http://127.0.0.1:${port}`, clientId: 'x', audience: null, scopes: 'openid' },
+    });
     const res = await me(t, await oidc.forge({ subject: 'someone' }));
     expect(res.status).toBe(503);
-    expect(res.body.code).toBe('unavailable');
+    expect(res.body.code).toBe('SERVICE_UNAVAILABLE');
     // Core's own credentials keep working.
     const login = await t.call('POST', '/api/v1/auth/login', { body: TEMP });
     expect((await me(t, login.body.access_token)).status).toBe(200);

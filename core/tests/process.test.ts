@@ -6,10 +6,16 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { compiled, TEST_NODE_FLAGS } from '../../tests/compiled';
 import { freshDatabase } from './helpers';
 
-const CLI = path.join(import.meta.dirname, '..', 'src', 'cli.ts');
+// Core's CLI as production runs it: compiled (core/vitest.config.ts builds it once per run; scripts/build-server.mjs).
+const CLI = compiled('core');
+// A hang guard, not a speed check: every CLI run opens PGlite on a data folder (initdb on the first), which
+// took over 20 s a run at load average 25 on the shared 2-core machine.
+vi.setConfig({ testTimeout: 600_000 });
+
 const TEMP = { SVC_TEMP_ADMIN_USERNAME: 'first-admin', SVC_TEMP_ADMIN_PASSWORD: 'temporary admin password' };
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dataDir: string;
@@ -36,11 +42,11 @@ afterAll(async () => {
 });
 
 function cli(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const res = spawnSync(process.execPath, [...TEST_NODE_FLAGS, CLI, ...args], {
     env: { ...baseEnv, ...opts.env },
     input: opts.input ?? '',
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 180_000, // a hang guard: the shared CI machine can starve one CLI run for a minute
   });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr };
 }
@@ -53,14 +59,17 @@ interface Served {
 }
 
 async function serve(env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], { env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, CLI, 'serve'], {
+    env: { ...baseEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Core did not start:\n${out}`)), 60_000);
     child.stderr!.on('data', () => {
-      const m = /"msg":"Core listening","url":"([^"]+)"/.exec(out);
+      const m = /"url":"([^"]+)"[^\n]*"msg":"Core listening"/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -83,10 +92,17 @@ async function serve(env: Record<string, string> = {}): Promise<Served> {
 async function call(base: string, method: string, p: string, token?: string, body?: unknown) {
   const res = await fetch(base + p, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
-  return { status: res.status, body: (await res.text().then((t) => (t ? JSON.parse(t) : undefined))) as any, headers: res.headers };
+  return {
+    status: res.status,
+    body: (await res.text().then((t) => (t ? JSON.parse(t) : undefined))) as any,
+    headers: res.headers,
+  };
 }
 
 describe('CLI', () => {
@@ -95,7 +111,9 @@ describe('CLI', () => {
     expect(migrate.status).toBe(0);
     expect(JSON.parse(migrate.stdout)).toEqual({ migrated: true, database: db.databaseUrl ? 'postgres' : 'pglite' });
 
-    const user = cli(['user', 'create', '--email', 'ops@example.test', '--role', 'admin', '--name', 'Ops'], { input: 'a long enough password\n' });
+    const user = cli(['user', 'create', '--email', 'ops@example.test', '--role', 'admin', '--name', 'Ops'], {
+      input: 'a long enough password\n',
+    });
     expect(user.stderr).toBe('');
     expect(user.status).toBe(0);
     expect(JSON.parse(user.stdout)).toEqual({ id: expect.any(String), email: 'ops@example.test', role: 'admin' });
@@ -103,18 +121,31 @@ describe('CLI', () => {
     const token = cli(['token', 'create', '--name', 'ci', '--role', 'readonly', '--expires-in-days', '30']);
     expect(token.status).toBe(0);
     const parsed = JSON.parse(token.stdout);
-    expect(parsed).toEqual({ id: expect.any(String), token: expect.stringMatching(/^svm_/), role: 'readonly', expires_at: expect.any(String) });
+    expect(parsed).toEqual({
+      id: expect.any(String),
+      token: expect.stringMatching(/^svm_/),
+      role: 'readonly',
+      expires_at: expect.any(String),
+    });
 
     const noExpiry = JSON.parse(cli(['token', 'create', '--name', 'forever', '--role', 'admin']).stdout);
     expect(noExpiry.expires_at).toBeNull();
 
     for (const [args, input, pattern] of [
-      [['user', 'create', '--email', 'x@example.test', '--role', 'operator'], 'a long enough password', /operator.*needs admin/],
+      [
+        ['user', 'create', '--email', 'x@example.test', '--role', 'operator'],
+        'a long enough password',
+        /operator.*needs admin/,
+      ],
       [['user', 'create', '--email', 'y@example.test', '--role', 'readonly'], 'short', /password/],
-      [['user', 'create', '--email', 'ops@example.test', '--role', 'readonly'], 'a long enough password', /already exists/],
+      [
+        ['user', 'create', '--email', 'ops@example.test', '--role', 'readonly'],
+        'a long enough password',
+        /already exists/,
+      ],
       [['token', 'create', '--name', 'x', '--role', 'readonly', '--expires-in-days', '366'], '', /1 to 365/],
       [['token', 'create', '--name', 'x', '--role', 'viewer'], '', /viewer/],
-      [['token', 'create', '--role', 'admin'], '', /--name is required/],
+      [['token', 'create', '--role', 'admin'], '', /required option '--name <name>' not specified/],
       [['frobnicate'], '', /unknown command/],
     ] as [string[], string, RegExp][]) {
       const res = cli(args, { input });
@@ -123,18 +154,47 @@ describe('CLI', () => {
       expect(res.stderr, args.join(' ')).toMatch(pattern);
     }
   }, 240_000); // each command is a process that opens the database
+
+  it('prints usage for --help on every command and sub-command, with exit 0', () => {
+    for (const args of [
+      ['--help'],
+      ['help'],
+      ['serve', '--help'],
+      ['migrate', '-h'],
+      ['user', 'create', '--help'],
+      ['help', 'token'],
+    ]) {
+      const res = cli(args);
+      expect(res.status, args.join(' ')).toBe(0);
+      expect(res.stdout, args.join(' ')).toMatch(/Usage: core/);
+    }
+    const bad = cli(['token', 'create', '--name', 'x', '--role', 'admin', '--expires-in-days', 'soon']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(
+      /--expires-in-days must be a whole number from 1 to 365; leave it out for a token that never expires/,
+    );
+    expect(bad.stderr).toMatch(/Usage: core token create/);
+  });
 });
 
 describe('the running service', () => {
   it('the temporary admin works while its variables are set and is gone after a restart without them', async () => {
     let core = await serve(TEMP);
-    const login = await call(core.url, 'POST', '/api/v1/auth/login', undefined, { username: TEMP.SVC_TEMP_ADMIN_USERNAME, password: TEMP.SVC_TEMP_ADMIN_PASSWORD });
+    const login = await call(core.url, 'POST', '/api/v1/auth/login', undefined, {
+      username: TEMP.SVC_TEMP_ADMIN_USERNAME,
+      password: TEMP.SVC_TEMP_ADMIN_PASSWORD,
+    });
     expect(login.status).toBe(200);
     const me = await call(core.url, 'GET', '/api/v1/auth/me', login.body.access_token);
     expect(me.body).toMatchObject({ kind: 'temporary_admin', temporary: true });
     expect(me.headers.get('x-core-warning')).toBeTruthy();
-    expect((await call(core.url, 'GET', '/api/v1/settings', login.body.access_token)).body.temporary_admin).toEqual({ enabled: true });
-    const token = await call(core.url, 'POST', '/api/v1/tokens', login.body.access_token, { name: 'made by temp', role: 'readonly' });
+    expect((await call(core.url, 'GET', '/api/v1/settings', login.body.access_token)).body.temporary_admin).toEqual({
+      enabled: true,
+    });
+    const token = await call(core.url, 'POST', '/api/v1/tokens', login.body.access_token, {
+      name: 'made by temp',
+      role: 'readonly',
+    });
     expect(token.body.created_by).toBe(TEMP.SVC_TEMP_ADMIN_USERNAME);
     if (!db.databaseUrl) {
       // The embedded database is locked while Core runs: the CLI says so.
@@ -147,13 +207,21 @@ describe('the running service', () => {
     core = await serve();
     try {
       expect((await call(core.url, 'GET', '/api/v1/auth/me', login.body.access_token)).status).toBe(401);
-      expect((await call(core.url, 'POST', '/api/v1/auth/refresh', undefined, { refresh_token: login.body.refresh_token })).status).toBe(401);
-      const again = await call(core.url, 'POST', '/api/v1/auth/login', undefined, { username: TEMP.SVC_TEMP_ADMIN_USERNAME, password: TEMP.SVC_TEMP_ADMIN_PASSWORD });
+      expect(
+        (await call(core.url, 'POST', '/api/v1/auth/refresh', undefined, { refresh_token: login.body.refresh_token }))
+          .status,
+      ).toBe(401);
+      const again = await call(core.url, 'POST', '/api/v1/auth/login', undefined, {
+        username: TEMP.SVC_TEMP_ADMIN_USERNAME,
+        password: TEMP.SVC_TEMP_ADMIN_PASSWORD,
+      });
       expect(again.status).toBe(401);
       // Its actions stay recorded under its username.
-      expect((await call(core.url, 'GET', '/api/v1/tokens', token.body.token)).body.tokens.find((x: any) => x.id === token.body.id).created_by).toBe(
-        TEMP.SVC_TEMP_ADMIN_USERNAME,
-      );
+      expect(
+        (await call(core.url, 'GET', '/api/v1/tokens', token.body.token)).body.tokens.find(
+          (x: any) => x.id === token.body.id,
+        ).created_by,
+      ).toBe(TEMP.SVC_TEMP_ADMIN_USERNAME);
     } finally {
       await core.stop();
     }
@@ -163,7 +231,11 @@ describe('the running service', () => {
     const created = JSON.parse(cli(['token', 'create', '--name', 'burst', '--role', 'readonly']).stdout);
     let core = await serve();
     const statuses = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => call(core.url, i % 2 ? 'GET' : 'DELETE', i % 2 ? '/api/v1/secrets' : '/api/v1/secrets/x', created.token).then((r) => r.status)),
+      Array.from({ length: 40 }, (_, i) =>
+        call(core.url, i % 2 ? 'GET' : 'DELETE', i % 2 ? '/api/v1/secrets' : '/api/v1/secrets/x', created.token).then(
+          (r) => r.status,
+        ),
+      ),
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
     expect(statuses.filter((s) => s === 403)).toHaveLength(20);

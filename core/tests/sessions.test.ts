@@ -41,15 +41,21 @@ describe('login', () => {
     const wrong = await login('known@example.test', 'wrong password!!');
     expect(unknown.status).toBe(401);
     expect(wrong.status).toBe(401);
-    expect(unknown.body).toEqual(wrong.body);
-    expect(unknown.body.code).toBe('unauthorized');
+    expect({ ...unknown.body, request_id: 'x' }).toEqual({ ...wrong.body, request_id: 'x' });
+    expect(unknown.body.code).toBe('UNAUTHORIZED');
   });
 
   it('the temporary admin needs its exact username', async () => {
     expect((await login(TEMP.username.toLowerCase(), TEMP.password)).status).toBe(401);
     const ok = await login(TEMP.username, TEMP.password);
     expect(ok.status).toBe(200);
-    expect(ok.body.user).toEqual({ id: null, email: TEMP.username, name: TEMP.username, role: 'admin', kind: 'temporary_admin' });
+    expect(ok.body.user).toEqual({
+      id: null,
+      email: TEMP.username,
+      name: TEMP.username,
+      role: 'admin',
+      kind: 'temporary_admin',
+    });
     expect(ok.headers.get('x-core-warning')).toMatch(/remove/);
   });
 
@@ -57,13 +63,18 @@ describe('login', () => {
     const res = await t.call('POST', '/api/v1/auth/login', { body: { username: 'a' } });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/password/);
-    const extra = await t.call('POST', '/api/v1/auth/login', { body: { username: 'a', password: 'b', remember: true } });
+    const extra = await t.call('POST', '/api/v1/auth/login', {
+      body: { username: 'a', password: 'b', remember: true },
+    });
     expect(extra.status).toBe(400);
     expect(extra.body.message).toMatch(/unknown field: remember/);
   });
 
   it('ignores credentials on public endpoints', async () => {
-    const res = await t.call('POST', '/api/v1/auth/login', { body: { username: TEMP.username, password: TEMP.password }, token: 'garbage' });
+    const res = await t.call('POST', '/api/v1/auth/login', {
+      body: { username: TEMP.username, password: TEMP.password },
+      token: 'garbage',
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -74,7 +85,7 @@ describe('brute-force limit', () => {
     for (let i = 0; i < 5; i++) expect((await login(u.email, `wrong password ${i}`)).status).toBe(401);
     const sixth = await login(u.email, ADMIN_PASSWORD);
     expect(sixth.status).toBe(429);
-    expect(sixth.body.code).toBe('rate_limited');
+    expect(sixth.body.code).toBe('TOO_MANY_REQUESTS');
     const retryAfter = Number(sixth.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(850);
     expect(retryAfter).toBeLessThanOrEqual(900);
@@ -84,7 +95,9 @@ describe('brute-force limit', () => {
   });
 
   it('counts unknown usernames too, and holds under parallel attempts', async () => {
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => login('ghost@example.test', `guess number ${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login('ghost@example.test', `guess number ${i}`)),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(7);
@@ -104,7 +117,8 @@ describe('password spraying', () => {
     const own = await freshDatabase();
     const other = await startCore({ temporaryAdmin: TEMP }, own);
     try {
-      const attempt = (username: string) => other.call('POST', '/api/v1/auth/login', { body: { username, password: 'spray password 1' } });
+      const attempt = (username: string) =>
+        other.call('POST', '/api/v1/auth/login', { body: { username, password: 'spray password 1' } });
       for (let i = 0; i < 50; i++) expect((await attempt(`user${i}@example.test`)).status).toBe(401);
       const next = await attempt('fresh-name@example.test');
       expect(next.status).toBe(429);
@@ -132,12 +146,16 @@ describe('refresh and logout', () => {
     // The first token comes back: someone copied it. The chain ends, including the newest token.
     const reuse = await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: first } });
     expect(reuse.status).toBe(401);
-    expect((await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: third.body.refresh_token } })).status).toBe(401);
+    expect(
+      (await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: third.body.refresh_token } })).status,
+    ).toBe(401);
   });
 
   it('of two concurrent uses of one refresh token at most one succeeds', async () => {
     const u = await localUser(t, temp, 'readonly');
-    const results = await Promise.all([0, 1, 2].map(() => t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refresh } })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refresh } })),
+    );
     expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
   });
 
@@ -157,14 +175,19 @@ describe('refresh and logout', () => {
 
   it("a new password ends the user's sessions", async () => {
     const u = await localUser(t, temp, 'readonly');
-    expect((await t.call('PUT', `/api/v1/users/${u.id}`, { token: temp, body: { password: 'a different password' } })).status).toBe(200);
+    expect(
+      (await t.call('PUT', `/api/v1/users/${u.id}`, { token: temp, body: { password: 'a different password' } }))
+        .status,
+    ).toBe(200);
     expect((await t.call('POST', '/api/v1/auth/refresh', { body: { refresh_token: u.refresh } })).status).toBe(401);
   });
 
   it('a demoted user is readonly on their next request', async () => {
     const a = await localUser(t, temp, 'admin');
     expect((await t.call('PUT', '/api/v1/secrets/demo', { token: a.token, body: { value: 'x' } })).status).toBe(200);
-    expect((await t.call('PUT', `/api/v1/users/${a.id}`, { token: temp, body: { role: 'readonly' } })).status).toBe(200);
+    expect((await t.call('PUT', `/api/v1/users/${a.id}`, { token: temp, body: { role: 'readonly' } })).status).toBe(
+      200,
+    );
     expect((await t.call('PUT', '/api/v1/secrets/demo', { token: a.token, body: { value: 'y' } })).status).toBe(403);
   });
 
@@ -172,7 +195,11 @@ describe('refresh and logout', () => {
     const u = await localUser(t, temp, 'readonly');
     const [h, p, s] = u.token.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
-    const forged = [h, Buffer.from(JSON.stringify({ ...payload, kind: 'temporary_admin', sub: TEMP.username })).toString('base64url'), s].join('.');
+    const forged = [
+      h,
+      Buffer.from(JSON.stringify({ ...payload, kind: 'temporary_admin', sub: TEMP.username })).toString('base64url'),
+      s,
+    ].join('.');
     expect((await t.call('GET', '/api/v1/auth/me', { token: forged })).status).toBe(401);
   });
 });

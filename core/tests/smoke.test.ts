@@ -18,9 +18,17 @@ it('serves health, the OpenAPI document and temporary admin login', async () => 
   const doc = await t.call('GET', '/api/v1/openapi.json');
   expect(doc.status).toBe(200);
   expect(Object.keys(doc.body.paths)).toContain('/api/v1/tokens/{id}/audit');
-  const login = await t.call('POST', '/api/v1/auth/login', { body: { username: 'setup', password: 'temporary-password' } });
+  const login = await t.call('POST', '/api/v1/auth/login', {
+    body: { username: 'setup', password: 'temporary-password' },
+  });
   expect(login.status).toBe(200);
   const me = await t.call('GET', '/api/v1/auth/me', { token: login.body.access_token });
-  expect(me.body).toEqual({ kind: 'temporary_admin', role: 'admin', temporary: true, user: { id: null, email: 'setup', name: 'setup' }, token_id: null });
+  expect(me.body).toEqual({
+    kind: 'temporary_admin',
+    role: 'admin',
+    temporary: true,
+    user: { id: null, email: 'setup', name: 'setup' },
+    token_id: null,
+  });
   expect(me.headers.get('x-core-warning')).toMatch(/SVC_TEMP_ADMIN/);
 });

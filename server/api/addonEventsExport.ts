@@ -11,6 +11,7 @@ import { addonEventScopeOf, iterateAddonEvents, type AddonEventRow } from '../do
 import { errorResponse } from './errors';
 import { addonEventFilterInput, toAddonEvent, toAddonEventFilters } from './schemas/support';
 import { createContext } from './trpc';
+import { requestLogger } from '../log';
 
 const ExportInput = z.object({
   ...addonEventFilterInput,
@@ -90,7 +91,7 @@ export async function exportAddonEvents(req: Request): Promise<Response> {
         }
         controller.enqueue(encoder.encode(chunk));
       } catch (err) {
-        console.error('[hub] addon event export failed:', err);
+        requestLogger().error({ err }, 'addon event export failed');
         controller.error(new Error('export failed'));
       }
     },
@@ -98,7 +99,10 @@ export async function exportAddonEvents(req: Request): Promise<Response> {
       await rows.return(undefined);
     },
   });
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return new Response(body, {
     status: 200,
     headers: {

@@ -1,7 +1,8 @@
 /**
- * Rate limits at the edge (REST /api/v1 and /mcp), fixed one-minute windows per key:
+ * Rate limits at the edge (REST /api/v1, /api/trpc and /mcp), fixed one-minute windows per key:
  *
  *   anonymous     per client address, calls without a credential            HUB_RATE_LIMIT_ANONYMOUS (120)
+ *   (a client address is an IPv4 address or an IPv6 /64: addressBucket)
  *   credential    per instance key, user or personal access token           HUB_RATE_LIMIT_CREDENTIAL (1200)
  *   address       per client address, every call                            HUB_RATE_LIMIT_ADDRESS (2400)
  *   failed_auth   per client address, credentials that did not resolve      HUB_RATE_LIMIT_FAILED_AUTH (20)
@@ -20,8 +21,10 @@
 import { lt, sql } from 'drizzle-orm';
 import { databaseIsOpen, getDb } from '../db/client';
 import { rateLimitWindows } from '../db/schema';
-import { TRPCError } from '@trpc/server';
 import { DomainError } from '../domain/errors';
+import { gaugeOf, hubMetrics } from '../metrics';
+import type { Principal } from '../domain/principal';
+import { logger } from '../log';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -54,7 +57,16 @@ interface State {
   timer: NodeJS.Timeout | null;
   flushing: Promise<void> | null;
 }
-const state = ((globalThis as { __hubRateLimits?: State }).__hubRateLimits ??= { windows: new Map(), timer: null, flushing: null });
+const state = ((globalThis as { __hubRateLimits?: State }).__hubRateLimits ??= {
+  windows: new Map(),
+  timer: null,
+  flushing: null,
+});
+gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queue: 'rate_limit_windows' }, () => {
+  let n = 0;
+  for (const w of state.windows.values()) if (w.pending > 0) n++;
+  return n;
+});
 
 export interface LimitStatus {
   name: LimitName;
@@ -73,9 +85,21 @@ function windowOf(key: string, now: number): Window {
   return w;
 }
 
-function statusOf(name: LimitName, limit: number, w: Window, now: number, exceeded: boolean): LimitStatus & { exceeded: boolean } {
+function statusOf(
+  name: LimitName,
+  limit: number,
+  w: Window,
+  now: number,
+  exceeded: boolean,
+): LimitStatus & { exceeded: boolean } {
   const remaining = limit - w.shared - w.pending;
-  return { name, limit, remaining: remaining > 0 ? remaining : 0, resetSeconds: Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000)), exceeded };
+  return {
+    name,
+    limit,
+    remaining: remaining > 0 ? remaining : 0,
+    resetSeconds: Math.max(1, Math.ceil((w.start + WINDOW_MS - now) / 1000)),
+    exceeded,
+  };
 }
 
 /** Where a key stands, without counting a hit. */
@@ -143,7 +167,11 @@ let lastSweep = 0;
 export async function flushRateLimits(): Promise<void> {
   if (state.flushing) return state.flushing;
   const now = Date.now();
-  const batch = [...state.windows].filter(([, w]) => w.pending > 0).map(([key, w]) => ({ key, w, hits: w.pending }));
+  // In key order: processes upserting overlapping keys then lock their rows in the same order (no deadlock).
+  const batch = [...state.windows]
+    .filter(([, w]) => w.pending > 0)
+    .map(([key, w]) => ({ key, w, hits: w.pending }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.w.start - b.w.start));
   for (const [key, w] of state.windows) if (w.start + WINDOW_MS < now) state.windows.delete(key);
   // Sharing is best effort: after closeDatabase (shutdown, a test's teardown) the counts stay in memory.
   if (batch.length === 0 || !databaseIsOpen()) return;
@@ -153,8 +181,15 @@ export async function flushRateLimits(): Promise<void> {
       const rows = await db
         .insert(rateLimitWindows)
         .values(batch.map(({ key, w, hits }) => ({ key, windowStart: new Date(w.start), hits })))
-        .onConflictDoUpdate({ target: [rateLimitWindows.key, rateLimitWindows.windowStart], set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` } })
-        .returning({ key: rateLimitWindows.key, windowStart: rateLimitWindows.windowStart, hits: rateLimitWindows.hits });
+        .onConflictDoUpdate({
+          target: [rateLimitWindows.key, rateLimitWindows.windowStart],
+          set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
+        })
+        .returning({
+          key: rateLimitWindows.key,
+          windowStart: rateLimitWindows.windowStart,
+          hits: rateLimitWindows.hits,
+        });
       const totals = new Map(rows.map((r) => [`${r.key} ${r.windowStart.getTime()}`, r.hits]));
       for (const { key, w, hits } of batch) {
         w.pending -= hits;
@@ -166,7 +201,7 @@ export async function flushRateLimits(): Promise<void> {
       }
     } catch (err) {
       // The database is away: keep counting in memory; the pending hits are added on the next flush.
-      console.error('[hub] rate-limit counts not shared:', (err as Error).message);
+      logger.warn({ err: (err as Error).message }, 'rate-limit counts not shared');
     } finally {
       state.flushing = null;
       if (batch.some(({ w }) => w.pending > 0)) scheduleFlush();
@@ -182,15 +217,47 @@ export function resetRateLimitMemory(): void {
 
 // ---------------------------------------------------------------- the edge's admission of one call
 
+/**
+ * The per-address bucket of a client address: an IPv4 address as it is, an IPv6 address as its /64 (one
+ * subscriber's network, whose addresses it may pick at will: counting each would give it 2^64 budgets).
+ * Expects sourceAddress()'s canonical form; anything else (e.g. "unknown") is its own bucket.
+ */
+export function addressBucket(address: string): string {
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const compressed = address.includes('::');
+  const left = head ? head.split(':') : [];
+  const right = compressed && tail ? tail.split(':') : [];
+  const groups = compressed
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  if (groups.length !== 8 || groups.some((g) => !/^[0-9a-f]{1,4}$/i.test(g))) return address;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/** The key a caller is rate-limited under once resolved; null for anonymous calls (limited per address). */
+export function limitSubjectOf(principal: Principal): string | null {
+  return principal.kind === 'instance'
+    ? `svh:${principal.keyId}`
+    : principal.kind === 'user'
+      ? `user:${principal.userId}`
+      : null;
+}
+
 /** A 429 that carries the RateLimit headers of the limit it hit. */
 export class RateLimitRefusal extends DomainError {
   constructor(readonly status: LimitStatus) {
     super('rate_limited', rateLimitedError(status).message, { retryAfterSeconds: status.resetSeconds });
+    hubMetrics.rateLimited(status.name);
   }
 }
 
+/** The resolver (through createContext or not) refuses a credential with the domain's error, nothing else. */
 function isFailedCredential(err: unknown): boolean {
-  return (err instanceof DomainError && err.code === 'unauthenticated') || (err instanceof TRPCError && err.code === 'UNAUTHORIZED');
+  return err instanceof DomainError && err.code === 'unauthenticated';
 }
 
 /**
@@ -205,6 +272,7 @@ export async function admit<T>(
   resolve: () => Promise<T>,
   subjectOf: (caller: T) => string | null,
 ): Promise<{ caller: T; headers: Record<string, string> }> {
+  address = addressBucket(address);
   const perAddress = hit('address', address);
   if (perAddress.exceeded) throw new RateLimitRefusal(perAddress);
   if (hasCredential) {

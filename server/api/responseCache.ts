@@ -6,12 +6,12 @@
  *  - Key: the caller (its kind and catalog scope: what it may see) and the normalized URL.
  *  - Valid while the catalog generation it was stored under is current: every catalog write bumps it in
  *    this process at once and in the others through LISTEN/NOTIFY (db/invalidation.ts); and for at
- *    most ENTRY_TTL_MS, since download counts change without a catalog write.
+ *    most HUB_RESPONSE_CACHE_TTL_MS (read at each store), since download counts change without a catalog write.
  *  - Compressed once per entry: the gzip and brotli forms are made the first time a client accepts
  *    them and kept with the entry (Vary: Accept-Encoding); every answer has its Content-Length.
  *  - ETag (strong, of the JSON, one per encoding) and Cache-Control on every answer; If-None-Match → 304.
- *  - Effects that belong to every read (counting a download) are registered by the procedure with
- *    ctx.repeatOnCachedRead() and run again on each hit, 304 included.
+ *  - Effects that belong to every read (counting a download, a poll) are registered by the procedure with
+ *    ctx.repeatOnCachedRead() and run by REST after every answer, fresh or from the cache, 304 included.
  */
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -20,10 +20,13 @@ import { config } from '../config';
 import type { HeaderReader } from '../auth/credentials';
 import { generation } from '../db/invalidation';
 import { catalogScopeOf, type Principal } from '../domain/principal';
+import { gaugeOf, hubMetrics } from '../metrics';
 
 export type ResponseCachePolicy = 'catalog';
 
-const ENTRY_TTL_MS = 60_000;
+/** An effect of a read, run after each REST answer with that request's caller and status (trpc.ts Context). */
+export type ReadEffect = (principal: Principal, status: number) => void;
+
 /** Smaller answers are sent as they are: compression would save less than it costs. */
 const COMPRESS_MIN_BYTES = 1024;
 
@@ -37,16 +40,19 @@ export interface CachedResponse {
   encoded: { br?: Buffer; gzip?: Buffer };
   /** The strong ETag of the JSON, without its quotes. */
   tag: string;
-  repeat: (() => void)[];
+  repeat: ReadEffect[];
 }
 
-const cache = ((globalThis as { __hubResponseCache?: LRUCache<string, CachedResponse> }).__hubResponseCache ??= new LRUCache({
-  max: 20_000,
-  // Bytes held: the JSON and, at most, about as much again in compressed forms.
-  maxSize: Math.max(1, config.responseCacheMb) * 1024 * 1024,
-  sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.identity.byteLength * 1.5)),
-  ttl: ENTRY_TTL_MS,
-}));
+const cache = ((globalThis as { __hubResponseCache?: LRUCache<string, CachedResponse> }).__hubResponseCache ??=
+  new LRUCache({
+    max: config.responseCacheEntries,
+    // Bytes held: the JSON and, at most, about as much again in compressed forms.
+    maxSize: Math.max(1, config.responseCacheMb) * 1024 * 1024,
+    sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.identity.byteLength * 1.5)),
+    // No ttl here: each entry gets HUB_RESPONSE_CACHE_TTL_MS when stored (store()).
+  }));
+
+gaugeOf('hub_response_cache_entries', 'Entries held by the REST response cache', {}, () => cache.size);
 
 function callerKey(principal: Principal): string {
   const scope = catalogScopeOf(principal);
@@ -61,14 +67,23 @@ export function cacheKey(principal: Principal, pathname: string, params: URLSear
 
 export function lookUp(key: string): CachedResponse | undefined {
   const hit = cache.get(key);
-  return hit && hit.generation === generation('catalog') ? hit : undefined;
+  const valid = hit && hit.generation === generation('catalog') ? hit : undefined;
+  hubMetrics.responseCache(valid !== undefined);
+  return valid;
 }
 
 /** Stores an answer computed while `computedUnder` was the generation, unless a write happened meanwhile. */
-export function store(key: string, computedUnder: number, json: string, repeat: (() => void)[]): CachedResponse {
+export function store(key: string, computedUnder: number, json: string, repeat: ReadEffect[]): CachedResponse {
   const identity = Buffer.from(json);
-  const entry: CachedResponse = { generation: computedUnder, identity, encoded: {}, tag: createHash('sha1').update(identity).digest('base64url'), repeat };
-  if (config.responseCacheMb > 0 && generation('catalog') === computedUnder) cache.set(key, entry);
+  const entry: CachedResponse = {
+    generation: computedUnder,
+    identity,
+    encoded: {},
+    tag: createHash('sha1').update(identity).digest('base64url'),
+    repeat,
+  };
+  if (config.responseCacheMb > 0 && generation('catalog') === computedUnder)
+    cache.set(key, entry, { ttl: config.responseCacheTtlMs });
   return entry;
 }
 
@@ -81,7 +96,10 @@ function bodyIn(entry: CachedResponse, encoding: Encoding): Buffer {
   return (entry.encoded[encoding] ??=
     encoding === 'br'
       ? brotliCompressSync(entry.identity, {
-          params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.byteLength },
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 5,
+            [constants.BROTLI_PARAM_SIZE_HINT]: entry.identity.byteLength,
+          },
         })
       : gzipSync(entry.identity, { level: 6 }));
 }
@@ -109,16 +127,25 @@ function etagMatches(ifNoneMatch: string | null, tag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
   // Any representation's ETag of the same JSON matches (weak comparison, as RFC 9110 asks for If-None-Match).
-  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '').replace(/^"|"$/g, '').replace(/\.(br|gzip)$/, '') === tag);
+  return ifNoneMatch.split(',').some(
+    (candidate) =>
+      candidate
+        .trim()
+        .replace(/^W\//, '')
+        .replace(/^"|"$/g, '')
+        .replace(/\.(br|gzip)$/, '') === tag,
+  );
 }
 
 /** The answer of a cached entry for this request: 304, or 200 in the best encoding the client accepts. */
 export function cachedAnswer(entry: CachedResponse, principal: Principal, headers: HeaderReader) {
-  const encoding = entry.identity.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(headers.get('accept-encoding')) : 'identity';
+  const encoding =
+    entry.identity.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(headers.get('accept-encoding')) : 'identity';
   const out: Record<string, string> = {
     etag: encoding === 'identity' ? `"${entry.tag}"` : `"${entry.tag}.${encoding}"`,
     // Anonymous answers may be kept by shared caches; keyed answers only by their caller. Both revalidate.
-    'cache-control': principal.kind === 'anonymous' ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate',
+    'cache-control':
+      principal.kind === 'anonymous' ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate',
     vary: 'Authorization, Accept-Encoding',
   };
   if (etagMatches(headers.get('if-none-match'), entry.tag)) return { status: 304, headers: out, body: null };

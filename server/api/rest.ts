@@ -13,10 +13,10 @@ import type { AnyProcedure, ProcedureType } from '@trpc/server';
 import { createProcedureCache, normalizePath } from 'trpc-to-openapi';
 import { credentialFromHeaders, type HeaderReader } from '../auth/credentials';
 import { generation } from '../db/invalidation';
-import type { Principal } from '../domain/principal';
 import { sourceAddress } from '../domain/support/addresses';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
-import { admit, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
+import { inRequestContext } from '../log';
+import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
 import { cachedAnswer, cacheKey, lookUp, store } from './responseCache';
 import { appRouter } from './root';
 import { createContext, type Context, type HubMeta } from './trpc';
@@ -51,12 +51,34 @@ interface Route {
 type RouteTable = ReturnType<typeof createProcedureCache>;
 let routeTable: RouteTable | undefined;
 
+/**
+ * Matches already made, by method and path: the table is walked with regular expressions in declaration order,
+ * which costs more than the rest of a cached answer. Bounded: cleared when full (paths with ids vary).
+ */
+const matched = new Map<string, Route | null>();
+const MATCHED_MAX = 4_096;
+
 /** The one route match: trpc-to-openapi's table (declaration order, case-insensitive), built once per process. */
 function matchRoute(method: string, pathname: string): Route | null {
+  const key = `${method} ${pathname}`;
+  let route = matched.get(key);
+  if (route === undefined) {
+    route = matchInTable(method, pathname);
+    if (matched.size >= MATCHED_MAX) matched.clear();
+    matched.set(key, route);
+  }
+  return route;
+}
+
+function matchInTable(method: string, pathname: string): Route | null {
   routeTable ??= createProcedureCache(appRouter as never);
   const match = routeTable(method as never, normalizePath(pathname));
   if (!match?.procedure) return null;
-  const { procedure, path, type } = match.procedure as unknown as { procedure: AnyProcedure; path: string; type: ProcedureType };
+  const { procedure, path, type } = match.procedure as unknown as {
+    procedure: AnyProcedure;
+    path: string;
+    type: ProcedureType;
+  };
   const pathInput: Record<string, string> = {};
   for (const [key, value] of Object.entries(match.pathInput)) {
     try {
@@ -74,18 +96,24 @@ function errorAnswer(err: unknown, where: string): RestAnswer {
   const e = toHttpError(err);
   logUnexpected(where, e);
   const limited = err instanceof RateLimitRefusal ? rateLimitHeaders(err.status) : {};
-  return { status: e.status, headers: { ...JSON_HEADERS, ...e.headers, ...limited }, body: JSON.stringify(errorBody(e)) };
+  return {
+    status: e.status,
+    headers: { ...JSON_HEADERS, ...e.headers, ...limited },
+    body: JSON.stringify(errorBody(e)),
+  };
 }
 
-/** The key a caller is rate-limited under once resolved; null for anonymous calls (limited per address). */
-export function limitSubjectOf(principal: Principal): string | null {
-  return principal.kind === 'instance' ? `svh:${principal.keyId}` : principal.kind === 'user' ? `user:${principal.userId}` : null;
-}
+export { limitSubjectOf };
 
 /** The context of a call, built once, under the rate limits (rateLimit.ts). */
 function admitRest(headers: HeaderReader) {
   const address = sourceAddress(headers)?.ip ?? 'unknown';
-  return admit(address, credentialFromHeaders(headers) !== null, () => createContext(headers), (ctx) => limitSubjectOf(ctx.principal));
+  return admit(
+    address,
+    credentialFromHeaders(headers) !== null,
+    () => createContext(headers),
+    (ctx) => limitSubjectOf(ctx.principal),
+  );
 }
 
 /** Query parameters as input: one value → string, repeated → array (own properties only). */
@@ -100,7 +128,8 @@ function queryInput(params: URLSearchParams): Record<string, unknown> {
 
 async function bodyInput(req: RestRequest): Promise<Record<string, unknown> | undefined> {
   const bytes = await req.readBody(MAX_BODY_BYTES);
-  if (bytes === null) throw new TransportError('PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes (2 MiB)`);
+  if (bytes === null)
+    throw new TransportError('PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes (2 MiB)`);
   const text = new TextDecoder().decode(bytes); // like Request.text(): BOM dropped, bad bytes replaced
   if (text.trim() === '') return undefined;
   let value: unknown;
@@ -109,7 +138,8 @@ async function bodyInput(req: RestRequest): Promise<Record<string, unknown> | un
   } catch {
     throw new TransportError('PARSE_ERROR', 'Request body is not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TransportError('BAD_REQUEST', 'Request body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TransportError('BAD_REQUEST', 'Request body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -144,7 +174,14 @@ function knownParams(route: Route, params: URLSearchParams): URLSearchParams {
 }
 
 function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
-  return route.procedure({ ctx, path: route.path, type: route.type, getRawInput: async () => input, signal: undefined, batchIndex: 0 });
+  return route.procedure({
+    ctx,
+    path: route.path,
+    type: route.type,
+    getRawInput: async () => input,
+    signal: undefined,
+    batchIndex: 0,
+  });
 }
 
 export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
@@ -163,17 +200,20 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
     const input = await readInput(req, route, url);
 
     if (req.method !== 'GET' || !route.meta.responseCache) {
-      return { status: 200, headers: { ...JSON_HEADERS, ...limitHeaders }, body: JSON.stringify(await call(route, ctx, input)) ?? null };
+      return {
+        status: 200,
+        headers: { ...JSON_HEADERS, ...limitHeaders },
+        body: JSON.stringify(await call(route, ctx, input)) ?? null,
+      };
     }
     const key = cacheKey(ctx.principal, pathname, knownParams(route, url.searchParams));
     let entry = lookUp(key);
-    if (entry) {
-      for (const effect of entry.repeat) effect();
-    } else {
+    if (!entry) {
       const computedUnder = generation('catalog');
       entry = store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
     }
     const answer = cachedAnswer(entry, ctx.principal, req.headers);
+    for (const effect of entry.repeat) effect(ctx.principal, answer.status);
     return { ...answer, headers: { ...answer.headers, ...limitHeaders } };
   } catch (err) {
     return errorAnswer(err, where);
@@ -181,10 +221,18 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
 }
 
 /** The Fetch adapter (Next's route handler, the tests). */
-export async function handleRest(req: Request): Promise<Response> {
-  const url = new URL(req.url);
-  const answer = await dispatchRest({ method: req.method, url: url.pathname + url.search, headers: req.headers, readBody: (limit) => readWebBody(req, limit) });
-  return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
+export function handleRest(req: Request): Promise<Response> {
+  return inRequestContext(req, async () => {
+    const url = new URL(req.url);
+    const readBody = (limit: number) => readWebBody(req, limit);
+    const answer = await dispatchRest({
+      method: req.method,
+      url: url.pathname + url.search,
+      headers: req.headers,
+      readBody,
+    });
+    return new Response(answer.body as BodyInit | null, { status: answer.status, headers: answer.headers });
+  });
 }
 
 /** A Fetch request's body up to `limit` bytes, or null when it is larger (then it is not read further). */

@@ -7,20 +7,32 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
+import { config } from '../config';
 import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
 import { isDatabaseUnavailable } from '../db/client';
 import { noteCaller, type Caller } from '../log';
-import { describeIssues, toHttpError, toTRPCError, type IssueLike } from './errors';
+import { sourceAddress } from '../domain/support/addresses';
+import { currentRequestId, describeIssues, toHttpError, toTRPCError, trpcErrorHeaders, type IssueLike } from './errors';
+import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
 import { LONE_SURROGATE } from './schemas/support';
-import type { ResponseCachePolicy } from './responseCache';
+import type { ReadEffect, ResponseCachePolicy } from './responseCache';
+
+export type { ReadEffect };
+
+/** How the caller's credential came: the Authorization header, the dashboard's session cookie, or none. */
+export type CredentialCarrier = 'bearer' | 'session_cookie' | 'none';
 
 export interface Context {
   principal: Principal;
+  carrier: CredentialCarrier;
   headers: HeaderReader;
-  /** Effects of a read that must happen again whenever its answer is served from the response cache. */
-  repeatOnCachedRead: (effect: () => void) => void;
-  readEffects: (() => void)[];
+  /**
+   * Effects of a read (counting a download, a poll) that REST runs after each answer it sends, also when
+   * served from the response cache, with the caller of that request and the answer's status (304 included).
+   */
+  repeatOnCachedRead: (effect: ReadEffect) => void;
+  readEffects: ReadEffect[];
 }
 
 /** Procedure meta: the OpenAPI mapping, and whether REST may serve the answer from the response cache. */
@@ -32,9 +44,9 @@ export interface ContextOptions {
 }
 
 /** The context of a caller already resolved. */
-export function contextFor(principal: Principal, headers: HeaderReader): Context {
-  const readEffects: (() => void)[] = [];
-  return { principal, headers, readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
+export function contextFor(principal: Principal, headers: HeaderReader, carrier: CredentialCarrier = 'none'): Context {
+  const readEffects: ReadEffect[] = [];
+  return { principal, carrier, headers, readEffects, repeatOnCachedRead: (effect) => readEffects.push(effect) };
 }
 
 function callerOf(p: Principal): Caller {
@@ -43,15 +55,43 @@ function callerOf(p: Principal): Caller {
   return { kind: 'anonymous' };
 }
 
-/** Resolves the caller; a refused credential is thrown as the tRPC error of its code. */
+/** Resolves the caller; a refused credential is thrown as the domain's error (DomainError), as by the resolver. */
 export async function createContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
+  const credential = credentialFromHeaders(headers, opts);
+  const principal = await resolveCredential(credential);
+  noteCaller(callerOf(principal));
+  // How the credential came: minting an API token needs a browser session (browserSessionProcedure).
+  const carrier = headers.get('authorization') !== null ? 'bearer' : credential !== null ? 'session_cookie' : 'none';
+  return contextFor(principal, headers, carrier);
+}
+
+/**
+ * The tRPC adapter's context, under the same rate limits as REST and /mcp (admit: per address, the
+ * failed-credential budget, per credential or anonymous). tRPC answers only its own errors with their status,
+ * so a refusal is mapped here; trpcResponseMeta adds Retry-After and the RateLimit headers.
+ */
+export async function createTRPCContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
   try {
-    const principal = await resolveCredential(credentialFromHeaders(headers, opts));
-    noteCaller(callerOf(principal));
-    return contextFor(principal, headers);
+    const address = sourceAddress(headers)?.ip ?? 'unknown';
+    const hasCredential = credentialFromHeaders(headers, opts) !== null;
+    return (
+      await admit(
+        address,
+        hasCredential,
+        () => createContext(headers, opts),
+        (ctx) => limitSubjectOf(ctx.principal),
+      )
+    ).caller;
   } catch (err) {
     throw toTRPCError(err);
   }
+}
+
+/** tRPC's responseMeta: the error's headers as REST sends them (Retry-After; RateLimit on a 429). */
+export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Record<string, string> } {
+  const meta = trpcErrorHeaders({ errors });
+  const refusal = errors.map((e) => e.cause).find((c): c is RateLimitRefusal => c instanceof RateLimitRefusal);
+  return refusal ? { headers: { ...meta.headers, ...rateLimitHeaders(refusal.status) } } : meta;
 }
 
 const t = initTRPC
@@ -61,7 +101,8 @@ const t = initTRPC
     errorFormatter({ shape, error }) {
       const { stack: _stack, ...data } = shape.data;
       const answer = toHttpError(error);
-      return { ...shape, message: answer.message, data: answer.issues ? { ...data, issues: answer.issues } : data };
+      const withId = { ...data, request_id: currentRequestId() };
+      return { ...shape, message: answer.message, data: answer.issues ? { ...withId, issues: answer.issues } : withId };
     },
   });
 
@@ -71,8 +112,9 @@ function unstorable(s: string): string | null {
   return LONE_SURROGATE.test(s) ? 'must not contain unpaired surrogates' : null;
 }
 
-// eslint-disable-next-line no-control-regex -- showing NUL (and lone surrogates) escaped is the point
-const shownKey = (key: string) => key.replace(/[\u0000\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const shownKey = (key: string) =>
+  // eslint-disable-next-line no-control-regex -- showing NUL (and lone surrogates) escaped is the point
+  key.replace(/[\u0000\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The first string (value or key) of a JSON-like input PostgreSQL cannot store, as an issue naming it, or null. */
 function unstorableIssue(value: unknown, path: string[] = [], depth = 0): IssueLike | null {
@@ -99,7 +141,8 @@ export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => 
   const issue = unstorableIssue(await getRawInput());
   if (issue) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([issue]) });
   const result = await next();
-  if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause))) throw toTRPCError(result.error.cause);
+  if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause)))
+    throw toTRPCError(result.error.cause);
   return result;
 });
 
@@ -108,6 +151,23 @@ export const userProcedure = publicProcedure.use(({ ctx, next }) => {
   if (p.kind === 'anonymous') unauthenticated('Sign in required: send a Hub JWT as Bearer token');
   if (p.kind !== 'user') forbidden('This endpoint needs a user token (Hub JWT); instance keys are not accepted');
   return next({ ctx: { ...ctx, user: p } });
+});
+
+/**
+ * A person at the dashboard: the session cookie, sent by a page of the Hub's own origin (Origin, or
+ * Sec-Fetch-Site: same-origin). What a script's bearer token must never do - mint its own successor - goes here.
+ */
+export const browserSessionProcedure = userProcedure.use(({ ctx, next }) => {
+  if (ctx.carrier !== 'session_cookie') {
+    forbidden(
+      'Only a signed-in browser session on the dashboard may do this; a bearer token cannot (it would mint its own successor)',
+    );
+  }
+  const origin = ctx.headers.get('origin');
+  const sameOrigin =
+    origin !== null ? origin === new URL(config.hubUrl).origin : ctx.headers.get('sec-fetch-site') === 'same-origin';
+  if (!sameOrigin) forbidden(`Only a page of this Hub (${new URL(config.hubUrl).origin}) may do this with its session`);
+  return next();
 });
 
 export const orgMemberProcedure = userProcedure.use(({ ctx, next }) => {

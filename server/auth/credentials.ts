@@ -17,15 +17,17 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { config } from '../config';
-import { getDb, type Db } from '../db/client';
+import { databaseIsOpen, getDb, type Db } from '../db/client';
 import { generation } from '../db/invalidation';
 import { instanceKeys, instanceReports, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
 import { DomainError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
 import { issuedBeforeSignOut } from '../domain/profile';
-import { sameMembership, type ResolvedPat } from '../domain/pats';
+import { recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
-import { hashSecret, parseSecret, secretKindOf } from '../domain/tokens';
+import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
+import { gaugeOf, hubMetrics } from '../metrics';
+import { logger } from '../log';
 
 /**
  * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
@@ -41,7 +43,10 @@ export interface HeaderReader {
 }
 
 /** The bearer token of a request; the session cookie counts only where the caller allows it (dashboard). */
-export function credentialFromHeaders(headers: HeaderReader, opts: { allowSessionCookie?: boolean } = {}): string | null {
+export function credentialFromHeaders(
+  headers: HeaderReader,
+  opts: { allowSessionCookie?: boolean } = {},
+): string | null {
   const authorization = headers.get('authorization');
   if (authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -62,51 +67,107 @@ export function credentialFromHeaders(headers: HeaderReader, opts: { allowSessio
 export async function resolveCredential(token: string | null): Promise<Principal> {
   if (token === null) return ANONYMOUS;
   const kind = secretKindOf(token);
-  if (kind === 'svp_') unauthenticated('Personal access tokens are accepted only at the /mcp endpoint', 'personal_access_token');
+  if (kind === 'svp_')
+    unauthenticated('Personal access tokens are accepted only at the /mcp endpoint', 'personal_access_token');
   if (kind === 'svh_') return resolveInstanceKey(token);
   return resolveUserToken(token);
 }
 
 // ---------------------------------------------------------------- the one cache of secret look-ups
 
-const LOOKUP_TTL_MS = 30_000;
 type Lookup = { kind: 'svh_'; row: InstanceKeyRow | null } | { kind: 'svp_'; row: PatRow | null };
-const lookups = ((globalThis as { __hubCredentialLookups?: LRUCache<string, { generation: number; lookup: Lookup }> }).__hubCredentialLookups ??=
-  new LRUCache({ max: 100_000, ttl: LOOKUP_TTL_MS }));
+const lookups = ((
+  globalThis as { __hubCredentialLookups?: LRUCache<string, { generation: number; lookup: Lookup }> }
+).__hubCredentialLookups ??= new LRUCache({ max: config.credentialCacheMax, ttl: config.credentialCacheTtlMs }));
 
-async function cachedLookup<K extends Lookup['kind']>(kind: K, token: string, load: (hash: string) => Promise<Extract<Lookup, { kind: K }>['row']>) {
+async function cachedLookup<K extends Lookup['kind']>(
+  kind: K,
+  token: string,
+  load: (hash: string) => Promise<Extract<Lookup, { kind: K }>['row']>,
+) {
   const hash = hashSecret(token);
   const current = generation('auth');
   const hit = lookups.get(hash);
-  if (hit && hit.generation === current && hit.lookup.kind === kind) return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
+  if (hit && hit.generation === current && hit.lookup.kind === kind) {
+    hubMetrics.credentialCache(true);
+    return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
+  }
+  hubMetrics.credentialCache(false);
   const row = await load(hash);
   // Only if no change was announced while looking up: the answer might predate it.
   if (generation('auth') === current) lookups.set(hash, { generation: current, lookup: { kind, row } as Lookup });
   return row;
 }
 
+gaugeOf('hub_credential_cache_entries', 'Secret look-ups held by the credential cache', {}, () => lookups.size);
+
 // ---------------------------------------------------------------- the one last-used writer
 
-// At most one write per credential per minute from this process; the WHERE clause keeps several
-// processes from writing more often than that together.
+// At most one mark per credential per minute from this process; the WHERE clause keeps several
+// processes from writing more often than that together. Marks are batched: one UPDATE per kind every
+// LAST_USED_FLUSH_MS for every credential used meanwhile (a fleet of 100,000 keys polling each minute costs
+// a statement every few seconds, not one per poll). A failed write is dropped: the next use marks again.
 const LAST_USED_INTERVAL_MS = 60_000;
-const lastTouched = new Map<string, number>();
+const LAST_USED_FLUSH_MS = 250;
 const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens, script: scriptTokens };
+type LastUsedKind = keyof typeof LAST_USED_TABLES;
+const lastUsed = ((
+  globalThis as {
+    __hubLastUsed?: {
+      touched: Map<string, number>;
+      pending: Map<LastUsedKind, Set<string>>;
+      timer: NodeJS.Timeout | null;
+    };
+  }
+).__hubLastUsed ??= { touched: new Map(), pending: new Map(), timer: null });
+gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queue: 'last_used' }, () => {
+  let n = 0;
+  for (const ids of lastUsed.pending.values()) n += ids.size;
+  return n;
+});
 
-function touchLastUsed(kind: keyof typeof LAST_USED_TABLES, id: string): void {
+function touchLastUsed(kind: LastUsedKind, id: string): void {
   const now = Date.now();
-  if (now - (lastTouched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
-  if (lastTouched.size > 100_000) lastTouched.clear();
-  lastTouched.set(id, now);
-  const table = LAST_USED_TABLES[kind];
-  void getDb()
-    .then((db) =>
-      db
+  if (now - (lastUsed.touched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
+  if (lastUsed.touched.size > 200_000) lastUsed.touched.clear();
+  lastUsed.touched.set(id, now);
+  let ids = lastUsed.pending.get(kind);
+  if (!ids) lastUsed.pending.set(kind, (ids = new Set<string>()));
+  ids.add(id);
+  if (!lastUsed.timer) {
+    lastUsed.timer = setTimeout(() => void flushLastUsed(), LAST_USED_FLUSH_MS);
+    lastUsed.timer.unref();
+  }
+}
+
+/** Writes the pending last-used marks now (also on shutdown). */
+export async function flushLastUsed(): Promise<void> {
+  if (lastUsed.timer) clearTimeout(lastUsed.timer);
+  lastUsed.timer = null;
+  const batches: [LastUsedKind, Set<string>][] = [...lastUsed.pending];
+  lastUsed.pending.clear();
+  if (batches.length === 0 || !databaseIsOpen()) return;
+  try {
+    const db = await getDb();
+    for (const [kind, ids] of batches) {
+      const table = LAST_USED_TABLES[kind];
+      await db
         .update(table)
         .set({ lastUsedAt: sql`now()` })
-        .where(and(eq(table.id, id), or(isNull(table.lastUsedAt), lt(table.lastUsedAt, sql`now() - interval '1 minute'`)))),
-    )
-    .catch((err) => console.error('[hub] could not record credential use:', (err as Error).message));
+        .where(
+          and(
+            sql`${table.id} = any(${`{${[...ids].sort().join(',')}}`}::uuid[])`,
+            or(isNull(table.lastUsedAt), lt(table.lastUsedAt, sql`now() - interval '1 minute'`)),
+          ),
+        );
+    }
+  } catch (err) {
+    // The driver's own message (the query error would repeat every id of the batch).
+    logger.warn(
+      { err: ((err as { cause?: Error }).cause ?? (err as Error)).message },
+      'could not record credential use',
+    );
+  }
 }
 
 // ---------------------------------------------------------------- instance keys (svh_)
@@ -116,7 +177,13 @@ type InstanceKeyRow = { id: string; name: string; orgId: string; status: string;
 async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
   const db = await getDb();
   const [row] = await db
-    .select({ id: instanceKeys.id, name: instanceKeys.name, orgId: instanceKeys.orgId, status: instanceKeys.status, orgStatus: organizations.status })
+    .select({
+      id: instanceKeys.id,
+      name: instanceKeys.name,
+      orgId: instanceKeys.orgId,
+      status: instanceKeys.status,
+      orgStatus: organizations.status,
+    })
     .from(instanceKeys)
     .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
     .where(eq(instanceKeys.keyHash, hash));
@@ -128,7 +195,10 @@ async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
   const row = await cachedLookup('svh_', token, loadInstanceKey);
   if (!row) unauthenticated('Unknown instance key', 'unknown_token');
   if (row.status !== 'active') unauthenticated('This instance key has been revoked', 'revoked');
-  if (row.orgStatus !== 'active') throw new DomainError('forbidden', 'The organization of this instance key is suspended', { reason: 'organization_suspended' });
+  if (row.orgStatus !== 'active')
+    throw new DomainError('forbidden', 'The organization of this instance key is suspended', {
+      reason: 'organization_suspended',
+    });
   touchLastUsed('svh_', row.id);
   return { kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId };
 }
@@ -176,11 +246,20 @@ async function resolveUserToken(token: string): Promise<Principal> {
     if (user.scriptTokenRevokedAt) unauthenticated('This API token has been revoked', 'revoked');
     touchLastUsed('script', jti);
   }
-  if (issuedBeforeSignOut(issuedAt, user.sessionsValidAfter)) unauthenticated('This session has been signed out; sign in again', 'signed_out');
+  if (issuedBeforeSignOut(issuedAt, user.sessionsValidAfter))
+    unauthenticated('This session has been signed out; sign in again', 'signed_out');
   // A member of a suspended organization keeps their account but acts without it: no catalog view of
   // the organization and no operations on it (its keys and tokens are refused as well).
   const orgId = user.orgId && user.orgStatus === 'active' ? user.orgId : null;
-  return { kind: 'user', userId: user.id, email: user.email, name: user.name, role: user.role, orgId, orgRole: orgId ? user.orgRole : null };
+  return {
+    kind: 'user',
+    userId: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    orgId,
+    orgRole: orgId ? user.orgRole : null,
+  };
 }
 
 // ---------------------------------------------------------------- personal access tokens (svp_, /mcp only)
@@ -205,7 +284,10 @@ function preparePatLookup(db: Db) {
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
-    .innerJoin(instanceKeys, and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)))
+    .innerJoin(
+      instanceKeys,
+      and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)),
+    )
     .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
     .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
     .prepare('resolve_personal_access_token');
@@ -236,12 +318,31 @@ export async function resolvePat(token: string | null): Promise<ResolvedPat> {
   if (parseSecret(token) !== 'svp_') unauthenticated('Malformed personal access token', 'malformed_token');
 
   const row = await cachedLookup('svp_', token, loadPat);
-  if (!row) unauthenticated('Unknown personal access token (it may have been rotated or its owner deleted)', 'unknown_token');
-  if (row.revokedAt) unauthenticated('This personal access token has been revoked', 'revoked');
-  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) unauthenticated('This personal access token has expired', 'expired');
-  if (!row.member) unauthenticated("This token's owner is no longer a member of the organization it was minted in", 'membership_ended');
-  if (row.instanceStatus !== 'active') unauthenticated('The instance this token is bound to has been revoked', 'instance_revoked');
-  if (row.orgStatus !== 'active') throw new DomainError('forbidden', "The token's organization is suspended", { reason: 'organization_suspended' });
+  if (!row)
+    unauthenticated('Unknown personal access token (it may have been rotated or its owner deleted)', 'unknown_token');
+  // A known token refused: counted for its instance as refused by the Hub (usage.ts), then refused.
+  const refuse = (
+    message: string,
+    reason: string,
+    code: 'unauthenticated' | 'forbidden' = 'unauthenticated',
+  ): never => {
+    void recordMcpCall({
+      pat: { ...row, mcpUrl: row.mcpUrl ?? null },
+      method: null,
+      upstreamStatus: null,
+      outcome: 'refused_hub',
+    });
+    throw new DomainError(code, message, { reason });
+  };
+  if (row.revokedAt) refuse('This personal access token has been revoked', 'revoked');
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now())
+    refuse('This personal access token has expired', 'expired');
+  if (!row.member)
+    refuse("This token's owner is no longer a member of the organization it was minted in", 'membership_ended');
+  if (row.instanceStatus !== 'active')
+    refuse('The instance this token is bound to has been revoked', 'instance_revoked');
+  if (row.orgStatus !== 'active')
+    refuse("The token's organization is suspended", 'organization_suspended', 'forbidden');
   touchLastUsed('svp_', row.tokenId);
   return {
     tokenId: row.tokenId,

@@ -66,7 +66,13 @@ async function readForm(req) {
  * Starts the provider. Options: port (0 = any free port), host (127.0.0.1), redirectUris (the Hub's
  * /api/auth/callback/oidc URLs), clientSecret (random when omitted), quiet.
  */
-export async function startDevOidcProvider({ port = 0, host = '127.0.0.1', redirectUris, clientSecret, quiet = false } = {}) {
+export async function startDevOidcProvider({
+  port = 0,
+  host = '127.0.0.1',
+  redirectUris,
+  clientSecret,
+  quiet = false,
+} = {}) {
   if (!redirectUris || redirectUris.length === 0) throw new Error('startDevOidcProvider: redirectUris is required');
   const { default: Provider } = await import('oidc-provider');
 
@@ -82,7 +88,12 @@ export async function startDevOidcProvider({ port = 0, host = '127.0.0.1', redir
   const people = new Map();
 
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const jwk = { ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig', kid: 'dev-' + randomBytes(4).toString('hex') };
+  const jwk = {
+    ...privateKey.export({ format: 'jwk' }),
+    alg: 'ES256',
+    use: 'sig',
+    kid: 'dev-' + randomBytes(4).toString('hex'),
+  };
 
   const provider = new Provider(issuer, {
     clients: [
@@ -145,10 +156,17 @@ export async function startDevOidcProvider({ port = 0, host = '127.0.0.1', redir
         const name = (form.get('name') ?? '').trim().slice(0, 200);
         if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
           res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' });
-          return res.end(loginPage({ uid: details.uid, clientName, error: 'Enter a valid email address.', email, name }));
+          return res.end(
+            loginPage({ uid: details.uid, clientName, error: 'Enter a valid email address.', email, name }),
+          );
         }
         people.set(email, name);
-        return provider.interactionFinished(req, res, { login: { accountId: devSubjectFor(email) } }, { mergeWithLastSubmission: false });
+        return provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: devSubjectFor(email) } },
+          { mergeWithLastSubmission: false },
+        );
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       return res.end(loginPage({ uid: details.uid, clientName }));
@@ -168,9 +186,10 @@ export async function startDevOidcProvider({ port = 0, host = '127.0.0.1', redir
     clientSecret: secret,
     /** Environment for the Hub process that uses this provider. */
     env: { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: DEV_CLIENT_ID, OIDC_CLIENT_SECRET: secret, HUB_DEV_OIDC_PROVIDER: '1' },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve(undefined));
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve(undefined));
+      }),
   };
 }

@@ -83,41 +83,78 @@ export async function userForOidcIdentity(identity: OidcIdentity, policy: SignIn
       if (!verified) {
         [user] = await tx
           .insert(users)
-          .values({ email: unverifiedPlaceholderEmail(identity.issuer, identity.subject), name, role: 'user', oidcIssuer: identity.issuer, oidcSubject: identity.subject })
+          .values({
+            email: unverifiedPlaceholderEmail(identity.issuer, identity.subject),
+            name,
+            role: 'user',
+            oidcIssuer: identity.issuer,
+            oidcSubject: identity.subject,
+          })
           .returning();
         created = true;
-        await writeAudit(tx, { actor: system, action: 'user.create', targetType: 'user', targetId: user!.id, details: { issuer: identity.issuer, email_verified: false } });
+        await writeAudit(tx, {
+          actor: system,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: user!.id,
+          details: { issuer: identity.issuer, email_verified: false },
+        });
       } else if (byEmail) {
         if (byEmail.oidcIssuer !== null || byEmail.oidcSubject !== null) {
-          throw new SignInRefused('identity_conflict', `The Hub account for ${email} is linked to another sign-in identity`);
+          throw new SignInRefused(
+            'identity_conflict',
+            `The Hub account for ${email} is linked to another sign-in identity`,
+          );
         }
         [user] = await tx
           .update(users)
-          .set({ oidcIssuer: identity.issuer, oidcSubject: identity.subject, name: byEmail.name || name, updatedAt: sql`now()` })
+          .set({
+            oidcIssuer: identity.issuer,
+            oidcSubject: identity.subject,
+            name: byEmail.name || name,
+            updatedAt: sql`now()`,
+          })
           .where(eq(users.id, byEmail.id))
           .returning();
-        await writeAudit(tx, { actor: system, action: 'user.link_identity', targetType: 'user', targetId: byEmail.id, details: { email, issuer: identity.issuer } });
+        await writeAudit(tx, {
+          actor: system,
+          action: 'user.link_identity',
+          targetType: 'user',
+          targetId: byEmail.id,
+          details: { email, issuer: identity.issuer },
+        });
       } else {
         [user] = await tx
           .insert(users)
           .values({ email, name, role: 'user', oidcIssuer: identity.issuer, oidcSubject: identity.subject })
           .returning();
         created = true;
-        await writeAudit(tx, { actor: system, action: 'user.create', targetType: 'user', targetId: user!.id, details: { email, issuer: identity.issuer } });
+        await writeAudit(tx, {
+          actor: system,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: user!.id,
+          details: { email, issuer: identity.issuer },
+        });
       }
     }
     let current = user!;
 
     let promoteBecause: string | null = null;
     if (current.role !== 'superadmin') {
-      if (identity.emailVerified === true && policy.superadminEmails.includes(current.email)) promoteBecause = 'HUB_SUPERADMIN_EMAILS';
+      if (identity.emailVerified === true && policy.superadminEmails.includes(current.email))
+        promoteBecause = 'HUB_SUPERADMIN_EMAILS';
       else if (policy.firstUserIsSuperadmin) {
         const [other] = await tx.select({ id: users.id }).from(users).where(eq(users.role, 'superadmin')).limit(1);
         if (!other) promoteBecause = 'first user of the development provider';
       }
     }
     if (promoteBecause) {
-      const [promoted] = await tx.update(users).set({ role: 'superadmin', updatedAt: sql`now()` }).where(eq(users.id, current.id)).returning();
+      const [promoted] = await tx
+        .update(users)
+        .set({ role: 'superadmin', updatedAt: sql`now()` })
+        .where(eq(users.id, current.id))
+        .returning();
       current = promoted!;
       await writeAudit(tx, {
         actor: system,

@@ -11,7 +11,7 @@ import type { OIDCConfig } from 'next-auth/providers';
 import { config } from '../config';
 import { signUserToken, verifyJwt } from '../domain/jwt';
 import { endSessions, sessionSignedOut } from '../domain/profile';
-import { deriveSecret } from '../domain/secrets';
+import { deriveSecret } from '../domain/sealing';
 import { authEnv } from './env';
 import { SignInRefused, userForOidcIdentity } from './identity';
 import { sameOriginPath } from './redirects';
@@ -93,7 +93,8 @@ async function buildConfig(): Promise<NextAuthConfig> {
         if (!token) return null;
         try {
           const payload = await verifyJwt(token);
-          if (!payload.sub || !UUID.test(payload.sub) || (await sessionSignedOut(payload.sub, payload.iat))) return null;
+          if (!payload.sub || !UUID.test(payload.sub) || (await sessionSignedOut(payload.sub, payload.iat)))
+            return null;
           return { sub: payload.sub };
         } catch {
           return null;

@@ -22,7 +22,11 @@ export interface PageSession {
 export async function pageCredential(): Promise<{ principal: Principal; expired: boolean; headers: HeaderReader }> {
   const requestHeaders = await headers();
   try {
-    return { principal: await resolveCredential(credentialFromHeaders(requestHeaders, { allowSessionCookie: true })), expired: false, headers: requestHeaders };
+    return {
+      principal: await resolveCredential(credentialFromHeaders(requestHeaders, { allowSessionCookie: true })),
+      expired: false,
+      headers: requestHeaders,
+    };
   } catch {
     return { principal: ANONYMOUS, expired: true, headers: new Headers() };
   }

@@ -13,7 +13,10 @@ export const INVALIDATION_CHANNEL = 'hub_invalidate';
 const TOPICS: Topic[] = ['catalog', 'auth'];
 
 // On globalThis: Next.js may load this module more than once per process (one copy per bundle).
-const state = ((globalThis as { __hubGenerations?: Record<Topic, number> }).__hubGenerations ??= { catalog: 0, auth: 0 });
+const state = ((globalThis as { __hubGenerations?: Record<Topic, number> }).__hubGenerations ??= {
+  catalog: 0,
+  auth: 0,
+});
 
 export function generation(topic: Topic): number {
   return state[topic];

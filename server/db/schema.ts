@@ -7,6 +7,7 @@ import {
   bigint,
   bigserial,
   boolean,
+  date,
   index,
   integer,
   jsonb,
@@ -48,8 +49,12 @@ export const organizations = pgTable('organizations', {
   id: id(),
   name: text('name').notNull(),
   slug: text('slug').notNull().unique(),
-  status: text('status', { enum: ['active', 'suspended'] }).notNull().default('active'),
-  tier: text('tier', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+  status: text('status', { enum: ['active', 'suspended'] })
+    .notNull()
+    .default('active'),
+  tier: text('tier', { enum: ['free', 'pro', 'enterprise'] })
+    .notNull()
+    .default('free'),
   createdAt: createdAt(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -60,7 +65,9 @@ export const subscriptions = pgTable('subscriptions', {
     .notNull()
     .unique()
     .references(() => organizations.id, { onDelete: 'cascade' }),
-  plan: text('plan', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+  plan: text('plan', { enum: ['free', 'pro', 'enterprise'] })
+    .notNull()
+    .default('free'),
   status: text('status').notNull().default('active'),
   createdAt: createdAt(),
 });
@@ -71,7 +78,9 @@ export const users = pgTable(
     id: id(),
     email: text('email').notNull().unique(), // stored lower-cased
     name: text('name').notNull().default(''),
-    role: text('role', { enum: ['user', 'admin', 'superadmin'] }).notNull().default('user'),
+    role: text('role', { enum: ['user', 'admin', 'superadmin'] })
+      .notNull()
+      .default('user'),
     orgId: uuid('org_id').references(() => organizations.id, { onDelete: 'set null' }),
     orgRole: text('org_role', { enum: ['admin', 'member'] }),
     /** When the current membership began; personal access tokens minted before it are dead. */
@@ -83,10 +92,7 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('users_oidc_identity_idx').on(t.oidcIssuer, t.oidcSubject),
-    index('users_org_idx').on(t.orgId),
-  ],
+  (t) => [uniqueIndex('users_oidc_identity_idx').on(t.oidcIssuer, t.oidcSubject), index('users_org_idx').on(t.orgId)],
 );
 
 /**
@@ -105,13 +111,17 @@ export const orgInvitations = pgTable(
     email: text('email').notNull(), // stored lower-cased
     role: text('role', { enum: ['admin', 'member'] }).notNull(),
     invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
-    status: text('status', { enum: ['pending', 'accepted', 'declined', 'revoked'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'accepted', 'declined', 'revoked'] })
+      .notNull()
+      .default('pending'),
     createdAt: createdAt(),
     expiresAt: ts('expires_at').notNull(),
     respondedAt: ts('responded_at'),
   },
   (t) => [
-    uniqueIndex('org_invitations_pending_idx').on(t.orgId, t.email).where(sql`${t.status} = 'pending'`),
+    uniqueIndex('org_invitations_pending_idx')
+      .on(t.orgId, t.email)
+      .where(sql`${t.status} = 'pending'`),
     index('org_invitations_email_idx').on(t.email),
   ],
 );
@@ -126,7 +136,9 @@ export const instanceKeys = pgTable(
     name: text('name').notNull(),
     keyHash: text('key_hash').notNull().unique(),
     keyPrefix: text('key_prefix').notNull(),
-    status: text('status', { enum: ['active', 'revoked'] }).notNull().default('active'),
+    status: text('status', { enum: ['active', 'revoked'] })
+      .notNull()
+      .default('active'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     reissuedAt: ts('reissued_at'),
@@ -236,11 +248,19 @@ export const templates = pgTable(
     ports: jsonb('ports').$type<Port[]>().notNull().default([]),
     volumeMounts: jsonb('volume_mounts').$type<VolumeMount[]>().notNull().default([]),
     nodeSelector: jsonb('node_selector').$type<Record<string, string>>().notNull().default({}),
-    requiredNetworkTypes: text('required_network_types').array().notNull().default(sql`'{}'::text[]`),
-    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    requiredNetworkTypes: text('required_network_types')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     isPublic: boolean('is_public').notNull().default(true),
     isFeatured: boolean('is_featured').notNull().default(false),
-    minTier: text('min_tier', { enum: ['free', 'pro', 'enterprise'] }).notNull().default('free'),
+    minTier: text('min_tier', { enum: ['free', 'pro', 'enterprise'] })
+      .notNull()
+      .default('free'),
     downloadCount: bigint('download_count', { mode: 'number' }).notNull().default(0),
     documentation: text('documentation').notNull().default(''),
     registryUrl: text('registry_url').notNull().default(''),
@@ -294,7 +314,14 @@ export const catalogEntries = pgTable(
     // Covering (the trailing columns follow a unique prefix, so they only carry the visibility columns):
     // a page in catalog order, its visibility and its offset are read from the index alone.
     index('catalog_entries_order_idx').on(t.featuredRank, t.name, t.templateId, t.categoryId, t.orgId, t.isPublic),
-    index('catalog_entries_category_order_idx').on(t.categoryId, t.featuredRank, t.name, t.templateId, t.orgId, t.isPublic),
+    index('catalog_entries_category_order_idx').on(
+      t.categoryId,
+      t.featuredRank,
+      t.name,
+      t.templateId,
+      t.orgId,
+      t.isPublic,
+    ),
     index('catalog_entries_tags_idx').using('gin', t.tags),
     index('catalog_entries_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
     index('catalog_entries_description_trgm_idx').using('gin', sql`${t.searchDescription} gin_trgm_ops`),
@@ -318,7 +345,9 @@ export const categoryTemplateCounts = pgTable(
     isFeatured: boolean('is_featured').notNull(),
     n: integer('n').notNull(),
   },
-  (t) => [unique('category_template_counts_key').on(t.categoryId, t.orgId, t.isPublic, t.isFeatured).nullsNotDistinct()],
+  (t) => [
+    unique('category_template_counts_key').on(t.categoryId, t.orgId, t.isPublic, t.isFeatured).nullsNotDistinct(),
+  ],
 );
 
 export const accessGrants = pgTable(
@@ -422,13 +451,20 @@ export const supportTickets = pgTable(
     instanceKeyId: uuid('instance_key_id').references(() => instanceKeys.id, { onDelete: 'set null' }),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
-    severity: text('severity', { enum: ['low', 'normal', 'high', 'urgent'] }).notNull().default('normal'),
-    status: text('status', { enum: ['open', 'pending', 'closed'] }).notNull().default('open'),
+    severity: text('severity', { enum: ['low', 'normal', 'high', 'urgent'] })
+      .notNull()
+      .default('normal'),
+    status: text('status', { enum: ['open', 'pending', 'closed'] })
+      .notNull()
+      .default('open'),
     diagnostics: jsonb('diagnostics').$type<Record<string, unknown>>(),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('support_tickets_org_idx').on(t.orgId, t.createdAt), index('support_tickets_instance_idx').on(t.instanceKeyId)],
+  (t) => [
+    index('support_tickets_org_idx').on(t.orgId, t.createdAt),
+    index('support_tickets_instance_idx').on(t.instanceKeyId),
+  ],
 );
 
 export const supportMessages = pgTable(
@@ -498,9 +534,82 @@ export const mcpCalls = pgTable(
     userId: uuid('user_id').notNull(),
     method: text('method'),
     upstreamStatus: integer('upstream_status'),
+    /** ok | refused_hub | refused_instance | upstream_error (server/domain/usage.ts); null on rows older than 0009. */
+    outcome: text('outcome', { enum: ['ok', 'refused_hub', 'refused_instance', 'upstream_error'] }),
     createdAt: createdAt(),
   },
   (t) => [index('mcp_calls_org_idx').on(t.orgId, t.createdAt)],
+);
+
+// ---------------------------------------------------------------- daily rollups (server/domain/usage.ts)
+// UTC days, written by the batched counters (never counted from the raw rows when a page renders); days
+// older than the retention (400 days) are summed into one row per key at day 1970-01-01 ("earlier").
+
+const day = () => date('day', { mode: 'string' }).notNull();
+
+/** Keyed template reads with an instance key (the download counter), per template and day. */
+export const templateDownloadsDaily = pgTable(
+  'template_downloads_daily',
+  {
+    day: day(),
+    templateId: uuid('template_id')
+      .notNull()
+      .references(() => templates.id, { onDelete: 'cascade' }),
+    downloads: integer('downloads').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.day, t.templateId] }),
+    index('template_downloads_daily_template_idx').on(t.templateId),
+  ],
+);
+
+/** What each instance key did on a day: keyed template reads, catalog polls and MCP calls by outcome. */
+export const instanceUsageDaily = pgTable(
+  'instance_usage_daily',
+  {
+    day: day(),
+    instanceKeyId: uuid('instance_key_id')
+      .notNull()
+      .references(() => instanceKeys.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    downloads: integer('downloads').notNull().default(0),
+    polls: integer('polls').notNull().default(0),
+    notModified: integer('not_modified').notNull().default(0),
+    fullSyncs: integer('full_syncs').notNull().default(0),
+    mcpOk: integer('mcp_ok').notNull().default(0),
+    mcpRefusedHub: integer('mcp_refused_hub').notNull().default(0),
+    mcpRefusedInstance: integer('mcp_refused_instance').notNull().default(0),
+    mcpUpstreamError: integer('mcp_upstream_error').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.instanceKeyId] }), index('instance_usage_daily_org_idx').on(t.orgId, t.day)],
+);
+
+/** Per instance key: its last catalog poll and last successful (complete) sync. */
+export const instanceSyncState = pgTable('instance_sync_state', {
+  instanceKeyId: uuid('instance_key_id')
+    .primaryKey()
+    .references(() => instanceKeys.id, { onDelete: 'cascade' }),
+  lastPollAt: ts('last_poll_at'),
+  /** When the Hub last sent the instance a complete answer (has_more false, 200 or 304). */
+  lastSyncAt: ts('last_sync_at'),
+  /** That answer's checked_at: the instance's copy is current up to it. */
+  lastCheckedAt: text('last_checked_at'),
+  /** Shortest gap seen between two polls, in seconds: the instance's poll interval as the Hub observes it. */
+  pollIntervalS: integer('poll_interval_s'),
+});
+
+/** Support tickets opened and closed per organization and day. */
+export const ticketsDaily = pgTable(
+  'tickets_daily',
+  {
+    day: day(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    opened: integer('opened').notNull().default(0),
+    closed: integer('closed').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.orgId] })],
 );
 
 /**

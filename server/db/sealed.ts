@@ -1,96 +1,156 @@
 /**
- * Secrets at rest, sealed with AES-256-GCM (16-byte tag, pinned both ways) under a key derived from the
- * master secret per purpose: HUB_SECRET, or one generated on first use and kept in hub_settings (then the
- * database alone protects it: set HUB_SECRET in production). Each ciphertext is bound to its record by
- * additional authenticated data "table:column:row id", so a value copied to another row does not open.
- * Formats: "v2.<iv>.<tag>.<ciphertext>" (base64url parts); "v1." is the same without the record binding,
- * still opened, and re-sealed as v2 right after migrations (resealLegacySecrets).
- * Lives beside the schema because the database layer runs that step when it opens.
+ * Secrets at rest: every sealed column of the Hub, sealed with @shared/seal (AES-256-GCM, format v2, bound to its
+ * record) under a key derived from the master secret per purpose.
+ *
+ * Where the master secret lives (@shared/seal/master, docs/secrets-at-rest.md): HUB_SECRET when set; required with
+ * DATABASE_URL (a database server), so that a copy of the database alone never holds the key to its own secrets;
+ * on the embedded database without HUB_SECRET, generated once into the data folder's `master-secret` file (0600),
+ * never into the database (earlier versions kept it in hub_settings: it moves out at start). A seal check in
+ * hub_settings ('seal_check') makes a wrong secret a clear refusal at start. The database layer runs
+ * prepareSealing right after migrations (client.ts): v1 values are re-sealed as v2 there.
+ * `hub secret rotate` re-seals everything under a new secret in one transaction (rotateMasterSecret).
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { eq, like } from 'drizzle-orm';
+import { eq, isNotNull, sql } from 'drizzle-orm';
+import { masterSecretRequiredMessage, type SealedField, type Sealer } from '@shared/seal';
+import * as master from '@shared/seal/master';
 import { config } from '../config';
-import type { Db, Queryable } from './types';
+import type { Db, Tx } from './types';
 import { hubSettings, signingKeys, templates } from './schema';
 
-const TAG_BYTES = 16;
-
-/** Where a sealed value lives: its key purpose and the record it is bound to. */
-export interface SealedField {
-  purpose: string;
-  record: string;
-}
+export type { SealedField } from '@shared/seal';
+export { MasterSecretMismatch } from '@shared/seal';
+export { MasterSecretRequired } from '@shared/seal/master';
 
 /** Every sealed column, one definition each. */
 export const sealedFields = {
-  registryCredentials: (templateId: string): SealedField => ({ purpose: 'registry-credentials', record: `templates:registry_credentials_enc:${templateId}` }),
-  jwtSigningKey: (kid: string): SealedField => ({ purpose: 'jwt-signing-key', record: `signing_keys:private_jwk_enc:${kid}` }),
+  registryCredentials: (templateId: string): SealedField => ({
+    purpose: 'registry-credentials',
+    record: `templates:registry_credentials_enc:${templateId}`,
+  }),
+  jwtSigningKey: (kid: string): SealedField => ({
+    purpose: 'jwt-signing-key',
+    record: `signing_keys:private_jwk_enc:${kid}`,
+  }),
 };
 
-let masterSecret: Promise<string> | undefined;
+export const MASTER_SECRET_REQUIRED = masterSecretRequiredMessage({
+  secretVar: 'HUB_SECRET',
+  urlVar: 'DATABASE_URL',
+  table: 'hub_settings',
+  service: 'the Hub',
+});
 
-async function loadMasterSecret(q: Queryable): Promise<string> {
-  if (config.secret) return config.secret;
-  await q
-    .insert(hubSettings)
-    .values({ key: 'master_secret', value: randomBytes(32).toString('base64url') })
-    .onConflictDoNothing();
-  const [row] = await q.select().from(hubSettings).where(eq(hubSettings.key, 'master_secret'));
-  if (!row) throw new Error('master secret missing after insert');
-  return row.value;
+/** Where the database lives, which decides where its master secret may come from. */
+export type SealingSite = { kind: 'server' } | { kind: 'embedded'; dir?: string };
+
+/**
+ * The open database's master secret, on globalThis like the database itself (client.ts): in `npm start` the
+ * edge's code and Next.js's bundled copy of it are two module instances in one process, and both open sealed
+ * values (Next serves the JWKS and the sign-in, which read the signing key).
+ */
+const sealing = globalThis as unknown as { __hubMasterSecret?: master.MasterSecret };
+
+/** The sealer of the open database (prepareSealing ran when it opened). */
+export function activeSealer(): Sealer {
+  if (!sealing.__hubMasterSecret) throw new Error('the database is not open: sealing needs its master secret');
+  return sealing.__hubMasterSecret.sealer;
 }
 
-function getMasterSecret(q: Queryable) {
-  masterSecret ??= loadMasterSecret(q).catch((err) => {
-    masterSecret = undefined;
-    throw err;
+const setting = async (q: Db | Tx, key: string) =>
+  (await q.select({ value: hubSettings.value }).from(hubSettings).where(eq(hubSettings.key, key)))[0]?.value;
+
+/** The Hub's sealed rows and settings, for @shared/seal/master. */
+function store(db: Db): master.SealStore {
+  const txStore = (tx: Tx): master.SealTx => ({
+    async sealedValues() {
+      const tpls = await tx
+        .select({ id: templates.id, enc: templates.registryCredentialsEnc })
+        .from(templates)
+        .where(isNotNull(templates.registryCredentialsEnc))
+        .for('update');
+      const keys = await tx
+        .select({ kid: signingKeys.kid, enc: signingKeys.privateJwkEnc })
+        .from(signingKeys)
+        .for('update');
+      return [
+        ...tpls.map((t) => ({
+          field: sealedFields.registryCredentials(t.id),
+          sealed: t.enc!,
+          write: async (enc: string) => {
+            await tx.update(templates).set({ registryCredentialsEnc: enc }).where(eq(templates.id, t.id));
+          },
+        })),
+        ...keys.map((k) => ({
+          field: sealedFields.jwtSigningKey(k.kid),
+          sealed: k.enc,
+          write: async (enc: string) => {
+            await tx.update(signingKeys).set({ privateJwkEnc: enc }).where(eq(signingKeys.kid, k.kid));
+          },
+        })),
+      ];
+    },
+    async probe() {
+      const [oldest] = await tx.select().from(signingKeys).orderBy(signingKeys.createdAt).limit(1);
+      if (!oldest) return undefined;
+      return { field: sealedFields.jwtSigningKey(oldest.kid), sealed: oldest.privateJwkEnc, at: oldest.createdAt };
+    },
+    async putSealCheck(value) {
+      await tx
+        .insert(hubSettings)
+        .values({ key: 'seal_check', value })
+        .onConflictDoUpdate({ target: hubSettings.key, set: { value } });
+    },
+    async deleteLegacySecret() {
+      await tx.delete(hubSettings).where(eq(hubSettings.key, 'master_secret'));
+    },
   });
-  return masterSecret;
+  return {
+    legacySecret: () => setting(db, 'master_secret'),
+    sealCheck: () => setting(db, 'seal_check'),
+    transaction: (work) => db.transaction((tx) => work(txStore(tx))),
+    async compact() {
+      // The deleted row's old version stays in the table's pages and the write-ahead log until they are rewritten.
+      await db.execute(sql`vacuum full hub_settings`);
+      await db.execute(sql`checkpoint`);
+    },
+  };
 }
 
-export async function keyFor(q: Queryable, purpose: string): Promise<Buffer> {
-  return Buffer.from(hkdfSync('sha256', await getMasterSecret(q), 'hub', purpose, 32));
+/**
+ * Right after migrations: loads and verifies the master secret, re-seals v1 values, moves a master secret out of
+ * the database. Throws MasterSecretRequired / MasterSecretMismatch.
+ */
+export async function prepareSealing(db: Db, site: SealingSite) {
+  sealing.__hubMasterSecret = await master.openMasterSecret(store(db), {
+    domain: 'hub',
+    secretVar: 'HUB_SECRET',
+    secret: config.secret,
+    site:
+      site.kind === 'server'
+        ? { kind: 'server', refusal: MASTER_SECRET_REQUIRED }
+        : { kind: 'embedded', dataDir: site.dir },
+    service: 'Hub',
+    table: 'hub_settings',
+  });
 }
 
-export async function seal(q: Queryable, field: SealedField, plaintext: string): Promise<string> {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', await keyFor(q, field.purpose), iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(Buffer.from(field.record, 'utf8'));
-  const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v2', ...[iv, cipher.getAuthTag(), data].map((p) => p.toString('base64url'))].join('.');
-}
-
-export async function unseal(q: Queryable, field: SealedField, sealed: string): Promise<string> {
-  const [version, iv, tag, data, extra] = sealed.split('.');
-  if ((version !== 'v1' && version !== 'v2') || !iv || !tag || data === undefined || extra !== undefined) {
-    throw new Error('unknown sealed secret format');
-  }
-  const tagBytes = Buffer.from(tag, 'base64url');
-  if (tagBytes.length !== TAG_BYTES) throw new Error('sealed secret: bad tag length');
-  const decipher = createDecipheriv('aes-256-gcm', await keyFor(q, field.purpose), Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
-  if (version === 'v2') decipher.setAAD(Buffer.from(field.record, 'utf8'));
-  decipher.setAuthTag(tagBytes);
-  return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
-}
-
-/** Re-seals every v1 ciphertext as v2, in one transaction; a no-op once none is left. */
+/** Re-seals every v1 value as v2, in one transaction; a no-op once none is left. */
 export async function resealLegacySecrets(db: Db) {
-  await getMasterSecret(db); // before the transaction: PGlite runs one thing at a time
-  await db.transaction(async (tx) => {
-    const reseal = (field: SealedField, old: string) => unseal(tx, field, old).then((plain) => seal(tx, field, plain));
-    const tpls = await tx
-      .select({ id: templates.id, enc: templates.registryCredentialsEnc })
-      .from(templates)
-      .where(like(templates.registryCredentialsEnc, 'v1.%'))
-      .for('update');
-    for (const t of tpls) {
-      const enc = await reseal(sealedFields.registryCredentials(t.id), t.enc!);
-      await tx.update(templates).set({ registryCredentialsEnc: enc }).where(eq(templates.id, t.id));
-    }
-    const keys = await tx.select({ kid: signingKeys.kid, enc: signingKeys.privateJwkEnc }).from(signingKeys).where(like(signingKeys.privateJwkEnc, 'v1.%')).for('update');
-    for (const k of keys) {
-      const enc = await reseal(sealedFields.jwtSigningKey(k.kid), k.enc);
-      await tx.update(signingKeys).set({ privateJwkEnc: enc }).where(eq(signingKeys.kid, k.kid));
-    }
-  });
+  const sealer = activeSealer();
+  await store(db).transaction((tx) => master.resealLegacy(tx, sealer));
+}
+
+/**
+ * Re-seals every stored secret under `next` in one transaction (@shared/seal/master). With the generated secret the
+ * data folder's file is replaced; with HUB_SECRET every Hub process must be restarted with the new value.
+ */
+export async function rotateMasterSecret(
+  db: Db,
+  next: string,
+): Promise<{ resealed: number; secretFile: string | null }> {
+  const current = sealing.__hubMasterSecret;
+  if (!current) throw new Error('the database is not open');
+  const result = await master.rotateMasterSecret(store(db), current, next);
+  sealing.__hubMasterSecret = result.next;
+  return { resealed: result.resealed, secretFile: result.secretFile };
 }

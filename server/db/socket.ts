@@ -52,10 +52,16 @@ interface Options {
 }
 
 /** Serves `pg` on the data folder's socket. Call with the data folder locked by this process. */
-export async function shareEmbeddedDatabase(pg: PGlite, dataDir: string, options: Options = {}): Promise<SharedDatabase> {
+export async function shareEmbeddedDatabase(
+  pg: PGlite,
+  dataDir: string,
+  options: Options = {},
+): Promise<SharedDatabase> {
   const socketPath = embeddedSocketPath(dataDir);
   if (socketPath.length > MAX_SOCKET_PATH) {
-    throw new Error(`the data folder path is too long for a Unix socket (${socketPath.length} > ${MAX_SOCKET_PATH} characters): ${socketPath}`);
+    throw new Error(
+      `the data folder path is too long for a Unix socket (${socketPath.length} > ${MAX_SOCKET_PATH} characters): ${socketPath}`,
+    );
   }
   fs.rmSync(socketPath, { force: true }); // left by a Hub that did not shut down; the folder's lock is ours
   const connections = new Set<Connection>();
@@ -149,9 +155,11 @@ class Connection {
     socket.on('data', (data) => {
       clearTimeout(this.idleTimer);
       this.input = Buffer.concat([this.input, data]);
-      this.work = this.work.then(() => this.drain()).catch(() => {
-        this.socket.destroy();
-      });
+      this.work = this.work
+        .then(() => this.drain())
+        .catch(() => {
+          this.socket.destroy();
+        });
     });
     socket.on('error', () => {});
     this.finished = new Promise((resolve) => {
@@ -221,7 +229,12 @@ class Connection {
     if (this.release && !this.closed) {
       this.idleTimer = setTimeout(() => {
         // As PostgreSQL says it; then the close rolls the transaction back (cleanUp).
-        this.socket.end(fatal('25P03', 'terminating connection due to idle-in-transaction timeout (it held the Hub\'s embedded database)'));
+        this.socket.end(
+          fatal(
+            '25P03',
+            "terminating connection due to idle-in-transaction timeout (it held the Hub's embedded database)",
+          ),
+        );
       }, this.options.idleHoldMs ?? IDLE_HOLD_MS);
     }
   }
@@ -231,13 +244,16 @@ class Connection {
    * A simple Query gets an error (the session goes on); an extended-query Parse a FATAL one.
    */
   private refuseCopyIn(type: 'Q' | 'P') {
-    const message = 'COPY FROM STDIN is not supported on the Hub\'s embedded database socket (use INSERT, or stop the Hub)';
+    const message =
+      "COPY FROM STDIN is not supported on the Hub's embedded database socket (use INSERT, or stop the Hub)";
     if (type === 'P') {
       this.socket.end(errorResponse('FATAL', '0A000', message));
       return;
     }
     const inTransaction = this.release !== null && this.pg.isInTransaction();
-    this.socket.write(Buffer.concat([errorResponse('ERROR', '0A000', message), readyForQuery(inTransaction ? 'T' : 'I')]));
+    this.socket.write(
+      Buffer.concat([errorResponse('ERROR', '0A000', message), readyForQuery(inTransaction ? 'T' : 'I')]),
+    );
   }
 
   /**
@@ -266,7 +282,8 @@ class Connection {
   private watch(data: Uint8Array) {
     try {
       this.parser.parse(data, (msg) => {
-        if (msg.name === 'readyForQuery') this.readyStatus = (msg as InstanceType<typeof protocol.messages.ReadyForQueryMessage>).status;
+        if (msg.name === 'readyForQuery')
+          this.readyStatus = (msg as InstanceType<typeof protocol.messages.ReadyForQueryMessage>).status;
         if (msg.name === 'notification' && this.options.onNotification) {
           const { channel, payload } = msg as InstanceType<typeof protocol.messages.NotificationResponseMessage>;
           this.options.onNotification(channel, payload);
@@ -286,7 +303,8 @@ class Connection {
       ),
       { throwOnError: false },
     );
-    const row = result.messages.find((m) => m.name === 'dataRow') as InstanceType<typeof protocol.messages.DataRowMessage> | undefined;
+    const row = result.messages.find((m) => m.name === 'dataRow') as
+      InstanceType<typeof protocol.messages.DataRowMessage> | undefined;
     this.settings = row?.fields[0] ? (JSON.parse(row.fields[0]) as [string, string][]) : [];
     const release = this.release;
     this.release = null;
@@ -311,7 +329,9 @@ class Connection {
       // A Sync ends an unfinished extended-query batch; then roll back an open transaction.
       await this.pg.execProtocolRaw(protocol.serialize.sync());
       if (this.pg.isInTransaction()) await this.pg.execProtocolRaw(protocol.serialize.query('rollback'));
-      await this.pg.execProtocolRaw(protocol.serialize.query('deallocate all; close all; reset all; select pg_advisory_unlock_all()'));
+      await this.pg.execProtocolRaw(
+        protocol.serialize.query('deallocate all; close all; reset all; select pg_advisory_unlock_all()'),
+      );
     } finally {
       this.settings = [];
       const release = this.release;

@@ -9,7 +9,18 @@ import { and, count, desc, eq, gte, inArray, lt, or, sql, type AnyColumn, type S
 import { alias } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../db/client';
 import { getDb } from '../db/client';
-import { accessGrants, auditLog, categories, instanceKeys, organizations, personalAccessTokens, supportTickets, templates, users } from '../db/schema';
+import {
+  accessGrants,
+  auditLog,
+  categories,
+  instanceKeys,
+  organizations,
+  personalAccessTokens,
+  scriptTokens,
+  supportTickets,
+  templates,
+  users,
+} from '../db/schema';
 import type { Principal } from './principal';
 import { paginate } from './paginate';
 
@@ -29,7 +40,8 @@ export interface AuditEntry {
 }
 
 /** Field names whose values are never stored in audit details, whatever they contain. */
-const SECRET_FIELD = /(^|_)(key|secret|secrets|token|tokens|password|passwd|credential|credentials|hash)$|^registry_?credentials|^authorization$/i;
+const SECRET_FIELD =
+  /(^|_)(key|secret|secrets|token|tokens|password|passwd|credential|credentials|hash)$|^registry_?credentials|^authorization$/i;
 const SECRET_VALUE = /sv[hpm]_[0-9A-Za-z]{20,}/g;
 
 function scrub(value: unknown, depth = 0): unknown {
@@ -134,7 +146,12 @@ const contextOrg = alias(organizations, 'context_org');
 const KEY_TARGETS = ['api_key', 'instance_key', 'dns_record'];
 
 const typeIs = (column: AnyColumn | SQL.Aliased | SQL, types: string[]) =>
-  types.length === 1 ? sql`${column} = ${types[0]}` : sql`${column} in (${sql.join(types.map((t) => sql`${t}`), sql`, `)})`;
+  types.length === 1
+    ? sql`${column} = ${types[0]}`
+    : sql`${column} in (${sql.join(
+        types.map((t) => sql`${t}`),
+        sql`, `,
+      )})`;
 const targetIs = (...types: string[]) => typeIs(auditLog.targetType, types);
 
 /** LIKE pattern for "contains `text`", wildcards in `text` taken literally. */
@@ -150,13 +167,25 @@ function actorCondition(text: string): SQL {
       auditLog.actorId,
       sql`(select ${users.id}::text from ${users} where ${users.name} ilike ${like} or ${users.email} ilike ${like})`,
     ),
-    inArray(auditLog.actorId, sql`(select ${instanceKeys.id}::text from ${instanceKeys} where ${instanceKeys.name} ilike ${like})`),
+    inArray(
+      auditLog.actorId,
+      sql`(select ${instanceKeys.id}::text from ${instanceKeys} where ${instanceKeys.name} ilike ${like})`,
+    ),
   )!;
 }
 
 function targetCondition(text: string): SQL {
   const like = containsPattern(text);
-  const named = (table: typeof users | typeof organizations | typeof templates | typeof categories | typeof instanceKeys | typeof personalAccessTokens, columns: SQL[]) =>
+  const named = (
+    table:
+      | typeof users
+      | typeof organizations
+      | typeof templates
+      | typeof categories
+      | typeof instanceKeys
+      | typeof personalAccessTokens,
+    columns: SQL[],
+  ) =>
     sql`(select ${table.id}::text from ${table} where ${sql.join(
       columns.map((c) => sql`${c} ilike ${like}`),
       sql` or `,
@@ -164,11 +193,23 @@ function targetCondition(text: string): SQL {
   return or(
     eq(auditLog.targetId, text),
     and(targetIs('user'), inArray(auditLog.targetId, named(users, [sql`${users.name}`, sql`${users.email}`]))),
-    and(targetIs('organization'), inArray(auditLog.targetId, named(organizations, [sql`${organizations.name}`, sql`${organizations.slug}`]))),
-    and(targetIs('template'), inArray(auditLog.targetId, named(templates, [sql`${templates.name}`, sql`${templates.slug}`]))),
-    and(targetIs('category'), inArray(auditLog.targetId, named(categories, [sql`${categories.name}`, sql`${categories.slug}`]))),
+    and(
+      targetIs('organization'),
+      inArray(auditLog.targetId, named(organizations, [sql`${organizations.name}`, sql`${organizations.slug}`])),
+    ),
+    and(
+      targetIs('template'),
+      inArray(auditLog.targetId, named(templates, [sql`${templates.name}`, sql`${templates.slug}`])),
+    ),
+    and(
+      targetIs('category'),
+      inArray(auditLog.targetId, named(categories, [sql`${categories.name}`, sql`${categories.slug}`])),
+    ),
     and(targetIs(...KEY_TARGETS), inArray(auditLog.targetId, named(instanceKeys, [sql`${instanceKeys.name}`]))),
-    and(targetIs('personal_access_token'), inArray(auditLog.targetId, named(personalAccessTokens, [sql`${personalAccessTokens.name}`]))),
+    and(
+      targetIs('personal_access_token'),
+      inArray(auditLog.targetId, named(personalAccessTokens, [sql`${personalAccessTokens.name}`])),
+    ),
     // The names it was recorded with: deleted things, and renamed ones under their old name.
     sql`${auditLog.details}->>'name' ilike ${like}`,
     sql`${auditLog.details}->>'email' ilike ${like}`,
@@ -206,7 +247,11 @@ function recordedName(details: Record<string, unknown>): string | null {
  * The page's records first (the created_at index, LIMIT/OFFSET on audit_log alone), then the names of
  * just those rows joined in — one statement; the joins never touch the rest of the log.
  */
-function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | undefined, window: { limit: number; offset: number }) {
+function selectNamedPage(
+  db: Awaited<ReturnType<typeof getDb>>,
+  where: SQL | undefined,
+  window: { limit: number; offset: number },
+) {
   const page = db
     .select({
       id: auditLog.id,
@@ -248,6 +293,7 @@ function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | und
       categoryName: categories.name,
       targetKeyName: targetKey.name,
       patName: personalAccessTokens.name,
+      scriptTokenLabel: scriptTokens.label,
       ticketNumber: supportTickets.number,
       ticketSubject: supportTickets.subject,
       grantId: accessGrants.id,
@@ -264,6 +310,7 @@ function selectNamedPage(db: Awaited<ReturnType<typeof getDb>>, where: SQL | und
     .leftJoin(categories, eq(categories.id, target('category')))
     .leftJoin(targetKey, eq(targetKey.id, target(...KEY_TARGETS)))
     .leftJoin(personalAccessTokens, eq(personalAccessTokens.id, target('personal_access_token')))
+    .leftJoin(scriptTokens, eq(scriptTokens.id, target('api_token')))
     .leftJoin(supportTickets, eq(supportTickets.id, target('support_ticket')))
     .leftJoin(accessGrants, eq(accessGrants.id, target('access_grant')))
     .leftJoin(grantOrg, eq(grantOrg.id, accessGrants.orgId))
@@ -278,7 +325,10 @@ type JoinedRow = Awaited<ReturnType<typeof selectNamedPage>>[number];
  * One page of the audit log, newest first, with the names of actors, targets and organizations joined
  * in the same query (one query for the page, one for the total).
  */
-export async function listAuditLog(filters: AuditFilters, { page, limit }: { page: number; limit: number }): Promise<{ rows: AuditListEntry[]; total: number }> {
+export async function listAuditLog(
+  filters: AuditFilters,
+  { page, limit }: { page: number; limit: number },
+): Promise<{ rows: AuditListEntry[]; total: number }> {
   const db = await getDb();
   const where = auditWhere(filters);
   const result = await paginate(
@@ -289,11 +339,14 @@ export async function listAuditLog(filters: AuditFilters, { page, limit }: { pag
   return { total: result.total, rows: result.rows.map(named) };
 }
 
-
 function currentTargetName(r: JoinedRow): { name: string | null; email: string | null; found: boolean } {
   switch (r.targetType) {
     case 'user':
-      return { name: r.targetUserEmail === null ? null : r.targetUserName || r.targetUserEmail, email: r.targetUserEmail, found: r.targetUserEmail !== null };
+      return {
+        name: r.targetUserEmail === null ? null : r.targetUserName || r.targetUserEmail,
+        email: r.targetUserEmail,
+        found: r.targetUserEmail !== null,
+      };
     case 'organization':
       return { name: r.targetOrgName, email: null, found: r.targetOrgName !== null };
     case 'template':
@@ -306,10 +359,21 @@ function currentTargetName(r: JoinedRow): { name: string | null; email: string |
       return { name: r.targetKeyName, email: null, found: r.targetKeyName !== null };
     case 'personal_access_token':
       return { name: r.patName, email: null, found: r.patName !== null };
+    case 'api_token':
+      // A script token (Hub JWT with a jti): its row lives until a while after it expires.
+      return { name: r.scriptTokenLabel, email: null, found: r.scriptTokenLabel !== null };
     case 'support_ticket':
-      return { name: r.ticketNumber === null ? null : `#${r.ticketNumber} ${r.ticketSubject ?? ''}`.trim(), email: null, found: r.ticketNumber !== null };
+      return {
+        name: r.ticketNumber === null ? null : `#${r.ticketNumber} ${r.ticketSubject ?? ''}`.trim(),
+        email: null,
+        found: r.ticketNumber !== null,
+      };
     case 'access_grant':
-      return { name: r.grantId === null ? null : `${r.grantOrgName ?? '?'} → ${r.grantCategoryName ?? '?'}`, email: null, found: r.grantId !== null };
+      return {
+        name: r.grantId === null ? null : `${r.grantOrgName ?? '?'} → ${r.grantCategoryName ?? '?'}`,
+        email: null,
+        found: r.grantId !== null,
+      };
     default:
       return { name: null, email: null, found: false };
   }
@@ -319,7 +383,8 @@ function named(r: JoinedRow): AuditListEntry {
   const current = currentTargetName(r);
   const details = r.details ?? {};
   const recordedEmail = typeof details.email === 'string' ? details.email : null;
-  const actorFound = r.actorType === 'user' ? r.actorUserEmail !== null : r.actorType === 'instance' ? r.actorKeyName !== null : true;
+  const actorFound =
+    r.actorType === 'user' ? r.actorUserEmail !== null : r.actorType === 'instance' ? r.actorKeyName !== null : true;
   return {
     id: Number(r.id),
     actorType: r.actorType,
@@ -330,7 +395,8 @@ function named(r: JoinedRow): AuditListEntry {
     orgId: r.orgId,
     details,
     createdAt: r.createdAt,
-    actorName: r.actorType === 'user' ? r.actorUserName || r.actorUserEmail : r.actorType === 'instance' ? r.actorKeyName : null,
+    actorName:
+      r.actorType === 'user' ? r.actorUserName || r.actorUserEmail : r.actorType === 'instance' ? r.actorKeyName : null,
     actorEmail: r.actorUserEmail,
     actorOrgId: r.actorKeyOrgId,
     actorDeleted: r.actorId !== null && !actorFound,

@@ -3,13 +3,7 @@
  * the caller. It knows nothing of HTTP or tRPC; server/api/errors.ts maps it to both (one status table).
  */
 export type DomainErrorCode =
-  | 'invalid'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'too_large'
-  | 'rate_limited';
+  'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'too_large' | 'rate_limited';
 
 export interface DomainErrorOptions {
   /** rate_limited: when to try again. */

@@ -3,13 +3,22 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '../db/client';
 import { instanceKeys } from '../db/schema';
 import { announceChange } from '../db/invalidation';
-import { issueSecret } from './tokens';
+import { issueSecret } from '@shared/tokens';
 
-export async function createInstanceKey(q: Queryable, input: { orgId: string; name: string; createdBy?: string | null }) {
+export async function createInstanceKey(
+  q: Queryable,
+  input: { orgId: string; name: string; createdBy?: string | null },
+) {
   const issued = issueSecret('svh_');
   const [row] = await q
     .insert(instanceKeys)
-    .values({ orgId: input.orgId, name: input.name, keyHash: issued.hash, keyPrefix: issued.displayPrefix, createdBy: input.createdBy ?? null })
+    .values({
+      orgId: input.orgId,
+      name: input.name,
+      keyHash: issued.hash,
+      keyPrefix: issued.displayPrefix,
+      createdBy: input.createdBy ?? null,
+    })
     .returning();
   return { key: row!, secret: issued.secret };
 }
@@ -19,7 +28,13 @@ export async function reissueInstanceKey(q: Queryable, input: { orgId: string; i
   const issued = issueSecret('svh_');
   const [row] = await q
     .update(instanceKeys)
-    .set({ keyHash: issued.hash, keyPrefix: issued.displayPrefix, status: 'active', revokedAt: null, reissuedAt: sql`now()` })
+    .set({
+      keyHash: issued.hash,
+      keyPrefix: issued.displayPrefix,
+      status: 'active',
+      revokedAt: null,
+      reissuedAt: sql`now()`,
+    })
     .where(and(eq(instanceKeys.id, input.id), eq(instanceKeys.orgId, input.orgId)))
     .returning();
   if (row) await announceChange(q, 'auth'); // cached look-ups of the old secret die now
@@ -31,7 +46,11 @@ export async function revokeInstanceKey(q: Queryable, input: { id: string; orgId
   const [row] = await q
     .update(instanceKeys)
     .set({ status: 'revoked', revokedAt: sql`coalesce(${instanceKeys.revokedAt}, now())` })
-    .where(input.orgId ? and(eq(instanceKeys.id, input.id), eq(instanceKeys.orgId, input.orgId)) : eq(instanceKeys.id, input.id))
+    .where(
+      input.orgId
+        ? and(eq(instanceKeys.id, input.id), eq(instanceKeys.orgId, input.orgId))
+        : eq(instanceKeys.id, input.id),
+    )
     .returning();
   if (row) await announceChange(q, 'auth');
   return row ?? null;

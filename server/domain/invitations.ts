@@ -58,26 +58,47 @@ export type InvitationRow = {
 const stillPending = () => and(eq(orgInvitations.status, 'pending'), gt(orgInvitations.expiresAt, sql`now()`));
 
 /** Invites `email` with `role`. The same answer whether or not the address has a Hub account. */
-export async function createInvitation(actor: UserPrincipal, orgId: string, input: { email: string; role: OrgRole }): Promise<InvitationRow> {
+export async function createInvitation(
+  actor: UserPrincipal,
+  orgId: string,
+  input: { email: string; role: OrgRole },
+): Promise<InvitationRow> {
   const db = await getDb();
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
     if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
-    const [member] = await tx.select({ id: users.id }).from(users).where(and(eq(users.email, email), eq(users.orgId, orgId)));
+    const [member] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.email, email), eq(users.orgId, orgId)));
     if (member) throw new DomainError('conflict', 'email: this person is already a member of your organization');
     // Inviting again replaces the pending invitation (expired or not): one pending per organization and email.
     const replaced = await tx
       .update(orgInvitations)
       .set({ status: 'revoked', respondedAt: sql`now()` })
-      .where(and(eq(orgInvitations.orgId, orgId), eq(orgInvitations.email, email), eq(orgInvitations.status, 'pending')))
+      .where(
+        and(eq(orgInvitations.orgId, orgId), eq(orgInvitations.email, email), eq(orgInvitations.status, 'pending')),
+      )
       .returning({ id: orgInvitations.id });
-    const [pending] = await tx.select({ n: count() }).from(orgInvitations).where(and(eq(orgInvitations.orgId, orgId), stillPending()));
+    const [pending] = await tx
+      .select({ n: count() })
+      .from(orgInvitations)
+      .where(and(eq(orgInvitations.orgId, orgId), stillPending()));
     if ((pending?.n ?? 0) >= MAX_PENDING_INVITATIONS) {
-      throw new DomainError('conflict', `Your organization has ${MAX_PENDING_INVITATIONS} pending invitations; revoke some or wait for answers first`);
+      throw new DomainError(
+        'conflict',
+        `Your organization has ${MAX_PENDING_INVITATIONS} pending invitations; revoke some or wait for answers first`,
+      );
     }
     const [row] = await tx
       .insert(orgInvitations)
-      .values({ orgId, email, role: input.role, invitedBy: actor.userId, expiresAt: sql`now() + make_interval(days => ${INVITATION_TTL_DAYS})` })
+      .values({
+        orgId,
+        email,
+        role: input.role,
+        invitedBy: actor.userId,
+        expiresAt: sql`now() + make_interval(days => ${INVITATION_TTL_DAYS})`,
+      })
       .returning();
     await writeAudit(tx, {
       actor,
@@ -115,8 +136,19 @@ export async function revokeInvitation(actor: AuditActor, orgId: string, id: str
     if (!inv) throw new DomainError('not_found', 'id: no such invitation in your organization');
     if (inv.status === 'revoked') return inv;
     if (inv.status !== 'pending') throw new DomainError('conflict', `This invitation was already ${inv.status}`);
-    const [revoked] = await tx.update(orgInvitations).set({ status: 'revoked', respondedAt: sql`now()` }).where(eq(orgInvitations.id, id)).returning();
-    await writeAudit(tx, { actor, action: 'invitation.revoke', targetType: 'invitation', targetId: id, orgId, details: { email: inv.email, role: inv.role } });
+    const [revoked] = await tx
+      .update(orgInvitations)
+      .set({ status: 'revoked', respondedAt: sql`now()` })
+      .where(eq(orgInvitations.id, id))
+      .returning();
+    await writeAudit(tx, {
+      actor,
+      action: 'invitation.revoke',
+      targetType: 'invitation',
+      targetId: id,
+      orgId,
+      details: { email: inv.email, role: inv.role },
+    });
     return revoked!;
   });
 }
@@ -129,7 +161,9 @@ export async function listReceivedInvitations(user: UserPrincipal) {
     .from(orgInvitations)
     .innerJoin(organizations, eq(organizations.id, orgInvitations.orgId))
     .leftJoin(inviter, eq(inviter.id, orgInvitations.invitedBy))
-    .where(and(eq(orgInvitations.email, normalizeEmail(user.email)), stillPending(), eq(organizations.status, 'active')))
+    .where(
+      and(eq(orgInvitations.email, normalizeEmail(user.email)), stillPending(), eq(organizations.status, 'active')),
+    )
     .orderBy(desc(orgInvitations.createdAt), asc(orgInvitations.id));
 }
 
@@ -158,22 +192,43 @@ export async function acceptInvitation(actor: UserPrincipal, id: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     // Lock order as everywhere: the organization first. Find it without locking, then re-check under lock.
-    const [peek] = await tx.select({ orgId: orgInvitations.orgId }).from(orgInvitations).where(eq(orgInvitations.id, id));
+    const [peek] = await tx
+      .select({ orgId: orgInvitations.orgId })
+      .from(orgInvitations)
+      .where(eq(orgInvitations.id, id));
     if (peek) await lockOrganization(tx, peek.orgId);
     const inv = await ownInvitationForUpdate(tx, actor.userId, id);
-    const [org] = await tx.select({ status: organizations.status, name: organizations.name }).from(organizations).where(eq(organizations.id, inv.orgId));
+    const [org] = await tx
+      .select({ status: organizations.status, name: organizations.name })
+      .from(organizations)
+      .where(eq(organizations.id, inv.orgId));
     if (!org) throw new DomainError('not_found', 'id: no such invitation for you');
-    if (org.status !== 'active') throw new DomainError('conflict', 'This organization is suspended; its invitations cannot be accepted now');
+    if (org.status !== 'active')
+      throw new DomainError('conflict', 'This organization is suspended; its invitations cannot be accepted now');
     const [joined] = await tx
       .update(users)
       .set({ orgId: inv.orgId, orgRole: inv.role, orgJoinedAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(users.id, actor.userId), sql`${users.orgId} is null`))
       .returning({ id: users.id, email: users.email });
-    if (!joined) throw new DomainError('conflict', 'You already belong to an organization; leave it first to accept this invitation');
-    await tx.update(orgInvitations).set({ status: 'accepted', respondedAt: sql`now()` }).where(eq(orgInvitations.id, id));
+    if (!joined)
+      throw new DomainError(
+        'conflict',
+        'You already belong to an organization; leave it first to accept this invitation',
+      );
+    await tx
+      .update(orgInvitations)
+      .set({ status: 'accepted', respondedAt: sql`now()` })
+      .where(eq(orgInvitations.id, id));
     await announceChange(tx, 'auth');
     // One record for the one change: the user joined (by accepting invitation_id).
-    await writeAudit(tx, { actor, action: 'member.add', targetType: 'user', targetId: joined.id, orgId: inv.orgId, details: { email: joined.email, role: inv.role, invitation_id: id } });
+    await writeAudit(tx, {
+      actor,
+      action: 'member.add',
+      targetType: 'user',
+      targetId: joined.id,
+      orgId: inv.orgId,
+      details: { email: joined.email, role: inv.role, invitation_id: id },
+    });
     return { orgId: inv.orgId, orgName: org.name, role: inv.role };
   });
 }
@@ -182,8 +237,18 @@ export async function declineInvitation(actor: UserPrincipal, id: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const inv = await ownInvitationForUpdate(tx, actor.userId, id);
-    await tx.update(orgInvitations).set({ status: 'declined', respondedAt: sql`now()` }).where(eq(orgInvitations.id, id));
-    await writeAudit(tx, { actor, action: 'invitation.decline', targetType: 'invitation', targetId: id, orgId: inv.orgId, details: { email: inv.email, role: inv.role } });
+    await tx
+      .update(orgInvitations)
+      .set({ status: 'declined', respondedAt: sql`now()` })
+      .where(eq(orgInvitations.id, id));
+    await writeAudit(tx, {
+      actor,
+      action: 'invitation.decline',
+      targetType: 'invitation',
+      targetId: id,
+      orgId: inv.orgId,
+      details: { email: inv.email, role: inv.role },
+    });
     return { id };
   });
 }

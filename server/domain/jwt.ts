@@ -3,6 +3,7 @@
  * the MCP proxy sends to instances. Keys come from HUB_JWT_PRIVATE_KEY or are generated once and
  * stored (encrypted) in the database, so that every process on one database accepts the same tokens.
  */
+import { randomUUID } from 'node:crypto';
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
@@ -22,7 +23,7 @@ import { asc } from 'drizzle-orm';
 import { config, HUB_API_AUDIENCE } from '../config';
 import { getDb } from '../db/client';
 import { signingKeys } from '../db/schema';
-import { decryptSecret, encryptSecret, sealedFields } from './secrets';
+import { decryptSecret, encryptSecret, sealedFields } from './sealing';
 
 const ALG = 'ES256';
 
@@ -56,7 +57,12 @@ async function loadKeyRing(): Promise<KeyRing> {
     const kid = await calculateJwkThumbprint(pub);
     await db
       .insert(signingKeys)
-      .values({ kid, alg: ALG, publicJwk: pub, privateJwkEnc: await encryptSecret(sealedFields.jwtSigningKey(kid), JSON.stringify(privateJwk)) })
+      .values({
+        kid,
+        alg: ALG,
+        publicJwk: pub,
+        privateJwkEnc: await encryptSecret(sealedFields.jwtSigningKey(kid), JSON.stringify(privateJwk)),
+      })
       .onConflictDoNothing();
     // Processes racing here each insert a key; all agree on the oldest for signing and accept every one.
     rows = await db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt), asc(signingKeys.kid));
@@ -99,6 +105,14 @@ export async function signJwt({ subject, audience, ttlSeconds, claims = {} }: Si
     .sign(signing.key);
 }
 
+/**
+ * The Hub's identity assertion for an instance's /mcp (aud = the instance key id). Minted for every forwarded
+ * request and never reused: each carries its own `jti`, and Core refuses a `jti` it has already seen.
+ */
+export function signInstanceAssertion(opts: SignOptions): Promise<string> {
+  return signJwt({ ...opts, claims: { ...opts.claims, jti: randomUUID() } });
+}
+
 /** A Hub API token for a user (browser sessions; carries no `jti`, so it is not a recorded script token). */
 export function signUserToken(userId: string, ttlSeconds = config.jwtTtlSeconds): Promise<string> {
   return signJwt({ subject: userId, audience: HUB_API_AUDIENCE, ttlSeconds });
@@ -108,7 +122,11 @@ export function signUserToken(userId: string, ttlSeconds = config.jwtTtlSeconds)
  * A recorded script token (server/domain/scriptTokens.ts): a Hub API token whose `jti` names its row in
  * script_tokens; the resolver refuses it once that row is revoked or gone.
  */
-export async function signScriptJwt(userId: string, ttlSeconds: number, jti: string): Promise<{ token: string; expiresAt: Date }> {
+export async function signScriptJwt(
+  userId: string,
+  ttlSeconds: number,
+  jti: string,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = await signJwt({ subject: userId, audience: HUB_API_AUDIENCE, ttlSeconds, claims: { jti } });
   return { token, expiresAt: new Date(decodeJwt(token).exp! * 1000) };
 }

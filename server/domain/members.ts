@@ -28,7 +28,11 @@ export async function listMembers(orgId: string) {
 
 /** Locks the organization row for the rest of the transaction. */
 export async function lockOrganization(tx: Tx, orgId: string) {
-  const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, orgId)).for('update');
+  const [org] = await tx
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .for('update');
   return org ?? null;
 }
 
@@ -53,7 +57,10 @@ async function memberForUpdate(tx: Tx, orgId: string, userId: string) {
 }
 
 const lastAdmin = (what: string): never => {
-  throw new DomainError('conflict', `This is the organization's last admin and cannot be ${what}; make another member admin first`);
+  throw new DomainError(
+    'conflict',
+    `This is the organization's last admin and cannot be ${what}; make another member admin first`,
+  );
 };
 
 export async function updateMemberRole(actor: AuditActor, orgId: string, input: { userId: string; role: OrgRole }) {
@@ -61,7 +68,8 @@ export async function updateMemberRole(actor: AuditActor, orgId: string, input: 
   return db.transaction(async (tx) => {
     if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
     const member = await memberForUpdate(tx, orgId, input.userId);
-    if (member.orgRole === 'admin' && input.role !== 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('demoted');
+    if (member.orgRole === 'admin' && input.role !== 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0)
+      lastAdmin('demoted');
     const [updated] = await tx
       .update(users)
       .set({ orgRole: input.role, updatedAt: sql`now()` })
@@ -91,7 +99,14 @@ export async function removeMember(actor: AuditActor, orgId: string, input: { us
       .where(eq(users.id, member.id));
     // Whatever a process cached about this member's tokens is stale now.
     await announceChange(tx, 'auth');
-    await writeAudit(tx, { actor, action: 'member.remove', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
+    await writeAudit(tx, {
+      actor,
+      action: 'member.remove',
+      targetType: 'user',
+      targetId: member.id,
+      orgId,
+      details: { email: member.email, role: member.orgRole },
+    });
     return member;
   });
 }
@@ -109,14 +124,24 @@ export async function leaveOrganization(actor: UserPrincipal) {
     await lockOrganization(tx, orgId);
     const member = await memberForUpdate(tx, orgId, actor.userId);
     if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) {
-      throw new DomainError('conflict', "You are the organization's last admin and cannot leave; make another member admin first");
+      throw new DomainError(
+        'conflict',
+        "You are the organization's last admin and cannot leave; make another member admin first",
+      );
     }
     await tx
       .update(users)
       .set({ orgId: null, orgRole: null, orgJoinedAt: null, updatedAt: sql`now()` })
       .where(eq(users.id, member.id));
     await announceChange(tx, 'auth');
-    await writeAudit(tx, { actor, action: 'member.leave', targetType: 'user', targetId: member.id, orgId, details: { email: member.email, role: member.orgRole } });
+    await writeAudit(tx, {
+      actor,
+      action: 'member.leave',
+      targetType: 'user',
+      targetId: member.id,
+      orgId,
+      details: { email: member.email, role: member.orgRole },
+    });
     return { orgId };
   });
 }

@@ -34,7 +34,10 @@ export async function createOrganization(user: UserPrincipal, input: { name: str
   const db = await getDb();
   try {
     return await db.transaction(async (tx) => {
-      const [existing] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.slug, input.slug));
+      const [existing] = await tx
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(eq(organizations.slug, input.slug));
       if (existing) slugTaken(input.slug);
       const [org] = await tx.insert(organizations).values({ name: input.name, slug: input.slug }).returning();
       await tx.insert(subscriptions).values({ orgId: org!.id, plan: 'free' });
@@ -114,18 +117,33 @@ export async function updateOrganization(actor: AuditActor, input: { id: string;
     const [before] = await tx.select().from(organizations).where(eq(organizations.id, input.id)).for('update');
     if (!before) throw new DomainError('not_found', 'id: no such organization');
     const changes: Record<string, { from: string; to: string }> = {};
-    if (input.status !== undefined && input.status !== before.status) changes.status = { from: before.status, to: input.status };
+    if (input.status !== undefined && input.status !== before.status)
+      changes.status = { from: before.status, to: input.status };
     if (input.tier !== undefined && input.tier !== before.tier) changes.tier = { from: before.tier, to: input.tier };
     await tx
       .update(organizations)
-      .set({ ...(input.status ? { status: input.status } : {}), ...(input.tier ? { tier: input.tier } : {}), updatedAt: sql`now()` })
+      .set({
+        ...(input.status ? { status: input.status } : {}),
+        ...(input.tier ? { tier: input.tier } : {}),
+        updatedAt: sql`now()`,
+      })
       .where(eq(organizations.id, input.id));
     // Cached instance-key look-ups carry the organization's status: drop them in every process.
     if (changes.status) await announceChange(tx, 'auth');
     if (input.tier) {
-      await tx.insert(subscriptions).values({ orgId: input.id, plan: input.tier }).onConflictDoUpdate({ target: subscriptions.orgId, set: { plan: input.tier } });
+      await tx
+        .insert(subscriptions)
+        .values({ orgId: input.id, plan: input.tier })
+        .onConflictDoUpdate({ target: subscriptions.orgId, set: { plan: input.tier } });
     }
-    await writeAudit(tx, { actor, action: 'organization.update', targetType: 'organization', targetId: input.id, orgId: input.id, details: { changes } });
+    await writeAudit(tx, {
+      actor,
+      action: 'organization.update',
+      targetType: 'organization',
+      targetId: input.id,
+      orgId: input.id,
+      details: { changes },
+    });
     const [row] = await tx
       .select({ ...orgColumns, memberCount, apiKeyCount: activeKeyCount })
       .from(organizations)

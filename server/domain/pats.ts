@@ -21,14 +21,23 @@ import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
 import { instanceKeys, mcpCalls, organizations, personalAccessTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
+import { addMcpCalls, mcpOutcomeOf, type McpOutcome } from './usage';
 import { announceChange } from '../db/invalidation';
 import type { UserPrincipal } from './principal';
-import { issueSecret } from './tokens';
+import { issueSecret } from '@shared/tokens';
+import { gaugeOf, hubMetrics } from '../metrics';
+import { logger } from '../log';
 
 export const PAT_MAX_EXPIRY_DAYS = 365;
+/**
+ * Most live (not revoked, not expired) tokens one person may hold for one instance: enough for a handful of
+ * assistants and a rotation overlap; with HUB_MCP_MAX_STREAMS_PER_USER it bounds what one account can hold open.
+ */
+export const PAT_MAX_LIVE_PER_INSTANCE = 10;
 const DAY_MS = 86_400_000;
 
-export type PatStatus = 'active' | 'expired' | 'revoked' | 'membership_ended' | 'instance_revoked' | 'organization_suspended';
+export type PatStatus =
+  'active' | 'expired' | 'revoked' | 'membership_ended' | 'instance_revoked' | 'organization_suspended';
 
 // ---------------------------------------------------------------- what /mcp resolves (server/auth/credentials.ts)
 
@@ -48,23 +57,45 @@ export const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTok
 const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null and ${personalAccessTokens.expiresAt} <= now())`;
 
 export interface McpCallRecord {
-  pat: ResolvedPat;
+  pat: Pick<ResolvedPat, 'tokenId' | 'userId' | 'orgId' | 'instanceKeyId' | 'mcpUrl'>;
   method: string | null;
   upstreamStatus: number | null;
+  /** Default: from the upstream status (usage.ts mcpOutcomeOf); a call without an MCP URL was not forwarded. */
+  outcome?: McpOutcome;
 }
 
 type McpCallRow = typeof mcpCalls.$inferInsert;
 /** Records waiting for the insert in flight (group commit: busy proxies write many calls per statement). */
 const queuedCalls: McpCallRow[] = [];
 let callsWritten: Promise<void> | null = null;
+gaugeOf(
+  'hub_batched_write_queue',
+  'Entries waiting for a batched write',
+  { queue: 'mcp_calls' },
+  () => queuedCalls.length,
+);
 
 async function writeQueuedCalls(): Promise<void> {
   while (queuedCalls.length > 0) {
     const rows = queuedCalls.splice(0, 1000);
     try {
-      await (await getDb()).insert(mcpCalls).values(rows);
+      // The rows and the instances' daily counts by outcome in one transaction: the rollup is the rows' count.
+      await (
+        await getDb()
+      ).transaction(async (tx) => {
+        await tx.insert(mcpCalls).values(rows);
+        await addMcpCalls(
+          tx,
+          rows.map((r) => ({
+            instanceKeyId: r.instanceKeyId,
+            orgId: r.orgId,
+            outcome: r.outcome!,
+            at: r.createdAt as Date,
+          })),
+        );
+      });
     } catch (err) {
-      console.error(`[hub] could not record ${rows.length} MCP call(s):`, (err as Error).message);
+      logger.warn({ err: (err as Error).message, calls: rows.length }, 'could not record MCP calls');
     }
   }
   callsWritten = null;
@@ -75,8 +106,11 @@ async function writeQueuedCalls(): Promise<void> {
  * otherwise with every call queued meanwhile, in one statement when the current one ends (no timer: an
  * idle Hub holds nothing back). Returns the write so that callers may await it.
  */
-export function recordMcpCall({ pat, method, upstreamStatus }: McpCallRecord): Promise<void> {
+export function recordMcpCall({ pat, method, upstreamStatus, outcome }: McpCallRecord): Promise<void> {
+  hubMetrics.mcpCall(upstreamStatus);
   queuedCalls.push({
+    outcome: outcome ?? mcpOutcomeOf(upstreamStatus, pat.mcpUrl !== null),
+    createdAt: new Date(),
     orgId: pat.orgId,
     tokenId: pat.tokenId,
     instanceKeyId: pat.instanceKeyId,
@@ -165,7 +199,6 @@ export interface IssuedPat {
   expiresAt: Date | null;
 }
 
-
 /** Mints a token for `user` bound to one active instance of the user's organization. */
 export async function mintPat(user: UserPrincipal, input: MintInput): Promise<IssuedPat> {
   if (input.expiresInDays != null && (input.expiresInDays < 1 || input.expiresInDays > PAT_MAX_EXPIRY_DAYS)) {
@@ -183,7 +216,10 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
     const orgId = member.orgId;
     if (!member.joinedAt) {
       // A membership recorded without its start (older data): it starts now, for this and later tokens.
-      await tx.update(users).set({ orgJoinedAt: sql`now()` }).where(eq(users.id, user.userId));
+      await tx
+        .update(users)
+        .set({ orgJoinedAt: sql`now()` })
+        .where(eq(users.id, user.userId));
     }
     const [instance] = await tx
       .select({ id: instanceKeys.id, status: instanceKeys.status, name: instanceKeys.name })
@@ -191,6 +227,27 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
       .where(and(eq(instanceKeys.id, input.instanceId), eq(instanceKeys.orgId, orgId)));
     if (!instance) notFound('instance_id: no such instance in your organization');
     if (instance.status !== 'active') badRequest('Invalid input: instance_id: this instance key is revoked');
+    // Counted under the lock on the user's row taken above: concurrent mints of one person are serialized.
+    const [{ live }] = (await tx
+      .select({ live: sql<number>`count(*)::int` })
+      .from(personalAccessTokens)
+      .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+      .where(
+        and(
+          eq(personalAccessTokens.userId, user.userId),
+          eq(personalAccessTokens.instanceKeyId, instance.id),
+          sql`${personalAccessTokens.revokedAt} is null`,
+          sql`not ${isExpired}`,
+          sameMembership,
+        ),
+      )) as [{ live: number }];
+    if (live >= PAT_MAX_LIVE_PER_INSTANCE) {
+      throw new DomainError(
+        'conflict',
+        `You already have ${PAT_MAX_LIVE_PER_INSTANCE} live personal access tokens for this instance (the most one ` +
+          'person may hold); revoke one you no longer use, then mint again',
+      );
+    }
 
     const issued = issueSecret('svp_');
     const expiresAt = input.expiresInDays != null ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null;
@@ -239,7 +296,8 @@ async function loadInOrg(tx: Tx, user: UserPrincipal, id: string) {
     .where(eq(personalAccessTokens.id, id))
     .for('update', { of: personalAccessTokens });
   // The minter always finds their own tokens; others only those of their organization.
-  if (!row || (row.userId !== user.userId && row.orgId !== user.orgId)) notFound(`Personal access token ${id} not found`);
+  if (!row || (row.userId !== user.userId && row.orgId !== user.orgId))
+    notFound(`Personal access token ${id} not found`);
   return row;
 }
 
@@ -252,7 +310,10 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
     if (row.revokedAt) throw new DomainError('conflict', 'This token is revoked; mint a new one');
     if (row.expired) throw new DomainError('conflict', 'This token has expired; mint a new one');
     if (!row.member) {
-      throw new DomainError('conflict', 'This token belongs to an earlier membership of the organization and stays dead; mint a new one');
+      throw new DomainError(
+        'conflict',
+        'This token belongs to an earlier membership of the organization and stays dead; mint a new one',
+      );
     }
     const issued = issueSecret('svp_');
     const [updated] = await tx
@@ -269,7 +330,13 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
       orgId: row.orgId,
       details: { name: row.name, instance_id: row.instanceKeyId },
     });
-    return { id: row.id, name: row.name, secret: issued.secret, instanceId: row.instanceKeyId, expiresAt: updated!.expiresAt };
+    return {
+      id: row.id,
+      name: row.name,
+      secret: issued.secret,
+      instanceId: row.instanceKeyId,
+      expiresAt: updated!.expiresAt,
+    };
   });
 }
 

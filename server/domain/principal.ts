@@ -33,3 +33,12 @@ export function catalogScopeOf(p: Principal): CatalogScope {
   if (p.kind === 'user' && p.orgId) return { kind: 'org', orgId: p.orgId };
   return { kind: 'anonymous' };
 }
+
+/**
+ * Where a principal's catalog reads may run: anonymous and instance-key callers read from a caught-up replica
+ * when there is one (db/replicas.ts); people (dashboard, account and admin surfaces) read the primary, so
+ * they see their own writes at once.
+ */
+export function readSourceOf(p: Principal): 'primary' | 'replica' {
+  return p.kind === 'anonymous' || p.kind === 'instance' ? 'replica' : 'primary';
+}

@@ -9,9 +9,20 @@ import type { UserPrincipal } from './principal';
 export async function updateProfileName(user: UserPrincipal, name: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    const [row] = await tx.update(users).set({ name, updatedAt: sql`now()` }).where(eq(users.id, user.userId)).returning();
+    const [row] = await tx
+      .update(users)
+      .set({ name, updatedAt: sql`now()` })
+      .where(eq(users.id, user.userId))
+      .returning();
     if (!row) throw new DomainError('unauthenticated', 'This user no longer exists');
-    await writeAudit(tx, { actor: user, action: 'user.update_profile', targetType: 'user', targetId: row.id, orgId: row.orgId, details: { name: { from: user.name, to: name } } });
+    await writeAudit(tx, {
+      actor: user,
+      action: 'user.update_profile',
+      targetType: 'user',
+      targetId: row.id,
+      orgId: row.orgId,
+      details: { name: { from: user.name, to: name } },
+    });
     return row;
   });
 }
@@ -23,8 +34,20 @@ export async function updateProfileName(user: UserPrincipal, name: string) {
 export async function endSessions(userId: string): Promise<void> {
   const db = await getDb();
   await db.transaction(async (tx) => {
-    const [row] = await tx.update(users).set({ sessionsValidAfter: sql`now()` }).where(eq(users.id, userId)).returning({ orgId: users.orgId });
-    if (row) await writeAudit(tx, { actor: { kind: 'system', id: 'sign-out' }, action: 'user.end_sessions', targetType: 'user', targetId: userId, orgId: row.orgId, details: {} });
+    const [row] = await tx
+      .update(users)
+      .set({ sessionsValidAfter: sql`now()` })
+      .where(eq(users.id, userId))
+      .returning({ orgId: users.orgId });
+    if (row)
+      await writeAudit(tx, {
+        actor: { kind: 'system', id: 'sign-out' },
+        action: 'user.end_sessions',
+        targetType: 'user',
+        targetId: userId,
+        orgId: row.orgId,
+        details: {},
+      });
   });
 }
 

@@ -44,16 +44,27 @@ export async function issueScriptToken(opts: {
   orgId?: string | null;
 }): Promise<IssuedScriptToken> {
   if (!Number.isInteger(opts.ttlSeconds) || opts.ttlSeconds < 1 || opts.ttlSeconds > SCRIPT_TOKEN_MAX_TTL_SECONDS) {
-    throw new DomainError('invalid', `A script token lives from 1 second to ${SCRIPT_TOKEN_MAX_TTL_SECONDS} seconds (30 days)`);
+    throw new DomainError(
+      'invalid',
+      `A script token lives from 1 second to ${SCRIPT_TOKEN_MAX_TTL_SECONDS} seconds (30 days)`,
+    );
   }
   const id = randomUUID();
-  const label = (opts.label ?? '').trim().slice(0, 100) || (opts.source === 'cli' ? 'hub token (CLI)' : 'Dashboard API access');
+  const label =
+    (opts.label ?? '').trim().slice(0, 100) || (opts.source === 'cli' ? 'hub token (CLI)' : 'Dashboard API access');
   // Signed before the transaction: signing may read the key ring from the database (PGlite has one connection).
   const { token, expiresAt } = await signScriptJwt(opts.userId, opts.ttlSeconds, id);
   const db = await getDb();
   const row = await db.transaction(async (tx) => {
-    await tx.delete(scriptTokens).where(and(eq(scriptTokens.userId, opts.userId), lt(scriptTokens.expiresAt, new Date(Date.now() - KEEP_EXPIRED_MS))));
-    const [inserted] = await tx.insert(scriptTokens).values({ id, userId: opts.userId, label, source: opts.source, expiresAt }).returning();
+    await tx
+      .delete(scriptTokens)
+      .where(
+        and(eq(scriptTokens.userId, opts.userId), lt(scriptTokens.expiresAt, new Date(Date.now() - KEEP_EXPIRED_MS))),
+      );
+    const [inserted] = await tx
+      .insert(scriptTokens)
+      .values({ id, userId: opts.userId, label, source: opts.source, expiresAt })
+      .returning();
     await writeAudit(tx, {
       actor: opts.actor,
       action: 'api_token.issue',
@@ -78,7 +89,11 @@ export interface ScriptTokenView {
   status: ScriptTokenStatus;
 }
 
-function statusOf(row: { expiresAt: Date; revokedAt: Date | null; createdAt: Date }, validAfter: Date | null, now = Date.now()): ScriptTokenStatus {
+function statusOf(
+  row: { expiresAt: Date; revokedAt: Date | null; createdAt: Date },
+  validAfter: Date | null,
+  now = Date.now(),
+): ScriptTokenStatus {
   if (row.revokedAt) return 'revoked';
   if (row.expiresAt.getTime() <= now) return 'expired';
   // Same rule as the resolver: a JWT issued (whole seconds) before the user's last "sign out everywhere".
@@ -112,7 +127,10 @@ export async function listScriptTokens(userId: string): Promise<ScriptTokenView[
  * Revokes one of the user's own script tokens: refused at once everywhere. Another user's token id is
  * answered as unknown (404). Revoking a revoked token changes nothing.
  */
-export async function revokeScriptToken(actor: AuditActor & { kind: 'user' }, id: string): Promise<{ id: string; revokedAt: Date }> {
+export async function revokeScriptToken(
+  actor: AuditActor & { kind: 'user' },
+  id: string,
+): Promise<{ id: string; revokedAt: Date }> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [existing] = await tx

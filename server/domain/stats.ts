@@ -1,7 +1,10 @@
-/** System-wide counts for the admin dashboard. */
-import { count, eq } from 'drizzle-orm';
+/**
+ * System-wide counts for the admin dashboard. Templates are summed from category_template_counts (kept exact by
+ * a trigger) rather than counted: the template table is the large one.
+ */
+import { count, eq, sql } from 'drizzle-orm';
 import { getDb } from '../db/client';
-import { categories, instanceKeys, organizations, templates, users } from '../db/schema';
+import { categories, categoryTemplateCounts, instanceKeys, organizations, users } from '../db/schema';
 
 export async function platformStats() {
   const db = await getDb();
@@ -9,8 +12,14 @@ export async function platformStats() {
     db.select({ n: count() }).from(users),
     db.select({ n: count() }).from(organizations),
     db.select({ n: count() }).from(instanceKeys).where(eq(instanceKeys.status, 'active')),
-    db.select({ n: count() }).from(templates),
+    db.select({ n: sql<number>`coalesce(sum(${categoryTemplateCounts.n}), 0)::int` }).from(categoryTemplateCounts),
     db.select({ n: count() }).from(categories),
   ]);
-  return { users: u?.n ?? 0, organizations: o?.n ?? 0, apiKeys: k?.n ?? 0, templates: t?.n ?? 0, categories: c?.n ?? 0 };
+  return {
+    users: u?.n ?? 0,
+    organizations: o?.n ?? 0,
+    apiKeys: k?.n ?? 0,
+    templates: t?.n ?? 0,
+    categories: c?.n ?? 0,
+  };
 }

@@ -43,7 +43,8 @@ export interface UserListFilters {
 export async function listUsers(filters: UserListFilters, { page, limit }: { page: number; limit: number }) {
   const db = await getDb();
   const conditions: SQL[] = [];
-  if (filters.search) conditions.push(ilike(users.email, `%${filters.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (filters.search)
+    conditions.push(ilike(users.email, `%${filters.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
   if (filters.role) conditions.push(eq(users.role, filters.role));
   if (filters.orgId) conditions.push(eq(users.orgId, filters.orgId));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
@@ -70,7 +71,10 @@ async function lockTarget(tx: Tx, id: string) {
 }
 
 async function otherSuperadmins(tx: Tx, id: string) {
-  const [row] = await tx.select({ n: count() }).from(users).where(and(eq(users.role, 'superadmin'), ne(users.id, id)));
+  const [row] = await tx
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.role, 'superadmin'), ne(users.id, id)));
   return row?.n ?? 0;
 }
 
@@ -82,11 +86,18 @@ export async function updateUserRole(actor: UserPrincipal, id: string, role: Pla
   const db = await getDb();
   return db.transaction(async (tx) => {
     const target = await lockTarget(tx, id);
-    if ((role === 'superadmin' || target.role === 'superadmin') && actor.role !== 'superadmin' && role !== target.role) superadminOnly();
+    if ((role === 'superadmin' || target.role === 'superadmin') && actor.role !== 'superadmin' && role !== target.role)
+      superadminOnly();
     if (target.role === 'superadmin' && role !== 'superadmin' && (await otherSuperadmins(tx, id)) === 0) {
-      throw new DomainError('conflict', 'This is the last superadmin and cannot be demoted; make another user superadmin first');
+      throw new DomainError(
+        'conflict',
+        'This is the last superadmin and cannot be demoted; make another user superadmin first',
+      );
     }
-    await tx.update(users).set({ role, updatedAt: sql`now()` }).where(eq(users.id, id));
+    await tx
+      .update(users)
+      .set({ role, updatedAt: sql`now()` })
+      .where(eq(users.id, id));
     await writeAudit(tx, {
       actor,
       action: 'user.update_role',
@@ -95,7 +106,11 @@ export async function updateUserRole(actor: UserPrincipal, id: string, role: Pla
       orgId: target.orgId,
       details: { email: target.email, role: { from: target.role, to: role } },
     });
-    const [row] = await tx.select(adminUserSelection).from(users).leftJoin(organizations, eq(organizations.id, users.orgId)).where(eq(users.id, id));
+    const [row] = await tx
+      .select(adminUserSelection)
+      .from(users)
+      .leftJoin(organizations, eq(organizations.id, users.orgId))
+      .where(eq(users.id, id));
     return row!;
   });
 }
@@ -107,19 +122,31 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
     if (target.role === 'superadmin') {
       if (actor.role !== 'superadmin') throw new DomainError('forbidden', 'Only a superadmin may delete a superadmin');
       if ((await otherSuperadmins(tx, id)) === 0) {
-        throw new DomainError('conflict', 'This is the last superadmin and cannot be deleted; make another user superadmin first');
+        throw new DomainError(
+          'conflict',
+          'This is the last superadmin and cannot be deleted; make another user superadmin first',
+        );
       }
     }
     if (target.orgId) {
       await lockOrganization(tx, target.orgId);
       if (target.orgRole === 'admin' && (await otherAdminCount(tx, target.orgId, id)) === 0) {
-        const [others] = await tx.select({ n: count() }).from(users).where(and(eq(users.orgId, target.orgId), ne(users.id, id)));
+        const [others] = await tx
+          .select({ n: count() })
+          .from(users)
+          .where(and(eq(users.orgId, target.orgId), ne(users.id, id)));
         if ((others?.n ?? 0) > 0) {
-          throw new DomainError('conflict', "This user is the last admin of an organization that has other members; make another member admin first");
+          throw new DomainError(
+            'conflict',
+            'This user is the last admin of an organization that has other members; make another member admin first',
+          );
         }
       }
     }
-    const tokens = await tx.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, id)).returning({ id: personalAccessTokens.id });
+    const tokens = await tx
+      .delete(personalAccessTokens)
+      .where(eq(personalAccessTokens.userId, id))
+      .returning({ id: personalAccessTokens.id });
     await tx.delete(users).where(eq(users.id, id));
     await announceChange(tx, 'auth');
     await writeAudit(tx, {

@@ -26,3 +26,13 @@ export async function upsertUserByEmail(input: { email: string; name?: string; r
     .returning();
   return user!;
 }
+
+/**
+ * Whether a superadmin exists. With the development provider the first person to sign in is promoted only
+ * while none does (identity.ts); the sign-in page says which case applies (the demo seeds one).
+ */
+export async function superadminExists(): Promise<boolean> {
+  const db = await getDb();
+  const rows = await db.execute(sql`select 1 from users where role = 'superadmin' limit 1`);
+  return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).length > 0;
+}

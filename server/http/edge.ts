@@ -8,32 +8,31 @@
  * hold. `drain()` is SIGTERM's sequence: not ready, stop accepting, let in-flight requests and streams
  * finish up to HUB_SHUTDOWN_TIMEOUT_MS, write what is batched, close the database.
  */
-import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { errorResponse, TransportError } from '../api/errors';
 import { REST_PREFIX } from '../api/rest';
 import { config } from '../config';
-import { checkDatabase, closeDatabase, type Database } from '../db/client';
+import { checkDatabase, closeDatabase, replicaStatus, type Database } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
-import { accessLogger, endLogs, logger, withRequestContext, type Caller, type RequestContext } from '../log';
-import { handleMcp } from '../mcp/proxy';
-import { forwardedFor, serveRest, serveWithFetchHandler, type FetchHandler } from './bridge';
+import { flushUsage } from '../domain/usage';
+import { flushLastUsed } from '../auth/credentials';
+import {
+  accessLogger,
+  endLogs,
+  logger,
+  requestIdFrom,
+  withRequestContext,
+  type Caller,
+  type RequestContext,
+} from '../log';
+import { serveMcp } from '../mcp/mcpProxy';
+import { forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
+import { metricsAnswer } from './metrics';
+import { observeRequest } from '../metrics';
 
-const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
-const methodNotAllowed: FetchHandler = () =>
-  errorResponse(new TransportError('METHOD_NOT_SUPPORTED', 'Use GET, POST or DELETE on /mcp'), '/mcp', () => ({ allow: 'GET, POST, DELETE' }));
-
-const isRest = (pathname: string) => pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
+const isRest = (pathname: string) =>
+  pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
 const isProbe = (pathname: string) => pathname === '/healthz' || pathname === '/readyz';
-
-/** A caller's (or its load balancer's) request id is kept when it is a plain token of sane length. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
 
 function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -69,23 +68,35 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (draining) return writeJson(res, 503, { status: 'draining' }, { 'retry-after': '1' });
     try {
       await checkDatabase();
-      writeJson(res, 200, { status: 'ready', database: database.kind });
+      // Replicas that are down or lagging are skipped (their reads go to the primary): still ready, but said.
+      writeJson(res, 200, {
+        status: 'ready',
+        database: database.kind,
+        ...(database.replicas && { replicas: replicaStatus() }),
+      });
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'not ready: database unavailable');
-      writeJson(res, 503, { status: 'unavailable', database: database.kind, reason: 'database unavailable' }, { 'retry-after': '1' });
+      writeJson(
+        res,
+        503,
+        { status: 'unavailable', database: database.kind, reason: 'database unavailable' },
+        { 'retry-after': '1' },
+      );
     }
   }
 
   function route(req: IncomingMessage, res: ServerResponse, pathname: string) {
     if (pathname === '/healthz') return writeJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') return void readiness(res);
+    if (pathname === '/metrics')
+      return void metricsAnswer(req.headers.authorization).then((a) => res.writeHead(a.status, a.headers).end(a.body));
     if (isRest(pathname)) return serveRest(req, res);
-    if (pathname === '/mcp') {
-      return void serveWithFetchHandler(MCP_METHODS.has(req.method ?? 'GET') ? handleMcp : methodNotAllowed, req, res, `http://${req.headers.host ?? 'localhost'}`);
-    }
+    if (pathname === '/mcp') return serveMcp(req, res);
     // Next.js copies the peer into X-Forwarded-For only when the header is missing: give it the same chain.
     const forwarded = forwardedFor(req);
     if (forwarded) req.headers['x-forwarded-for'] = forwarded;
+    // Next.js's handlers (tRPC, the export) see this request's id too, whatever their async context.
+    req.headers['x-request-id'] = (res.getHeader('x-request-id') as string | undefined) ?? req.headers['x-request-id'];
     fallback(req, res);
   }
 
@@ -97,7 +108,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const pathname = query === -1 ? url : url.slice(0, query);
-    const context: RequestContext = { requestId: requestIdOf(req) };
+    const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']) };
     res.setHeader('x-request-id', context.requestId);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
     // Pages get theirs, with a nonce, from proxy.ts.
@@ -123,6 +134,12 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
       };
       if (!res.writableFinished) line.aborted = true;
       accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
+      observeRequest(
+        pathname,
+        res.statusCode,
+        performance.now() - started,
+        Number(res.getHeader('content-length') ?? 0),
+      );
     });
     withRequestContext(context, () => route(req, res, pathname));
   });
@@ -136,9 +153,13 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
   async function drain(reason: string) {
     draining = true;
     const deadline = config.shutdownTimeoutMs;
-    logger.info({ reason, inFlight: inFlight.size, deadlineMs: deadline, readyDelayMs: config.shutdownReadyDelayMs }, 'draining');
+    logger.info(
+      { reason, inFlight: inFlight.size, deadlineMs: deadline, readyDelayMs: config.shutdownReadyDelayMs },
+      'draining',
+    );
     // Not ready, still serving: balancers that follow /readyz stop sending new requests before the socket closes.
-    if (config.shutdownReadyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownReadyDelayMs));
+    if (config.shutdownReadyDelayMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, config.shutdownReadyDelayMs));
     closing = true;
     server.close();
     server.closeIdleConnections();
@@ -152,9 +173,12 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
       ]);
       clearTimeout(timer);
     }
-    if (inFlight.size > 0) logger.warn({ cut: inFlight.size }, 'shutdown deadline reached: closing the remaining connections');
+    if (inFlight.size > 0)
+      logger.warn({ cut: inFlight.size }, 'shutdown deadline reached: closing the remaining connections');
     server.closeAllConnections();
     await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
+    await flushUsage().catch((err) => logger.error({ err: (err as Error).message }, 'usage counts not written'));
+    await flushLastUsed();
     await closeDatabase().catch((err) => logger.error({ err: (err as Error).message }, 'database not closed cleanly'));
     logger.info('stopped');
   }

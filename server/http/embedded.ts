@@ -12,7 +12,10 @@ import { seedCatalog } from '../domain/catalog/seed';
 import { logger } from '../log';
 
 /** Whether to load the demo catalog now. */
-export function shouldSeedDemo(database: Pick<Database, 'kind' | 'demoCatalogPending'>, seedDemo = config.seedDemo): boolean {
+export function shouldSeedDemo(
+  database: Pick<Database, 'kind' | 'demoCatalogPending'>,
+  seedDemo = config.seedDemo,
+): boolean {
   return database.kind === 'pglite' && !!database.demoCatalogPending?.() && seedDemo;
 }
 
@@ -25,7 +28,10 @@ export async function prepareEmbeddedDatabase(database: Database): Promise<void>
   });
   if (socketPath) {
     const host = socketPath.slice(0, socketPath.lastIndexOf('/'));
-    logger.info({ socket: socketPath, psql: `psql "host=${host} user=postgres dbname=postgres"` }, 'embedded database shared with the CLI and psql on a local socket');
+    logger.info(
+      { socket: socketPath, psql: `psql "host=${host} user=postgres dbname=postgres"` },
+      'embedded database shared with the CLI and psql on a local socket',
+    );
   }
   if (!database.demoCatalogPending?.()) return;
   if (shouldSeedDemo(database)) {

@@ -11,7 +11,9 @@ export function baseSecurityHeaders(): Record<string, string> {
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'strict-origin-when-cross-origin',
     'x-frame-options': 'DENY',
-    ...(config.hubUrl.startsWith('https://') ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+    ...(config.hubUrl.startsWith('https://')
+      ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' }
+      : {}),
   };
 }
 
@@ -42,7 +44,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * at risk (a third-party page cannot know it). Fetch metadata first (Sec-Fetch-Site: only same-origin or
  * none, as GitHub and Grafana do), Origin for browsers without it. Returns why it is refused, or null.
  */
-export function crossSiteRefusal(req: { method: string; headers: Headers; ownOrigin: string }, guardSafeMethods: boolean): string | null {
+export function crossSiteRefusal(
+  req: { method: string; headers: Headers; ownOrigin: string },
+  guardSafeMethods: boolean,
+): string | null {
   if (!guardSafeMethods && SAFE_METHODS.has(req.method)) return null;
   if (req.headers.has('authorization')) return null;
   const site = req.headers.get('sec-fetch-site');

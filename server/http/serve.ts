@@ -27,7 +27,9 @@ async function main() {
   await app.prepare();
   const edge = createEdge(database, (req, res) => void handleWithNext(req, res));
   exitOnSignals(edge);
-  edge.server.listen(port, hostname, () => logger.info({ url: `http://${hostname}:${port}`, database: database.kind }, 'listening'));
+  edge.server.listen(port, hostname, () =>
+    logger.info({ url: `http://${hostname}:${port}`, database: database.kind }, 'listening'),
+  );
 }
 
 main().catch((err) => {

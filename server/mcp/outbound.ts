@@ -88,7 +88,8 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (list.length === 0) {
       return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
     }
-    if ((options as dns.LookupOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    if ((options as dns.LookupOptions).all)
+      return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
     callback(null, list[0]!.address, list[0]!.family);
   });
 };
@@ -104,6 +105,16 @@ export function checkLiteralHost(hostname: string): UpstreamBlockedError | null 
 // Keep-alive pools shared by every proxied call (no per-request connection set-up when the instance
 // keeps the connection open). The guarded lookup runs whenever a new connection is made.
 export const upstreamAgents = {
-  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 15_000, maxFreeSockets: 64, lookup: guardedLookup } as http.AgentOptions),
-  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 15_000, maxFreeSockets: 64, lookup: guardedLookup } as https.AgentOptions),
+  'http:': new http.Agent({
+    keepAlive: true,
+    keepAliveMsecs: 15_000,
+    maxFreeSockets: 64,
+    lookup: guardedLookup,
+  } as http.AgentOptions),
+  'https:': new https.Agent({
+    keepAlive: true,
+    keepAliveMsecs: 15_000,
+    maxFreeSockets: 64,
+    lookup: guardedLookup,
+  } as https.AgentOptions),
 };

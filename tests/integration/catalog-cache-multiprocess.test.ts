@@ -39,7 +39,10 @@ function startHub(): Promise<string> {
 async function call(base: string, p: string, init: { method?: string; token?: string; body?: unknown } = {}) {
   const res = await fetch(`${base}/api/v1${p}`, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
   return { status: res.status, body: await res.json().catch(() => null) };
@@ -81,7 +84,10 @@ it('a catalog write through one process reaches the other within a second', asyn
     body: { name: 'MP one', slug: 'mp-one', category_id: cat.body.category.id, image_name: 'x/mp' },
   });
   expect(created.status).toBe(200);
-  const took = await within(1000, async () => (await call(b, '/catalog/templates?category=mp')).body.templates.length === 1);
+  const took = await within(
+    1000,
+    async () => (await call(b, '/catalog/templates?category=mp')).body.templates.length === 1,
+  );
   expect(took).toBeLessThan(1000);
 });
 
@@ -89,11 +95,16 @@ it('a key revoked through one process is refused by the other within a second', 
   const owner = 'mp-owner@example.test';
   cli('user', 'create', '--email', owner);
   const jwt = cli('token', '--email', owner);
-  expect((await call(a, '/account/organizations', { method: 'POST', token: jwt, body: { name: 'MP Org', slug: 'mp-org' } })).status).toBe(200);
+  expect(
+    (await call(a, '/account/organizations', { method: 'POST', token: jwt, body: { name: 'MP Org', slug: 'mp-org' } }))
+      .status,
+  ).toBe(200);
   const key = await call(a, '/account/api-keys', { method: 'POST', token: jwt, body: { name: 'mp' } });
   const secret = key.body.apiKey.key as string;
   expect((await call(b, '/catalog/templates', { token: secret })).status).toBe(200); // cached in B
-  expect((await call(a, `/account/api-keys?id=${key.body.apiKey.id}`, { method: 'DELETE', token: jwt })).status).toBe(200);
+  expect((await call(a, `/account/api-keys?id=${key.body.apiKey.id}`, { method: 'DELETE', token: jwt })).status).toBe(
+    200,
+  );
   const took = await within(1000, async () => (await call(b, '/catalog/templates', { token: secret })).status === 401);
   expect(took).toBeLessThan(1000);
 });
@@ -107,7 +118,9 @@ it('an API token (hub token) revoked through one process is refused by the other
   const listed = await call(a, '/account/api-tokens', { token: session });
   const row = listed.body.tokens.find((t: { label: string }) => t.label === 'mp script');
   expect(row).toMatchObject({ source: 'cli', status: 'active' });
-  expect((await call(a, '/account/api-tokens', { method: 'DELETE', token: session, body: { id: row.id } })).status).toBe(200);
+  expect(
+    (await call(a, '/account/api-tokens', { method: 'DELETE', token: session, body: { id: row.id } })).status,
+  ).toBe(200);
   // No waiting: the resolver reads the token's row with its user on every call, in every process.
   expect((await call(b, '/account/profile', { token: script })).status).toBe(401);
   expect((await call(a, '/account/profile', { token: script })).status).toBe(401);

@@ -3,7 +3,8 @@
  * (the production edge, tests/fixtures/edge-process.ts) and the server: every answer is 2xx or 503 with
  * Retry-After, within about a second (no hang, no 500); cached catalog answers keep being served; /readyz
  * says 503; once the database is back the same process recovers without a restart; every accepted write
- * is there with its audit record, and nothing is half-applied.
+ * is there with its audit record, and nothing is half-applied. /mcp answers an outage the same way (503
+ * SERVICE_UNAVAILABLE with Retry-After, through the one error mapper), not 500.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { issueSecret } from '@shared/tokens';
 
 const serverUrl = new URL(process.env.PG_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 const dbName = `hub_outage_${randomBytes(4).toString('hex')}`;
@@ -56,7 +58,15 @@ let adminJwt: string;
 
 function env() {
   const viaProxy = Object.assign(new URL(directUrl), { hostname: '127.0.0.1', port: String(proxy.port) }).toString();
-  return { ...process.env, DATABASE_URL: viaProxy, HUB_URL: 'http://hub.test', HUB_SECRET: 'outage-test-secret', HUB_LOG_LEVEL: 'warn' };
+  return {
+    ...process.env,
+    DATABASE_URL: viaProxy,
+    HUB_URL: 'http://hub.test',
+    HUB_SECRET: 'outage-test-secret',
+    HUB_LOG_LEVEL: 'warn',
+    // The /mcp caller below sends a new (unknown) token each time: each one is a database look-up, not a refusal by budget.
+    HUB_RATE_LIMIT_FAILED_AUTH: '1000000',
+  };
 }
 
 /** The CLI, run without blocking this process (the proxy lives here). */
@@ -72,12 +82,19 @@ interface Answer {
   body: any;
 }
 
-async function call(p: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Answer> {
+async function call(
+  p: string,
+  init: { method?: string; token?: string; body?: unknown; accept?: string } = {},
+): Promise<Answer> {
   const started = Date.now();
   try {
     const res = await fetch(`${base}${p}`, {
       method: init.method ?? 'GET',
-      headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...(init.accept ? { accept: init.accept } : {}),
+      },
       body: init.body ? JSON.stringify(init.body) : undefined,
       signal: AbortSignal.timeout(10_000),
     });
@@ -95,7 +112,10 @@ beforeAll(async () => {
   await cli('migrate');
   await cli('user', 'create', '--email', 'outage-admin@example.test', '--role', 'admin');
   adminJwt = await cli('token', '--email', 'outage-admin@example.test');
-  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
+  hub = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], {
+    env: env(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   base = await new Promise((resolve, reject) => {
     hub.stdout!.on('data', (d) => {
       const m = /LISTENING (\S+)/.exec(String(d));
@@ -115,13 +135,17 @@ afterAll(async () => {
 
 it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves cached reads, and recovers without a restart', async () => {
   expect((await call('/readyz')).status).toBe(200);
-  const cat = await call('/api/v1/admin/categories', { method: 'POST', token: adminJwt, body: { name: 'Outage', slug: 'outage' } });
+  const cat = await call('/api/v1/admin/categories', {
+    method: 'POST',
+    token: adminJwt,
+    body: { name: 'Outage', slug: 'outage' },
+  });
   expect(cat.status).toBe(200);
   // Warm the response cache and the credential cache.
   expect((await call('/api/v1/catalog/categories')).status).toBe(200);
   expect((await call('/api/v1/catalog/categories', { token: adminJwt })).status).toBe(200);
 
-  const answers: { phase: string; kind: 'write' | 'cached'; slug?: string; a: Answer }[] = [];
+  const answers: { phase: string; kind: 'write' | 'cached' | 'mcp'; slug?: string; a: Answer }[] = [];
   let phase = 'before';
   let n = 0;
   let running = true;
@@ -134,7 +158,11 @@ it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves
       }
       const slug = `outage-${++n}`;
       const at = phase;
-      const a = await call('/api/v1/admin/categories', { method: 'POST', token: adminJwt, body: { name: `Outage ${n}`, slug } });
+      const a = await call('/api/v1/admin/categories', {
+        method: 'POST',
+        token: adminJwt,
+        body: { name: `Outage ${n}`, slug },
+      });
       answers.push({ phase: at, kind: 'write', slug, a });
       if (a.status !== 200) await new Promise((r) => setTimeout(r, 50));
     }
@@ -146,7 +174,22 @@ it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves
       await new Promise((r) => setTimeout(r, 20));
     }
   };
-  const load = Promise.all([writer(), writer(), reader()]);
+  // An MCP client whose token the Hub has not seen: its check is a database read (401 unknown, or 503 in the cut).
+  const mcpCaller = async () => {
+    while (running) {
+      const at = phase;
+      const body = { jsonrpc: '2.0', id: 1, method: 'ping' };
+      const a = await call('/mcp', {
+        method: 'POST',
+        token: issueSecret('svp_').secret,
+        body,
+        accept: 'application/json, text/event-stream',
+      });
+      answers.push({ phase: at, kind: 'mcp', a });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const load = Promise.all([writer(), writer(), reader(), mcpCaller()]);
 
   await new Promise((r) => setTimeout(r, 1_000));
   // Writes invalidate the catalog cache: a quiet moment lets the reader cache its answer again before the cut.
@@ -160,7 +203,10 @@ it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves
   await proxy.start();
   // Recovery of the same process: a write succeeds again.
   const started = Date.now();
-  while (!answers.some((x) => x.phase === 'restored' && x.kind === 'write' && x.a.status === 200) && Date.now() - started < 15_000) {
+  while (
+    !answers.some((x) => x.phase === 'restored' && x.kind === 'write' && x.a.status === 200) &&
+    Date.now() - started < 15_000
+  ) {
     await new Promise((r) => setTimeout(r, 100));
   }
   await new Promise((r) => setTimeout(r, 500));
@@ -169,10 +215,13 @@ it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves
 
   expect(readyDuringCut.status).toBe(503);
   expect((await call('/readyz')).status).toBe(200);
-  const unexpected = answers.filter((x) => x.a.status !== 200 && x.a.status !== 503);
+  const unexpected = answers.filter((x) => x.a.status !== 503 && x.a.status !== (x.kind === 'mcp' ? 401 : 200));
   expect(unexpected.map((x) => [x.kind, x.phase, x.a.status, x.a.ms, x.a.body])).toEqual([]);
   const refused = answers.filter((x) => x.a.status === 503);
   expect(refused.length).toBeGreaterThan(0);
+  expect(refused.filter((x) => x.kind === 'mcp').length).toBeGreaterThan(0);
+  // Before and after the cut, the same /mcp call is an ordinary refusal of the unknown token.
+  expect(answers.filter((x) => x.kind === 'mcp' && x.phase === 'before').map((x) => x.a.status)).toContain(401);
   for (const x of refused) {
     expect(x.a.retryAfter).toMatch(/^\d+$/);
     expect(x.a.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
@@ -191,7 +240,8 @@ it('answers 503 with Retry-After within a second while PostgreSQL is cut, serves
   try {
     const rows = await db<{ slug: string; id: string }[]>`select slug, id from categories where slug like 'outage-%'`;
     const stored = new Set(rows.map((r) => r.slug));
-    for (const x of answers.filter((y) => y.kind === 'write' && y.a.status === 200)) expect(stored.has(x.slug!)).toBe(true);
+    for (const x of answers.filter((y) => y.kind === 'write' && y.a.status === 200))
+      expect(stored.has(x.slug!)).toBe(true);
     const audited = await db<{ target_id: string }[]>`select target_id from audit_log where target_type = 'category'`;
     const auditedIds = new Set(audited.map((r) => r.target_id));
     for (const r of rows) expect(auditedIds.has(r.id)).toBe(true);

@@ -12,7 +12,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 const INSTALL = 'apt-get install -y pdns-server pdns-backend-sqlite3 sqlite3 dnsutils';
-const SCHEMAS = ['/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql', '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql'];
+const SCHEMAS = [
+  '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql',
+  '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql',
+];
 
 function which(cmd: string): string | null {
   for (const dir of ['/usr/sbin', '/usr/bin', '/sbin', '/bin', ...(process.env.PATH ?? '').split(':')]) {
@@ -119,7 +122,11 @@ export async function startPdns(): Promise<PdnsServer> {
     dnsPort,
     request,
     async createZone(zone: string) {
-      const res = await request('POST', '/servers/localhost/zones', { name: `${zone}.`, kind: 'Native', nameservers: [`ns1.${zone}.`] });
+      const res = await request('POST', '/servers/localhost/zones', {
+        name: `${zone}.`,
+        kind: 'Native',
+        nameservers: [`ns1.${zone}.`],
+      });
       if (res.status !== 201) throw new Error(`creating zone ${zone} failed: ${res.status} ${await res.text()}`);
     },
     async stop() {

@@ -17,14 +17,24 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 const serverUrl = process.env.PG_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `hub_rolling_${randomBytes(4).toString('hex')}`;
 const dbUrl = Object.assign(new URL(serverUrl), { pathname: `/${dbName}` }).toString();
-const env = { ...process.env, DATABASE_URL: dbUrl, HUB_URL: 'http://hub.test', HUB_SECRET: 'rolling-test-secret', HUB_LOG_LEVEL: 'warn', HUB_SHUTDOWN_TIMEOUT_MS: '5000' };
+const env = {
+  ...process.env,
+  DATABASE_URL: dbUrl,
+  HUB_URL: 'http://hub.test',
+  HUB_SECRET: 'rolling-test-secret',
+  HUB_LOG_LEVEL: 'warn',
+  HUB_SHUTDOWN_TIMEOUT_MS: '5000',
+};
 const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 const run = promisify(execFile);
 const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
 const children: ChildProcess[] = [];
 
 function startHub(extra: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'tests/fixtures/edge-process.ts'], {
+    env: { ...env, ...extra },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -64,7 +74,8 @@ it('restarting one of two processes loses no request', async () => {
         return;
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause;
-        if (!['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? '')) return void failed.push(String(err));
+        if (!['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET'].includes(cause?.code ?? ''))
+          return void failed.push(String(err));
       }
     }
     failed.push('no backend answered');

@@ -35,20 +35,31 @@ afterAll(async () => {
 
 async function elapse(keyId: string) {
   const db = await getDb();
-  await db.update(auditLog).set({ createdAt: sql`${auditLog.createdAt} - interval '11 seconds'` }).where(eq(auditLog.targetId, keyId));
+  await db
+    .update(auditLog)
+    .set({ createdAt: sql`${auditLog.createdAt} - interval '11 seconds'` })
+    .where(eq(auditLog.targetId, keyId));
 }
 
 /** A real DNS query to the test server: the addresses, or the resolver's error code (ENOTFOUND = NXDOMAIN, ENODATA = no such type). */
 async function lookup(hostname: string, type: 'A' | 'AAAA') {
   try {
-    const answers = type === 'A' ? await resolver.resolve4(hostname, { ttl: true }) : await resolver.resolve6(hostname, { ttl: true });
+    const answers =
+      type === 'A'
+        ? await resolver.resolve4(hostname, { ttl: true })
+        : await resolver.resolve6(hostname, { ttl: true });
     return answers;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code;
   }
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -89,7 +100,12 @@ describe('PowerDNS provider', () => {
 
     // The source address works end to end too.
     await elapse(key.id);
-    const fromSource = await api('/dns', { method: 'PUT', token: key.secret, body: {}, headers: { 'x-forwarded-for': '198.51.100.56' } });
+    const fromSource = await api('/dns', {
+      method: 'PUT',
+      token: key.secret,
+      body: {},
+      headers: { 'x-forwarded-for': '198.51.100.56' },
+    });
     expect(fromSource.body.record).toMatchObject({ ip: '198.51.100.56', publish_state: 'published' });
     expect(await lookup(hostname, 'A')).toEqual([{ address: '198.51.100.56', ttl: 60 }]);
     expect(await lookup(hostname, 'AAAA')).toBe('ENODATA');
@@ -130,7 +146,11 @@ describe('PowerDNS provider', () => {
       process.env.HUB_PDNS_API_KEY = pdns.apiKey;
     }
     // The background publisher (started by the request) retries after the back-off and succeeds.
-    const published = await waitFor('the background publish', () => recordRow(key.id), (r) => r?.publishState === 'published');
+    const published = await waitFor(
+      'the background publish',
+      () => recordRow(key.id),
+      (r) => r?.publishState === 'published',
+    );
     expect(published).toMatchObject({ publishAttempts: 0, publishError: null, publishNextAt: null });
     expect(await lookup(published!.hostname, 'A')).toEqual([{ address: '192.0.2.77', ttl: 60 }]);
   });
@@ -150,7 +170,11 @@ describe('PowerDNS provider', () => {
         .set({ publishAttempts: MAX_PUBLISH_ATTEMPTS - 1, publishNextAt: sql`now()` })
         .where(eq(dnsRecords.instanceKeyId, key.id));
       expect(await manualPass()).toBeGreaterThanOrEqual(1);
-      expect(await recordRow(key.id)).toMatchObject({ publishState: 'failed', publishAttempts: MAX_PUBLISH_ATTEMPTS, publishNextAt: null });
+      expect(await recordRow(key.id)).toMatchObject({
+        publishState: 'failed',
+        publishAttempts: MAX_PUBLISH_ATTEMPTS,
+        publishNextAt: null,
+      });
       // Failed records are not picked up again by the background passes.
       await manualPass();
       expect((await recordRow(key.id))!.publishAttempts).toBe(MAX_PUBLISH_ATTEMPTS);
@@ -161,7 +185,9 @@ describe('PowerDNS provider', () => {
     }
     // Organization members may not retry; platform admins may.
     const { member } = await supportWorld();
-    await expect((await trpcAs(member.token)).support.retryDnsPublish({ instance_id: key.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect((await trpcAs(member.token)).support.retryDnsPublish({ instance_id: key.id })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
     const retried = await (await trpcAs(platformAdmin.token)).support.retryDnsPublish({ instance_id: key.id });
     expect(retried).toMatchObject({ publish_state: 'published', error: null });
     expect(await lookup(retried!.hostname, 'A')).toEqual([{ address: '192.0.2.88', ttl: 60 }]);
@@ -191,7 +217,10 @@ describe('PowerDNS provider', () => {
 
     // A "new process" (nothing in memory) picks the due tombstone up from the database.
     const db = await getDb();
-    await db.update(dnsRecords).set({ publishNextAt: sql`now()` }).where(eq(dnsRecords.instanceKeyId, key.id));
+    await db
+      .update(dnsRecords)
+      .set({ publishNextAt: sql`now()` })
+      .where(eq(dnsRecords.instanceKeyId, key.id));
     await manualPass();
     expect(await recordRow(key.id)).toBeNull();
     expect(await lookup(hostname, 'A')).toBe('ENOTFOUND');

@@ -1,6 +1,7 @@
 /**
  * Real processes for the Core ↔ Hub loop tests: a Hub (tests/fixtures/hub-process.ts: the real REST
- * handler, /mcp proxy and JWKS) and a Core (`core/src/cli.ts serve`), each on its own database —
+ * handler, /mcp proxy and JWKS) and a Core (`core/src/cli.ts serve`), each on its own database and each as
+ * compiled JavaScript (tests/compiled.ts) —
  * PostgreSQL when the suite runs with DATABASE_URL (a fresh database each), embedded PGlite otherwise
  * (a temporary data directory each). Both listen on free loopback ports.
  */
@@ -12,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { freePort } from '../../bench/processes';
+import { node, type CompiledName } from '../compiled';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 /** tests/setup.ts has already pointed DATABASE_URL at a fresh database for this file (PostgreSQL runs). */
 const PG = process.env.DATABASE_URL;
 
@@ -33,11 +34,20 @@ function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function launch(args: string[], env: Record<string, string>, ready: RegExp, onLine?: (line: string) => void): Promise<Proc & { child: ChildProcess }> {
-  const child = spawn(TSX, args, { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(
+  [name, ...args]: [CompiledName, ...string[]],
+  env: Record<string, string>,
+  ready: RegExp,
+  onLine?: (line: string) => void,
+): Promise<Proc & { child: ChildProcess }> {
+  const child = spawn(...node(name, ...args), {
+    cwd: ROOT,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start in 60 s:\n${output.join('\n')}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s:\n${output.join('\n')}`)), 60_000);
     let buffered = '';
     const onData = (d: Buffer) => {
       buffered += String(d);
@@ -67,7 +77,7 @@ function launch(args: string[], env: Record<string, string>, ready: RegExp, onLi
     child.stderr!.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${args[0]} exited with ${code}:\n${output.join('\n')}`));
+      reject(new Error(`${name} exited with ${code}:\n${output.join('\n')}`));
     });
   });
 }
@@ -100,7 +110,12 @@ export interface Store {
   drop(): Promise<void>;
 }
 
-async function store(prefix: string, pgVariable: string, dirVariable: string, extra: Record<string, string> = {}): Promise<Store> {
+async function store(
+  prefix: string,
+  pgVariable: string,
+  dirVariable: string,
+  extra: Record<string, string> = {},
+): Promise<Store> {
   if (PG) {
     const db = await createPgDatabase(prefix);
     return { env: { [pgVariable]: db.url, ...extra }, drop: db.drop };
@@ -114,11 +129,14 @@ export type CoreStore = Store;
 export const hubStore = () => store('hub_loop', 'DATABASE_URL', 'HUB_DATA_DIR', { HUB_SECRET: 'loop-test-hub-secret' });
 export const coreStore = () => store('core_loop', 'CORE_DATABASE_URL', 'CORE_DATA_DIR');
 
-export async function startHub(store: HubStore, opts: { port?: number; users?: string[]; seed?: boolean; env?: Record<string, string> } = {}): Promise<HubProc> {
+export async function startHub(
+  store: HubStore,
+  opts: { port?: number; users?: string[]; seed?: boolean; env?: Record<string, string> } = {},
+): Promise<HubProc> {
   const port = opts.port ?? (await freePort());
   const jwts = new Map<string, string>();
   const proc = await launch(
-    ['tests/fixtures/hub-process.ts'],
+    ['hub-process'],
     {
       ...store.env,
       HUB_FIXTURE_PORT: String(port),
@@ -147,7 +165,7 @@ export const TEMP_ADMIN = { username: 'setup-admin', password: 'temporary-admin-
 export async function startCore(store: CoreStore, env: Record<string, string> = {}): Promise<CoreProc> {
   const port = await freePort();
   const proc = await launch(
-    ['core/src/cli.ts', 'serve'],
+    ['core', 'serve'],
     {
       ...store.env,
       CORE_PORT: String(port),
@@ -159,7 +177,7 @@ export async function startCore(store: CoreStore, env: Record<string, string> = 
       SVC_TEMP_ADMIN_PASSWORD: TEMP_ADMIN.password,
       ...env,
     },
-    /"msg":"Core listening".*"url":"([^"]+)"/,
+    /"url":"([^"]+)"[^\n]*"msg":"Core listening"/,
   );
   return { ...proc, port };
 }
@@ -168,23 +186,37 @@ export async function startCore(store: CoreStore, env: Record<string, string> = 
  * A reverse proxy in front of a Hub, as in production: it forwards every request and appends the client's
  * address (here a fixed public one, as if the client came from the internet) to X-Forwarded-For.
  */
-export async function reverseProxy(target: () => string, clientAddress: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function reverseProxy(
+  target: () => string,
+  clientAddress: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    const upstream = http.request(new URL(req.url ?? '/', target()), { method: req.method, headers: { ...req.headers, 'x-forwarded-for': clientAddress } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = http.request(
+      new URL(req.url ?? '/', target()),
+      { method: req.method, headers: { ...req.headers, 'x-forwarded-for': clientAddress } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     // The Hub is down: the connection is dropped, so the client sees the Hub as unreachable.
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
 }
 
 /** JSON over HTTP. */
-export async function call(base: string, p: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function call(
+  base: string,
+  p: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(base + p, {
     method: init.method ?? 'GET',
     headers: {
@@ -204,7 +236,11 @@ export async function call(base: string, p: string, init: { method?: string; tok
   return { status: res.status, body, headers: res.headers };
 }
 
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  ms = 30_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await check();

@@ -6,7 +6,20 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hubOk, organizationWithKey } from './hub-account';
-import { call, coreStore, eventually, hubStore, reverseProxy, startCore, startHub, TEMP_ADMIN, type CoreProc, type CoreStore, type HubProc, type HubStore } from './processes';
+import {
+  call,
+  coreStore,
+  eventually,
+  hubStore,
+  reverseProxy,
+  startCore,
+  startHub,
+  TEMP_ADMIN,
+  type CoreProc,
+  type CoreStore,
+  type HubProc,
+  type HubStore,
+} from './processes';
 
 const ROOT = 'root@sync.test'; // Hub superadmin: changes the catalog
 const ALICE = 'alice@sync.test'; // admin of the organization whose key Core holds
@@ -64,17 +77,34 @@ async function expectConverged(step: string) {
 beforeAll(async () => {
   [hubDb, coreDb] = await Promise.all([hubStore(), coreStore()]);
   // The Hub behind a reverse proxy it trusts: Core's requests arrive from a public address, as in production.
-  hub = await startHub(hubDb, { users: [`${ROOT}:superadmin`, `${ALICE}:user`, `${BOB}:user`], seed: true, env: { HUB_TRUSTED_PROXIES: '127.0.0.1' } });
+  hub = await startHub(hubDb, {
+    users: [`${ROOT}:superadmin`, `${ALICE}:user`, `${BOB}:user`],
+    seed: true,
+    env: { HUB_TRUSTED_PROXIES: '127.0.0.1' },
+  });
   proxy = await reverseProxy(() => hub.url, CORE_PUBLIC_ADDRESS);
   root = hub.jwts.get(ROOT)!;
   const mine = await organizationWithKey(hub.url, hub.jwts.get(ALICE)!, 'sync-mine');
   key = mine.key;
-  const other = await hubOk(hub.url, '/account/organizations', hub.jwts.get(BOB)!, 'POST', { name: 'Other', slug: 'sync-other' });
+  const other = await hubOk(hub.url, '/account/organizations', hub.jwts.get(BOB)!, 'POST', {
+    name: 'Other',
+    slug: 'sync-other',
+  });
   orgs = { mine: mine.org.id, other: other.organization.id };
   // The environment's connection (it wins over settings). The loop runs every 2 s beside the test's own syncs (they never overlap).
   // CORE_HUB_DNS: Core keeps its dynamic DNS record at the Hub current, from its registration on.
-  core = await startCore(coreDb, { CORE_HUB_URL: proxy.url, CORE_HUB_INSTANCE_KEY: key.key, CORE_HUB_SYNC_INTERVAL: '2', CORE_HUB_DNS: 'true' });
-  coreAdmin = (await call(core.url, '/api/v1/auth/login', { method: 'POST', body: { username: TEMP_ADMIN.username, password: TEMP_ADMIN.password } })).body.access_token;
+  core = await startCore(coreDb, {
+    CORE_HUB_URL: proxy.url,
+    CORE_HUB_INSTANCE_KEY: key.key,
+    CORE_HUB_SYNC_INTERVAL: '2',
+    CORE_HUB_DNS: 'true',
+  });
+  coreAdmin = (
+    await call(core.url, '/api/v1/auth/login', {
+      method: 'POST',
+      body: { username: TEMP_ADMIN.username, password: TEMP_ADMIN.password },
+    })
+  ).body.access_token;
 }, 180_000);
 
 afterAll(async () => {
@@ -89,18 +119,36 @@ it('converges with the Hub after a seeded random sequence of catalog changes', a
     const s = (await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body;
     return s.last_sync_at ? s : undefined;
   });
-  expect(settings).toMatchObject({ configured: true, source: 'environment', connected: true, instance_id: key.id, organization: { slug: 'sync-mine' } });
+  expect(settings).toMatchObject({
+    configured: true,
+    source: 'environment',
+    connected: true,
+    instance_id: key.id,
+    organization: { slug: 'sync-mine' },
+  });
   expect(await coreView()).toEqual(await hubView());
   // The environment wins: the settings page cannot replace or remove that connection.
-  expect((await call(core.url, '/api/v1/settings/hub', { method: 'PUT', token: coreAdmin, body: { hub_url: hub.url, instance_key: key.key } })).status).toBe(409);
+  expect(
+    (
+      await call(core.url, '/api/v1/settings/hub', {
+        method: 'PUT',
+        token: coreAdmin,
+        body: { hub_url: hub.url, instance_key: key.key },
+      })
+    ).status,
+  ).toBe(409);
   expect((await call(core.url, '/api/v1/settings/hub', { method: 'DELETE', token: coreAdmin })).status).toBe(409);
 
   const random = rng(SEED);
-  const pick = <T,>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
   const ok = (p: string, method: string, body?: unknown) => hubOk(hub.url, p, root, method, body);
   const categories: { id: string; private: boolean }[] = [];
   for (let i = 0; i < 3; i++) {
-    const { category } = await ok('/admin/categories', 'POST', { name: `Sync ${i}`, slug: `sync-${i}`, is_private: i === 2 });
+    const { category } = await ok('/admin/categories', 'POST', {
+      name: `Sync ${i}`,
+      slug: `sync-${i}`,
+      is_private: i === 2,
+    });
     categories.push({ id: category.id, private: category.is_private });
   }
   const templates: string[] = [];
@@ -118,17 +166,23 @@ it('converges with the Hub after a seeded random sequence of catalog changes', a
       });
       templates.push(template.id);
     },
-    update: async () => void (await ok('/admin/templates', 'PUT', { id: pick(templates), description: `changed ${random()}` })),
+    update: async () =>
+      void (await ok('/admin/templates', 'PUT', { id: pick(templates), description: `changed ${random()}` })),
     'make private or public': async () => {
       const id = pick(templates);
       const current = (await ok('/admin/templates?limit=100', 'GET')).templates.find((t: any) => t.id === id);
       await ok('/admin/templates', 'PUT', { id, is_public: !current.is_public });
     },
     'move to a private category': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: (categories.find((c) => c.private) ?? pick(categories)).id });
+      await ok('/admin/templates', 'PUT', {
+        id: pick(templates),
+        category_id: (categories.find((c) => c.private) ?? pick(categories)).id,
+      });
     },
-    'move to any category': async () => void (await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: pick(categories).id })),
-    'change owner': async () => void (await ok('/admin/templates', 'PUT', { id: pick(templates), org_id: pick([orgs.mine, orgs.other, null]) })),
+    'move to any category': async () =>
+      void (await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: pick(categories).id })),
+    'change owner': async () =>
+      void (await ok('/admin/templates', 'PUT', { id: pick(templates), org_id: pick([orgs.mine, orgs.other, null]) })),
     delete: async () => {
       if (templates.length < 3) return;
       await ok('/admin/templates', 'DELETE', { id: templates.splice(Math.floor(random() * templates.length), 1)[0]! });
@@ -186,12 +240,26 @@ it('keeps serving its copy while the Hub is down, says why, and recovers by itse
   expect(failed.body.message).toMatch(/unreachable/);
   expect(await coreView()).toEqual(before);
   const down = (await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body;
-  expect(down).toMatchObject({ connected: false, key_refused: false, last_error: expect.stringMatching(/unreachable/) });
+  expect(down).toMatchObject({
+    connected: false,
+    key_refused: false,
+    last_error: expect.stringMatching(/unreachable/),
+  });
 
   hub = await startHub(hubDb, { port: hub.port, users: [`${ALICE}:user`], env: { HUB_TRUSTED_PROXIES: '127.0.0.1' } });
-  const { template } = await hubOk(hub.url, '/admin/templates', root, 'POST', { name: 'After the outage', slug: 'after-outage', category_id: before[0].category_id, image_name: 'example/x', is_public: true });
+  const { template } = await hubOk(hub.url, '/admin/templates', root, 'POST', {
+    name: 'After the outage',
+    slug: 'after-outage',
+    category_id: before[0].category_id,
+    image_name: 'example/x',
+    is_public: true,
+  });
   // No manual sync: the loop backs off and comes back on its own.
-  await eventually('the loop to sync after the outage', async () => (await call(core.url, '/api/v1/catalog/templates/after-outage', { token: coreAdmin })).status === 200, 45_000);
+  await eventually(
+    'the loop to sync after the outage',
+    async () => (await call(core.url, '/api/v1/catalog/templates/after-outage', { token: coreAdmin })).status === 200,
+    45_000,
+  );
   const recovered = (await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body;
   expect(recovered).toMatchObject({ connected: true, last_error: null });
   expect((await coreView()).map((t) => t.id)).toContain(template.id);
@@ -203,7 +271,13 @@ it('says so and stops syncing when the Hub refuses the key (revoked)', async () 
   expect(res.status).toBe(502);
   expect(res.body.message).toMatch(/refused the instance key/);
   const settings = (await call(core.url, '/api/v1/settings/hub', { token: coreAdmin })).body;
-  expect(settings).toMatchObject({ connected: false, key_refused: true, last_error: expect.stringMatching(/refused the instance key/) });
+  expect(settings).toMatchObject({
+    connected: false,
+    key_refused: true,
+    last_error: expect.stringMatching(/refused the instance key/),
+  });
   // The copy is still served.
-  expect((await call(core.url, '/api/v1/catalog/templates', { token: coreAdmin })).body.pagination.total).toBeGreaterThan(0);
+  expect(
+    (await call(core.url, '/api/v1/catalog/templates', { token: coreAdmin })).body.pagination.total,
+  ).toBeGreaterThan(0);
 });

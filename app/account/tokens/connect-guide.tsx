@@ -16,13 +16,21 @@ export function clientConfigs(mcpUrl: string, token = PLACEHOLDER) {
     {
       id: 'claude-desktop',
       title: 'Claude Desktop',
-      where: 'claude_desktop_config.json (Settings → Developer → Edit config), then restart Claude Desktop. It runs local servers only, so mcp-remote (Node.js) bridges to the Hub:',
+      where:
+        'claude_desktop_config.json (Settings → Developer → Edit config), then restart Claude Desktop. It runs local servers only, so mcp-remote (Node.js) bridges to the Hub:',
       text: JSON.stringify(
         {
           mcpServers: {
             core: {
               command: 'npx',
-              args: ['-y', 'mcp-remote@latest', mcpUrl, '--header', 'Authorization:${AUTH_HEADER}', ...(mcpUrl.startsWith('http://') ? ['--allow-http'] : [])],
+              args: [
+                '-y',
+                'mcp-remote@latest',
+                mcpUrl,
+                '--header',
+                'Authorization:${AUTH_HEADER}',
+                ...(mcpUrl.startsWith('http://') ? ['--allow-http'] : []),
+              ],
               env: { AUTH_HEADER: `Bearer ${token}` },
             },
           },
@@ -48,7 +56,11 @@ export function clientConfigs(mcpUrl: string, token = PLACEHOLDER) {
       id: 'cursor',
       title: 'Cursor',
       where: '~/.cursor/mcp.json:',
-      text: JSON.stringify({ mcpServers: { core: { url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } }, null, 2),
+      text: JSON.stringify(
+        { mcpServers: { core: { url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } },
+        null,
+        2,
+      ),
     },
   ];
 }
@@ -62,7 +74,9 @@ export function ConfigBlock({ title, where, text }: { title: string; where: stri
       </div>
       <p className="text-xs text-zinc-600">{where}</p>
       {/* Wrapped, not scrolled: no sideways scrolling on a phone, nothing a keyboard user cannot reach. */}
-      <pre className="whitespace-pre-wrap break-all rounded-lg bg-zinc-900 p-3 font-mono text-xs text-zinc-100">{text}</pre>
+      <pre className="whitespace-pre-wrap break-all rounded-lg bg-zinc-900 p-3 font-mono text-xs text-zinc-100">
+        {text}
+      </pre>
     </div>
   );
 }
@@ -76,12 +90,13 @@ export function ConnectGuide({ mcpUrl }: { mcpUrl: string }) {
       <ol className="mb-4 list-decimal space-y-1 pl-5 text-sm text-zinc-800">
         <li>Mint a token above for the instance the assistant should work with, and copy it.</li>
         <li>
-          Point the client at <code className="rounded bg-zinc-100 px-1 font-mono text-xs">{mcpUrl}</code> with the header{' '}
-          <code className="rounded bg-zinc-100 px-1 font-mono text-xs">Authorization: Bearer svp_…</code>, as below.
+          Point the client at <code className="rounded bg-zinc-100 px-1 font-mono text-xs">{mcpUrl}</code> with the
+          header <code className="rounded bg-zinc-100 px-1 font-mono text-xs">Authorization: Bearer svp_…</code>, as
+          below.
         </li>
         <li>
-          The instance sees you (your email and organization) and applies your roles there. The token stops working when it expires, is revoked, or
-          when you leave the organization.
+          The instance sees you (your email and organization) and applies your roles there. The token stops working when
+          it expires, is revoked, or when you leave the organization.
         </li>
       </ol>
       <div className="grid gap-4 lg:grid-cols-2">

@@ -5,8 +5,20 @@ import { errorMessage, fieldErrors } from '../../_lib/errors';
 import { toastUnlessInline } from '../../_lib/form-errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { ConfirmDialog, SecretDialog } from '../../_components/dialog';
-import { StackedTable } from '../../_components/stacked-table';
-import { Badge, Button, Card, EmptyState, ErrorState, Field, formatDate, Input, Loading, Notice, Select, td, th } from '../../_components/ui';
+import { Cell, ListTable, Row } from '../../_components/list-view';
+import {
+  Badge,
+  Button,
+  Card,
+  EmptyState,
+  ErrorState,
+  Field,
+  formatDate,
+  Input,
+  Loading,
+  Notice,
+  Select,
+} from '../../_components/ui';
 import { clientConfigs, ConfigBlock } from './connect-guide';
 import { RelativeTime } from '../../_components/relative-time';
 
@@ -96,7 +108,8 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
   const errors = fieldErrors(create.error);
 
   if (profile.isPending) return <Loading label="Loading your tokens…" rows={4} />;
-  if (profile.isError) return <ErrorState title="Your account could not be loaded" message={errorMessage(profile.error)} />;
+  if (profile.isError)
+    return <ErrorState title="Your account could not be loaded" message={errorMessage(profile.error)} />;
   const me = profile.data.profile.id;
   const isOrgAdmin = org?.role === 'admin';
 
@@ -113,20 +126,46 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
         ) : keys.isError ? (
           <ErrorState message={errorMessage(keys.error)} />
         ) : activeKeys.length === 0 ? (
-          <Notice>Your organization has no active instance yet. An organization admin creates an instance key on the account page.</Notice>
+          <Notice>
+            Your organization has no active instance yet. An organization admin creates an instance key on the account
+            page.
+          </Notice>
         ) : (
           <form
             className="flex flex-wrap items-end gap-2"
             onSubmit={(e) => {
               e.preventDefault();
-              create.mutate({ name: name.trim(), instance_id: chosenInstance, expires_in_days: expiry === 'none' ? null : Number(expiry) });
+              create.mutate({
+                name: name.trim(),
+                instance_id: chosenInstance,
+                expires_in_days: expiry === 'none' ? null : Number(expiry),
+              });
             }}
           >
-            <Field id="pat-name" label="Name" hint="e.g. the assistant and the machine" error={errors.name} className="min-w-0 flex-1 basis-48">
-              <Input id="pat-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} aria-invalid={errors.name ? true : undefined} />
+            <Field
+              id="pat-name"
+              label="Name"
+              hint="e.g. the assistant and the machine"
+              error={errors.name}
+              className="min-w-0 flex-1 basis-48"
+            >
+              <Input
+                id="pat-name"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                required
+                maxLength={100}
+                aria-invalid={errors.name ? true : undefined}
+              />
             </Field>
             <Field id="pat-instance" label="Instance" error={errors.instance_id}>
-              <Select id="pat-instance" value={chosenInstance} onChange={(e) => setInstanceId(e.target.value)} className="w-56 max-w-full" aria-invalid={errors.instance_id ? true : undefined}>
+              <Select
+                id="pat-instance"
+                value={chosenInstance}
+                onChange={(e) => setInstanceId(e.target.value)}
+                className="w-56 max-w-full"
+                aria-invalid={errors.instance_id ? true : undefined}
+              >
                 {activeKeys.map((k) => (
                   <option key={k.id} value={k.id}>
                     {k.name}
@@ -152,71 +191,102 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
 
       <Card
         title={isOrgAdmin ? 'Tokens of your organization' : 'Your tokens'}
-        description={isOrgAdmin ? 'As an organization admin you see and may revoke every member’s tokens; only a token’s owner may rotate it.' : undefined}
+        description={
+          isOrgAdmin
+            ? 'As an organization admin you see and may revoke every member’s tokens; only a token’s owner may rotate it.'
+            : undefined
+        }
       >
         {tokens.isPending ? (
           <Loading rows={2} />
         ) : tokens.isError ? (
           <ErrorState message={errorMessage(tokens.error)} />
         ) : tokens.data.tokens.length === 0 ? (
-          <EmptyState title="No personal access tokens yet">Mint one above, then connect your assistant as shown below.</EmptyState>
+          <EmptyState title="No personal access tokens yet">
+            Mint one above, then connect your assistant as shown below.
+          </EmptyState>
         ) : (
-          <StackedTable caption="Personal access tokens">
-            <thead>
-              <tr>
-                <th scope="col" className={th}>Name</th>
-                <th scope="col" className={th}>Instance</th>
-                {isOrgAdmin ? <th scope="col" className={th}>Owner</th> : null}
-                <th scope="col" className={th}>Token</th>
-                <th scope="col" className={th}>Status</th>
-                <th scope="col" className={th}>Expires</th>
-                <th scope="col" className={th}>Last used</th>
-                <th scope="col" className={th}><span className="sr-only">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100">
-              {tokens.data.tokens.map((t) => {
-                const mine = t.minter.id === me;
-                const status = STATUS[t.status];
-                return (
-                  <tr key={t.id} data-testid={`pat-row-${t.name}`}>
-                    <td className={`${td} font-medium`} title={`Created ${formatDate(t.created_at)}`}>
-                      {t.name}
-                    </td>
-                    <td data-label="Instance" className={td}>{t.instance_name}</td>
-                    {isOrgAdmin ? <td data-label="Owner" className={`${td} break-all`}>{mine ? 'you' : t.minter.name || t.minter.email}</td> : null}
-                    <td data-label="Token" className={`${td} font-mono text-xs`}>{t.token_prefix}…</td>
-                    <td data-label="Status" className={td}>
-                      <Badge tone={status.tone}>{status.label}</Badge>
-                    </td>
-                    <td data-label="Expires" className={`${td} whitespace-nowrap`}>{t.expires_at ? <RelativeTime value={t.expires_at} /> : 'never'}</td>
-                    <td data-label="Last used" className={`${td} whitespace-nowrap`}>{t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}</td>
-                    <td className={`${td} whitespace-nowrap text-right`}>
-                      <div className="flex justify-end gap-2">
-                        {mine && t.status === 'active' ? (
-                          <Button size="sm" variant="secondary" onClick={() => setPending({ kind: 'rotate', token: t })} aria-label={`Rotate ${t.name}`}>
-                            Rotate
-                          </Button>
-                        ) : null}
-                        {(mine || isOrgAdmin) && t.status !== 'revoked' ? (
-                          <Button size="sm" variant="danger" onClick={() => setPending({ kind: 'revoke', token: t })} aria-label={`Revoke ${t.name}`}>
-                            Revoke
-                          </Button>
-                        ) : null}
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </StackedTable>
+          <ListTable
+            caption="Personal access tokens"
+            columns={[
+              { label: 'Name' },
+              { label: 'Instance' },
+              ...(isOrgAdmin ? [{ label: 'Owner' }] : []),
+              { label: 'Token' },
+              { label: 'Status' },
+              { label: 'Expires' },
+              { label: 'Last used' },
+              { label: 'Actions', hidden: true },
+            ]}
+          >
+            {tokens.data.tokens.map((t) => {
+              const mine = t.minter.id === me;
+              const status = STATUS[t.status];
+              return (
+                <Row key={t.id} testId={`pat-row-${t.name}`}>
+                  <Cell primary className="font-medium" title={`Created ${formatDate(t.created_at)}`}>
+                    {t.name}
+                  </Cell>
+                  <Cell label="Instance">{t.instance_name}</Cell>
+                  {isOrgAdmin ? (
+                    <Cell label="Owner" className="break-all">
+                      {mine ? 'you' : t.minter.name || t.minter.email}
+                    </Cell>
+                  ) : null}
+                  <Cell label="Token" className="font-mono text-xs">
+                    {t.token_prefix}…
+                  </Cell>
+                  <Cell label="Status">
+                    <Badge tone={status.tone}>{status.label}</Badge>
+                  </Cell>
+                  <Cell label="Expires" nowrap>
+                    {t.expires_at ? <RelativeTime value={t.expires_at} /> : 'never'}
+                  </Cell>
+                  <Cell label="Last used" nowrap>
+                    {t.last_used_at ? <RelativeTime value={t.last_used_at} /> : 'never'}
+                  </Cell>
+                  <Cell actions>
+                    <div className="flex justify-end gap-2">
+                      {mine && t.status === 'active' ? (
+                        <Button
+                          size="sm"
+                          variant="secondary"
+                          onClick={() => setPending({ kind: 'rotate', token: t })}
+                          aria-label={`Rotate ${t.name}`}
+                        >
+                          Rotate
+                        </Button>
+                      ) : null}
+                      {(mine || isOrgAdmin) && t.status !== 'revoked' ? (
+                        <Button
+                          size="sm"
+                          variant="danger"
+                          onClick={() => setPending({ kind: 'revoke', token: t })}
+                          aria-label={`Revoke ${t.name}`}
+                        >
+                          Revoke
+                        </Button>
+                      ) : null}
+                    </div>
+                  </Cell>
+                </Row>
+              );
+            })}
+          </ListTable>
         )}
       </Card>
 
-      <SecretDialog open={issued !== null} onClose={() => setIssued(null)} title={issued?.title ?? ''} secret={issued?.secret ?? null} what="Personal access token">
+      <SecretDialog
+        open={issued !== null}
+        onClose={() => setIssued(null)}
+        title={issued?.title ?? ''}
+        secret={issued?.secret ?? null}
+        what="Personal access token"
+      >
         <p>
           <strong>{issued?.name}</strong> reaches the instance <strong>{issued?.instance}</strong>
-          {issued?.expiresAt ? ` until ${formatDate(issued.expiresAt)}` : ', without expiry'}. The Hub stores only a hash of it.
+          {issued?.expiresAt ? ` until ${formatDate(issued.expiresAt)}` : ', without expiry'}. The Hub stores only a
+          hash of it.
         </p>
         {issued ? <ConfigBlock {...clientConfigs(mcpUrl, issued.secret)[0]!} /> : null}
       </SecretDialog>
@@ -228,7 +298,10 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
         title={`Rotate ${pending?.token.name ?? ''}?`}
         confirmLabel="Rotate token"
       >
-        <p>A new secret replaces the current one at once: assistants using the old one are refused until you configure the new one.</p>
+        <p>
+          A new secret replaces the current one at once: assistants using the old one are refused until you configure
+          the new one.
+        </p>
       </ConfirmDialog>
       <ConfirmDialog
         open={pending?.kind === 'revoke'}

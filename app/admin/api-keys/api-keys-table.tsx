@@ -49,7 +49,17 @@ export function ApiKeysTable() {
         onPage={(page) => url.go({ page })}
       >
         {(apiKeys) => (
-          <ListTable caption="API keys" columns={[{ label: 'Key' }, { label: 'Organization' }, { label: 'Status' }, { label: 'Created' }, { label: 'Last used' }, { label: 'Actions', hidden: true }]}>
+          <ListTable
+            caption="API keys"
+            columns={[
+              { label: 'Key' },
+              { label: 'Organization' },
+              { label: 'Status' },
+              { label: 'Created' },
+              { label: 'Last used' },
+              { label: 'Actions', hidden: true },
+            ]}
+          >
             {apiKeys.map((k) => (
               <Row key={k.id}>
                 <Cell primary>
@@ -57,11 +67,22 @@ export function ApiKeysTable() {
                   <span className="block font-mono text-xs text-zinc-600">{k.key_prefix}…</span>
                 </Cell>
                 <Cell label="Organization">
-                  <Link href={`/admin/organizations/${k.org_id}`} className="text-blue-700 underline-offset-2 hover:underline">{k.org_name}</Link>
+                  <Link
+                    href={`/admin/organizations/${k.org_id}`}
+                    className="text-blue-700 underline-offset-2 hover:underline"
+                  >
+                    {k.org_name}
+                  </Link>
                 </Cell>
-                <Cell label="Status"><Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge></Cell>
-                <Cell label="Created" nowrap><RelativeTime value={k.created_at} /></Cell>
-                <Cell label="Last used" nowrap>{k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}</Cell>
+                <Cell label="Status">
+                  <Badge tone={k.status === 'active' ? 'green' : 'red'}>{k.status}</Badge>
+                </Cell>
+                <Cell label="Created" nowrap>
+                  <RelativeTime value={k.created_at} />
+                </Cell>
+                <Cell label="Last used" nowrap>
+                  {k.last_used_at ? <RelativeTime value={k.last_used_at} /> : 'never'}
+                </Cell>
                 <Cell actions>
                   {/* A revoked key cannot be revoked again (nor re-issued by an admin): nothing is offered. */}
                   {k.status === 'active' ? (
@@ -92,7 +113,10 @@ export function ApiKeysTable() {
         title={`Revoke ${revoking?.name ?? ''} of ${revoking?.org_name ?? ''}?`}
         confirmLabel="Revoke key"
       >
-        <p>The instance using this key of {revoking?.org_name} is refused from its next request. Its organization admins can re-issue it.</p>
+        <p>
+          The instance using this key of {revoking?.org_name} is refused from its next request. Its organization admins
+          can re-issue it.
+        </p>
       </ConfirmDialog>
     </div>
   );

@@ -11,7 +11,10 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
   await trpc.admin.listApiKeys.prefetch(apiKeysInput(await searchParams));
   return (
     <div>
-      <PageHeader title="API keys" description="Instance keys of every organization. Revoking one stops that instance's access at once." />
+      <PageHeader
+        title="API keys"
+        description="Instance keys of every organization. Revoking one stops that instance's access at once."
+      />
       <HydrateClient>
         <ApiKeysTable />
       </HydrateClient>

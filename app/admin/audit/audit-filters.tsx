@@ -28,15 +28,35 @@ export function AuditFilters({ params }: { params: AuditParams }) {
         e.preventDefault();
         const form = new FormData(e.currentTarget);
         const text = (k: string) => String(form.get(k) ?? '').trim() || undefined;
-        router.push(auditHref({ actor: text('actor'), action: text('action'), target_type: text('target_type'), target: text('target'), from: text('from'), to: text('to'), page: 1 }));
+        router.push(
+          auditHref({
+            actor: text('actor'),
+            action: text('action'),
+            target_type: text('target_type'),
+            target: text('target'),
+            from: text('from'),
+            to: text('to'),
+            page: 1,
+          }),
+        );
       }}
     >
       <div className="col-span-2 sm:col-span-1">
-        <label htmlFor="audit-actor" className={label}>Actor</label>
-        <Input id="audit-actor" name="actor" type="search" defaultValue={params.actor} placeholder="Name, email or id" />
+        <label htmlFor="audit-actor" className={label}>
+          Actor
+        </label>
+        <Input
+          id="audit-actor"
+          name="actor"
+          type="search"
+          defaultValue={params.actor}
+          placeholder="Name, email or id"
+        />
       </div>
       <div className="col-span-2 sm:col-span-1">
-        <label htmlFor="audit-action" className={label}>Action</label>
+        <label htmlFor="audit-action" className={label}>
+          Action
+        </label>
         <Select id="audit-action" name="action" defaultValue={params.action ?? ''}>
           <option value="">Any action</option>
           {actions.map((a) => (
@@ -47,7 +67,9 @@ export function AuditFilters({ params }: { params: AuditParams }) {
         </Select>
       </div>
       <div>
-        <label htmlFor="audit-target-type" className={label}>Target type</label>
+        <label htmlFor="audit-target-type" className={label}>
+          Target type
+        </label>
         <Select id="audit-target-type" name="target_type" defaultValue={params.target_type ?? ''}>
           <option value="">Any</option>
           {Object.entries(TARGET_TYPES).map(([value, text]) => (
@@ -58,20 +80,36 @@ export function AuditFilters({ params }: { params: AuditParams }) {
         </Select>
       </div>
       <div>
-        <label htmlFor="audit-target" className={label}>Target</label>
-        <Input id="audit-target" name="target" type="search" defaultValue={params.target} placeholder="Name, slug or id" />
+        <label htmlFor="audit-target" className={label}>
+          Target
+        </label>
+        <Input
+          id="audit-target"
+          name="target"
+          type="search"
+          defaultValue={params.target}
+          placeholder="Name, slug or id"
+        />
       </div>
       <div>
-        <label htmlFor="audit-from" className={label}>From</label>
+        <label htmlFor="audit-from" className={label}>
+          From
+        </label>
         <Input id="audit-from" name="from" type="date" defaultValue={params.from} />
       </div>
       <div>
-        <label htmlFor="audit-to" className={label}>To</label>
+        <label htmlFor="audit-to" className={label}>
+          To
+        </label>
         <Input id="audit-to" name="to" type="date" defaultValue={params.to} />
       </div>
       <div className="col-span-2 flex gap-2 lg:col-span-1">
-        <button type="submit" className={buttonClass('primary')}>Filter</button>
-        <Link href="/admin/audit" className={buttonClass('ghost')}>Clear</Link>
+        <button type="submit" className={buttonClass('primary')}>
+          Filter
+        </button>
+        <Link href="/admin/audit" className={buttonClass('ghost')}>
+          Clear
+        </Link>
       </div>
     </form>
   );

@@ -80,8 +80,15 @@ export function actionWords(action: string): string {
 
 /** "key_prefix" → "Key prefix". */
 export function fieldLabel(key: string): string {
-  const words = key.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
-  const label = words.replace(/\bid\b/g, 'ID').replace(/\bip\b/g, 'IP').replace(/\bttl\b/g, 'TTL').replace(/\burl\b/g, 'URL');
+  const words = key
+    .replace(/_/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
+  const label = words
+    .replace(/\bid\b/g, 'ID')
+    .replace(/\bip\b/g, 'IP')
+    .replace(/\bttl\b/g, 'TTL')
+    .replace(/\burl\b/g, 'URL');
   return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
@@ -109,19 +116,26 @@ export interface Described {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const isFromTo = (v: unknown): v is { from: unknown; to: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v) && 'from' in v && 'to' in v;
+const isFromTo = (v: unknown): v is { from: unknown; to: unknown } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && 'from' in v && 'to' in v;
 
 /** The readable before/after of an entry's details. */
-export function describeDetails(action: string, details: Record<string, unknown>, targetName: string | null): Described {
+export function describeDetails(
+  action: string,
+  details: Record<string, unknown>,
+  targetName: string | null,
+): Described {
   const out: Described = { changes: [], changedFields: [], facts: [] };
   const topFromTo = 'from' in details && 'to' in details;
-  const topLabel = action === 'support_ticket.status' ? 'Status' : action.startsWith('user.role') ? 'Platform role' : 'Value';
+  const topLabel =
+    action === 'support_ticket.status' ? 'Status' : action.startsWith('user.role') ? 'Platform role' : 'Value';
   if (topFromTo) out.changes.push({ field: topLabel, from: showValue(details.from), to: showValue(details.to) });
   for (const [key, value] of Object.entries(details)) {
     if (topFromTo && (key === 'from' || key === 'to')) continue;
     if (key === 'changes' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
       for (const [field, change] of Object.entries(value)) {
-        if (isFromTo(change)) out.changes.push({ field: fieldLabel(field), from: showValue(change.from), to: showValue(change.to) });
+        if (isFromTo(change))
+          out.changes.push({ field: fieldLabel(field), from: showValue(change.from), to: showValue(change.to) });
         else out.facts.push({ label: fieldLabel(field), value: showValue(change) });
       }
       continue;
@@ -135,7 +149,11 @@ export function describeDetails(action: string, details: Record<string, unknown>
       continue;
     }
     if (isFromTo(value)) {
-      out.changes.push({ field: key === 'role' && action.startsWith('member.') ? 'Organization role' : fieldLabel(key), from: showValue(value.from), to: showValue(value.to) });
+      out.changes.push({
+        field: key === 'role' && action.startsWith('member.') ? 'Organization role' : fieldLabel(key),
+        from: showValue(value.from),
+        to: showValue(value.to),
+      });
       continue;
     }
     // The target's own name is already in the sentence.

@@ -6,7 +6,16 @@ import { errorMessage } from '../../_lib/errors';
 import { RelativeTime } from '../../_components/relative-time';
 import { Badge, buttonClass, EmptyState, ErrorState, Notice, PageHeader } from '../../_components/ui';
 import { AuditFilters } from './audit-filters';
-import { actionWords, actorHref, actorLabel, describeDetails, targetHref, targetLabel, TARGET_TYPES, type AuditEntryView } from './describe';
+import {
+  actionWords,
+  actorHref,
+  actorLabel,
+  describeDetails,
+  targetHref,
+  targetLabel,
+  TARGET_TYPES,
+  type AuditEntryView,
+} from './describe';
 import { auditHref, auditInput, hasFilters, readAuditParams, type SearchParams } from './params';
 
 export const metadata: Metadata = { title: 'Audit log · Admin' };
@@ -29,13 +38,17 @@ export default async function AdminAuditPage({ searchParams }: { searchParams: P
     <div className="space-y-4">
       <PageHeader title="Audit log" description="Who changed what, newest first. Secrets are never recorded." />
       <AuditFilters params={params} />
-      {badDates.length > 0 ? <Notice>Dates are written as YYYY-MM-DD; the {badDates.join(' and ')} date was left out.</Notice> : null}
+      {badDates.length > 0 ? (
+        <Notice>Dates are written as YYYY-MM-DD; the {badDates.join(' and ')} date was left out.</Notice>
+      ) : null}
       {error ? (
         <ErrorState title="The audit log could not be loaded" message={error} />
       ) : !data || data.entries.length === 0 ? (
         <EmptyState title="No audit records match">
           {hasFilters(params) || params.page > 1 ? (
-            <Link href="/admin/audit" className="font-medium text-blue-700 underline">Clear the filters</Link>
+            <Link href="/admin/audit" className="font-medium text-blue-700 underline">
+              Clear the filters
+            </Link>
           ) : (
             'Changes made in the dashboard, through the API or by the CLI appear here.'
           )}
@@ -46,7 +59,10 @@ export default async function AdminAuditPage({ searchParams }: { searchParams: P
             {data.pagination.total} record{data.pagination.total === 1 ? '' : 's'}
             {hasFilters(params) ? ' match' : ''}
           </p>
-          <ol aria-label="Audit records" className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white">
+          <ol
+            aria-label="Audit records"
+            className="divide-y divide-zinc-200 overflow-hidden rounded-xl border border-zinc-200 bg-white"
+          >
             {data.entries.map((e) => (
               <AuditRow key={e.id} entry={e} params={params} />
             ))}
@@ -54,7 +70,13 @@ export default async function AdminAuditPage({ searchParams }: { searchParams: P
           {data.pagination.totalPages > 1 ? (
             <nav aria-label="Pagination" className="flex items-center justify-between gap-3">
               {params.page > 1 ? (
-                <Link className={buttonClass('secondary', 'sm')} href={auditHref(params, { page: params.page - 1 })} rel="prev">← Newer</Link>
+                <Link
+                  className={buttonClass('secondary', 'sm')}
+                  href={auditHref(params, { page: params.page - 1 })}
+                  rel="prev"
+                >
+                  ← Newer
+                </Link>
               ) : (
                 <span />
               )}
@@ -62,7 +84,13 @@ export default async function AdminAuditPage({ searchParams }: { searchParams: P
                 Page {data.pagination.page} of {data.pagination.totalPages}
               </span>
               {params.page < data.pagination.totalPages ? (
-                <Link className={buttonClass('secondary', 'sm')} href={auditHref(params, { page: params.page + 1 })} rel="next">Older →</Link>
+                <Link
+                  className={buttonClass('secondary', 'sm')}
+                  href={auditHref(params, { page: params.page + 1 })}
+                  rel="next"
+                >
+                  Older →
+                </Link>
               ) : (
                 <span />
               )}
@@ -76,7 +104,13 @@ export default async function AdminAuditPage({ searchParams }: { searchParams: P
 
 const link = 'font-medium text-blue-700 hover:underline';
 
-function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; created_at: string }; params: ReturnType<typeof readAuditParams>['params'] }) {
+function AuditRow({
+  entry: e,
+  params,
+}: {
+  entry: AuditEntryView & { id: number; created_at: string };
+  params: ReturnType<typeof readAuditParams>['params'];
+}) {
   const actor = actorLabel(e);
   const aHref = actorHref(e);
   const target = targetLabel(e);
@@ -92,25 +126,43 @@ function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; 
       <div className="mt-1 min-w-0 flex-1 sm:mt-0">
         <p className="text-sm text-zinc-900">
           {aHref ? (
-            <Link href={aHref} className={link} title={e.actor_email ?? undefined}>{actor}</Link>
+            <Link href={aHref} className={link} title={e.actor_email ?? undefined}>
+              {actor}
+            </Link>
           ) : (
             <span className="font-medium">{actor}</span>
           )}
-          {e.actor_deleted ? <> <Badge>deleted</Badge></> : null} {actionWords(e.action)}{' '}
+          {e.actor_deleted ? (
+            <>
+              {' '}
+              <Badge>deleted</Badge>
+            </>
+          ) : null}{' '}
+          {actionWords(e.action)}{' '}
           {target ? (
             tHref ? (
-              <Link href={tHref} className={link}>{target}</Link>
+              <Link href={tHref} className={link}>
+                {target}
+              </Link>
             ) : (
               <span className="font-medium">{target}</span>
             )
           ) : e.target_id ? null : (
             <span className="text-zinc-600">({TARGET_TYPES[e.target_type] ?? e.target_type})</span>
           )}
-          {e.target_deleted ? <> <Badge>{e.target_name ? 'deleted' : TARGET_TYPES[e.target_type] ?? e.target_type}</Badge></> : null}
+          {e.target_deleted ? (
+            <>
+              {' '}
+              <Badge>{e.target_name ? 'deleted' : (TARGET_TYPES[e.target_type] ?? e.target_type)}</Badge>
+            </>
+          ) : null}
           {showOrg ? (
             <>
-              {' '}in{' '}
-              <Link href={`/admin/organizations/${e.org_id}`} className={link}>{e.org_name}</Link>
+              {' '}
+              in{' '}
+              <Link href={`/admin/organizations/${e.org_id}`} className={link}>
+                {e.org_name}
+              </Link>
             </>
           ) : null}
         </p>
@@ -118,8 +170,10 @@ function AuditRow({ entry: e, params }: { entry: AuditEntryView & { id: number; 
           <div className="mt-1 space-y-0.5 text-sm text-zinc-800">
             {described.changes.map((c) => (
               <p key={c.field} className="break-words">
-                <span className="text-zinc-600">{c.field}:</span> <del className="rounded bg-red-50 px-1 text-red-800 decoration-red-400">{c.from}</del>{' '}
-                <span aria-hidden="true">→</span> <ins className="rounded bg-green-50 px-1 text-green-800 no-underline">{c.to}</ins>
+                <span className="text-zinc-600">{c.field}:</span>{' '}
+                <del className="rounded bg-red-50 px-1 text-red-800 decoration-red-400">{c.from}</del>{' '}
+                <span aria-hidden="true">→</span>{' '}
+                <ins className="rounded bg-green-50 px-1 text-green-800 no-underline">{c.to}</ins>
               </p>
             ))}
           </div>

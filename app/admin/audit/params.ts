@@ -15,7 +15,8 @@ export interface AuditParams {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const validDay = (s: string | undefined) => (s && DAY.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) ? s : undefined);
+const validDay = (s: string | undefined) =>
+  s && DAY.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) ? s : undefined;
 
 export function readAuditParams(params: SearchParams): { params: AuditParams; badDates: string[] } {
   const one = (k: string) => {
@@ -65,4 +66,5 @@ export function auditInput(p: AuditParams) {
   };
 }
 
-export const hasFilters = (p: AuditParams) => Boolean(p.actor || p.action || p.target_type || p.target || p.from || p.to);
+export const hasFilters = (p: AuditParams) =>
+  Boolean(p.actor || p.action || p.target_type || p.target || p.from || p.to);

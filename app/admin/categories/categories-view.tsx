@@ -38,12 +38,20 @@ export function CategoriesView() {
       await utils.admin.listCategories.invalidate();
     },
   });
-  const shown = (list.data?.categories ?? []).filter((c) => !needle || c.name.toLowerCase().includes(needle) || c.slug.toLowerCase().includes(needle));
+  const shown = (list.data?.categories ?? []).filter(
+    (c) => !needle || c.name.toLowerCase().includes(needle) || c.slug.toLowerCase().includes(needle),
+  );
 
   return (
     <div className="space-y-4">
       <Card title="New category">
-        <CategoryForm key={formKey} onSubmit={(v) => create.mutate(v)} pending={create.isPending} error={create.error} submitLabel="Create category" />
+        <CategoryForm
+          key={formKey}
+          onSubmit={(v) => create.mutate(v)}
+          pending={create.isPending}
+          error={create.error}
+          submitLabel="Create category"
+        />
       </Card>
       {list.isPending ? (
         <Loading rows={4} />
@@ -53,25 +61,54 @@ export function CategoriesView() {
         <EmptyState title="No categories yet">Create the first one above.</EmptyState>
       ) : (
         <div className="space-y-3">
-          <SearchForm id="category-search" label="Search categories" placeholder="Name or slug" value={search} onSearch={(q) => url.go({ search: q })} />
+          <SearchForm
+            id="category-search"
+            label="Search categories"
+            placeholder="Name or slug"
+            value={search}
+            onSearch={(q) => url.go({ search: q })}
+          />
           {shown.length === 0 ? (
             <EmptyState title={`No category matches “${search}”`}>
-              <Link href="/admin/categories" className="font-medium text-blue-700 underline">Show all categories</Link>
+              <Link href="/admin/categories" className="font-medium text-blue-700 underline">
+                Show all categories
+              </Link>
             </EmptyState>
           ) : (
-            <ListTable caption="Categories" columns={[{ label: 'Name' }, { label: 'Order' }, { label: 'Visibility' }, { label: 'Templates' }, { label: 'Grants' }, { label: 'Actions', hidden: true }]}>
+            <ListTable
+              caption="Categories"
+              columns={[
+                { label: 'Name' },
+                { label: 'Order' },
+                { label: 'Visibility' },
+                { label: 'Templates' },
+                { label: 'Grants' },
+                { label: 'Actions', hidden: true },
+              ]}
+            >
               {shown.map((c) => (
                 <Row key={c.id}>
                   <Cell primary>
-                    <Link href={`/admin/categories/${c.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{c.name}</Link>
+                    <Link
+                      href={`/admin/categories/${c.id}`}
+                      className="font-medium text-blue-700 underline-offset-2 hover:underline"
+                    >
+                      {c.name}
+                    </Link>
                     <span className="block font-mono text-xs break-all text-zinc-600">{c.slug}</span>
                   </Cell>
                   <Cell label="Order">{c.sort_order}</Cell>
-                  <Cell label="Visibility">{c.is_private ? <Badge tone="violet">private</Badge> : <Badge tone="green">public</Badge>}</Cell>
+                  <Cell label="Visibility">
+                    {c.is_private ? <Badge tone="violet">private</Badge> : <Badge tone="green">public</Badge>}
+                  </Cell>
                   <Cell label="Templates">{c.template_count}</Cell>
                   <Cell label="Grants">{c.is_private ? c.access_count : '—'}</Cell>
                   <Cell actions>
-                    <Link href={`/admin/categories/${c.id}`} className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100" aria-label={`Edit ${c.name}`}>
+                    <Link
+                      href={`/admin/categories/${c.id}`}
+                      className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100"
+                      aria-label={`Edit ${c.name}`}
+                    >
                       Edit
                     </Link>
                     {/* The server refuses to delete a category templates still use: not offered, the reason shown instead. */}
@@ -106,7 +143,13 @@ export function CategoriesView() {
         title={`Delete ${deleting?.name ?? ''}?`}
         confirmLabel="Delete category"
       >
-        <p>{deleting?.slug} is deleted{deleting?.access_count ? ` with its ${deleting.access_count} access grant${deleting.access_count === 1 ? '' : 's'}` : ''}. This cannot be undone.</p>
+        <p>
+          {deleting?.slug} is deleted
+          {deleting?.access_count
+            ? ` with its ${deleting.access_count} access grant${deleting.access_count === 1 ? '' : 's'}`
+            : ''}
+          . This cannot be undone.
+        </p>
       </ConfirmDialog>
     </div>
   );

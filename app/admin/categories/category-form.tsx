@@ -16,7 +16,19 @@ export interface CategoryValues {
   is_private: boolean;
 }
 
-export function CategoryForm({ category, onSubmit, pending, error, submitLabel }: { category?: Category; onSubmit: (v: CategoryValues) => void; pending: boolean; error: unknown; submitLabel: string }) {
+export function CategoryForm({
+  category,
+  onSubmit,
+  pending,
+  error,
+  submitLabel,
+}: {
+  category?: Category;
+  onSubmit: (v: CategoryValues) => void;
+  pending: boolean;
+  error: unknown;
+  submitLabel: string;
+}) {
   const [v, setV] = useState({
     name: category?.name ?? '',
     slug: category?.slug ?? '',
@@ -27,7 +39,10 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
   });
   const [slugEdited, setSlugEdited] = useState(category !== undefined);
   const errors = fieldErrors(error);
-  const conflict = (error as { data?: { code?: string } } | null)?.data?.code === 'CONFLICT' ? errorMessage(error).replace(/^slug:\s*/, '') : undefined;
+  const conflict =
+    (error as { data?: { code?: string } } | null)?.data?.code === 'CONFLICT'
+      ? errorMessage(error).replace(/^slug:\s*/, '')
+      : undefined;
   const unplaced = error && Object.keys(errors).length === 0 && !conflict ? errorMessage(error) : undefined;
   const p = category ? `cat-${category.id.slice(0, 8)}` : 'cat-new';
   return (
@@ -37,7 +52,14 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
       onSubmit={(e) => {
         e.preventDefault();
         const sortOrder = v.sort_order.trim() === '' ? (category ? Number.NaN : undefined) : Number(v.sort_order);
-        onSubmit({ name: v.name, slug: v.slug, description: v.description, icon: v.icon, ...(sortOrder === undefined ? {} : { sort_order: sortOrder }), is_private: v.is_private });
+        onSubmit({
+          name: v.name,
+          slug: v.slug,
+          description: v.description,
+          icon: v.icon,
+          ...(sortOrder === undefined ? {} : { sort_order: sortOrder }),
+          is_private: v.is_private,
+        });
       }}
     >
       {unplaced ? (
@@ -50,7 +72,9 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
           id={`${p}-name`}
           value={v.name}
           aria-invalid={errors.name ? true : undefined}
-          onChange={(e) => setV({ ...v, name: e.target.value, slug: slugEdited ? v.slug : slugify(e.target.value).slice(0, 100) })}
+          onChange={(e) =>
+            setV({ ...v, name: e.target.value, slug: slugEdited ? v.slug : slugify(e.target.value).slice(0, 100) })
+          }
         />
       </Field>
       <Field id={`${p}-slug`} label="Slug" error={errors.slug ?? conflict}>
@@ -66,13 +90,34 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
         />
       </Field>
       <Field id={`${p}-description`} label="Description" error={errors.description} className="sm:col-span-2">
-        <Input id={`${p}-description`} value={v.description} aria-invalid={errors.description ? true : undefined} onChange={(e) => setV({ ...v, description: e.target.value })} />
+        <Input
+          id={`${p}-description`}
+          value={v.description}
+          aria-invalid={errors.description ? true : undefined}
+          onChange={(e) => setV({ ...v, description: e.target.value })}
+        />
       </Field>
       <Field id={`${p}-icon`} label="Icon" hint="An icon name shown by Core, e.g. database" error={errors.icon}>
-        <Input id={`${p}-icon`} value={v.icon} aria-invalid={errors.icon ? true : undefined} onChange={(e) => setV({ ...v, icon: e.target.value })} />
+        <Input
+          id={`${p}-icon`}
+          value={v.icon}
+          aria-invalid={errors.icon ? true : undefined}
+          onChange={(e) => setV({ ...v, icon: e.target.value })}
+        />
       </Field>
-      <Field id={`${p}-sort`} label="Sort order" hint={category ? 'Lower comes first' : 'Lower comes first; leave empty to place it last'} error={errors.sort_order}>
-        <Input id={`${p}-sort`} type="number" value={v.sort_order} aria-invalid={errors.sort_order ? true : undefined} onChange={(e) => setV({ ...v, sort_order: e.target.value })} />
+      <Field
+        id={`${p}-sort`}
+        label="Sort order"
+        hint={category ? 'Lower comes first' : 'Lower comes first; leave empty to place it last'}
+        error={errors.sort_order}
+      >
+        <Input
+          id={`${p}-sort`}
+          type="number"
+          value={v.sort_order}
+          aria-invalid={errors.sort_order ? true : undefined}
+          onChange={(e) => setV({ ...v, sort_order: e.target.value })}
+        />
       </Field>
       <div className="sm:col-span-2">
         <Checkbox
@@ -84,7 +129,9 @@ export function CategoryForm({ category, onSubmit, pending, error, submitLabel }
         />
       </div>
       <div className="sm:col-span-2">
-        <Button type="submit" disabled={pending}>{pending ? 'Saving…' : submitLabel}</Button>
+        <Button type="submit" disabled={pending}>
+          {pending ? 'Saving…' : submitLabel}
+        </Button>
       </div>
     </form>
   );

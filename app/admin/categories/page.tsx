@@ -11,7 +11,10 @@ export default async function AdminCategoriesPage() {
   await trpc.admin.listCategories.prefetch({});
   return (
     <div>
-      <PageHeader title="Categories" description="Templates are grouped into categories; private categories are visible only to organizations holding a grant." />
+      <PageHeader
+        title="Categories"
+        description="Templates are grouped into categories; private categories are visible only to organizations holding a grant."
+      />
       <HydrateClient>
         <CategoriesView />
       </HydrateClient>

@@ -17,9 +17,19 @@ export function OrganizationsTable() {
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-end gap-3">
-        <SearchForm id="org-search" label="Search organizations" placeholder="Name or slug" value={query} onSearch={(q) => url.go({ search: q })} />
+        <SearchForm
+          id="org-search"
+          label="Search organizations"
+          placeholder="Name or slug"
+          value={query}
+          onSearch={(q) => url.go({ search: q })}
+        />
         <Field id="org-status-filter" label="Status" className="w-36">
-          <Select id="org-status-filter" value={input.status ?? ''} onChange={(e) => url.go({ status: e.target.value })}>
+          <Select
+            id="org-status-filter"
+            value={input.status ?? ''}
+            onChange={(e) => url.go({ status: e.target.value })}
+          >
             <option value="">Any status</option>
             <option value="active">active</option>
             <option value="suspended">suspended</option>
@@ -42,7 +52,9 @@ export function OrganizationsTable() {
         empty={
           <EmptyState title={filtered ? 'No organization matches' : 'No organizations yet'}>
             {filtered ? (
-              <Link href="/admin/organizations" className="font-medium text-blue-700 underline">Clear the filters</Link>
+              <Link href="/admin/organizations" className="font-medium text-blue-700 underline">
+                Clear the filters
+              </Link>
             ) : (
               'Users create their organization from their account page.'
             )}
@@ -51,18 +63,39 @@ export function OrganizationsTable() {
         onPage={(page) => url.go({ page })}
       >
         {(organizations) => (
-          <ListTable caption="Organizations" columns={[{ label: 'Name' }, { label: 'Status' }, { label: 'Tier' }, { label: 'Members' }, { label: 'Active keys' }, { label: 'Created' }]}>
+          <ListTable
+            caption="Organizations"
+            columns={[
+              { label: 'Name' },
+              { label: 'Status' },
+              { label: 'Tier' },
+              { label: 'Members' },
+              { label: 'Active keys' },
+              { label: 'Created' },
+            ]}
+          >
             {organizations.map((o) => (
               <Row key={o.id}>
                 <Cell primary>
-                  <Link href={`/admin/organizations/${o.id}`} className="font-medium text-blue-700 underline-offset-2 hover:underline">{o.name}</Link>
+                  <Link
+                    href={`/admin/organizations/${o.id}`}
+                    className="font-medium text-blue-700 underline-offset-2 hover:underline"
+                  >
+                    {o.name}
+                  </Link>
                   <span className="block font-mono text-xs break-all text-zinc-600">{o.slug}</span>
                 </Cell>
-                <Cell label="Status"><Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge></Cell>
-                <Cell label="Tier"><Badge tone="blue">{o.tier}</Badge></Cell>
+                <Cell label="Status">
+                  <Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge>
+                </Cell>
+                <Cell label="Tier">
+                  <Badge tone="blue">{o.tier}</Badge>
+                </Cell>
                 <Cell label="Members">{o.member_count}</Cell>
                 <Cell label="Active keys">{o.api_key_count}</Cell>
-                <Cell label="Created" nowrap><RelativeTime value={o.created_at} /></Cell>
+                <Cell label="Created" nowrap>
+                  <RelativeTime value={o.created_at} />
+                </Cell>
               </Row>
             ))}
           </ListTable>

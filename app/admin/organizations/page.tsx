@@ -11,7 +11,10 @@ export default async function AdminOrganizationsPage({ searchParams }: { searchP
   await trpc.admin.listOrganizations.prefetch(organizationsInput(await searchParams));
   return (
     <div>
-      <PageHeader title="Organizations" description="Status, tier and private-category access of every organization. Open one to change them." />
+      <PageHeader
+        title="Organizations"
+        description="Status, tier and private-category access of every organization. Open one to change them."
+      />
       <HydrateClient>
         <OrganizationsTable />
       </HydrateClient>

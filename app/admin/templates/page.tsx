@@ -11,7 +11,11 @@ export default async function AdminTemplatesPage({ searchParams }: { searchParam
   await trpc.admin.listTemplates.prefetch(templatesInput(await searchParams));
   return (
     <div>
-      <PageHeader title="Templates" description="Every template, private ones included." actions={<ButtonLink href="/admin/templates/new">New template</ButtonLink>} />
+      <PageHeader
+        title="Templates"
+        description="Every template, private ones included."
+        actions={<ButtonLink href="/admin/templates/new">New template</ButtonLink>}
+      />
       <HydrateClient>
         <TemplatesTable />
       </HydrateClient>

@@ -26,7 +26,8 @@ export function RowsEditor<T extends Record<string, unknown>>({
   errors: Record<string, string>;
   addLabel: string;
 }) {
-  const set = (i: number, key: string, value: unknown) => onChange(rows.map((r, j) => (j === i ? { ...r, [key]: value } : r)));
+  const set = (i: number, key: string, value: unknown) =>
+    onChange(rows.map((r, j) => (j === i ? { ...r, [key]: value } : r)));
   const topError = errors[id] && !Object.keys(errors).some((k) => k.startsWith(`${id}.`)) ? errors[id] : undefined;
   return (
     <fieldset className="space-y-2">
@@ -39,11 +40,22 @@ export function RowsEditor<T extends Record<string, unknown>>({
             const err = errors[`${id}.${i}.${c.key}`];
             const invalid = err ? true : undefined;
             return (
-              <div key={c.key} className={c.kind === 'checkbox' ? 'flex items-center gap-1.5 self-center' : 'min-w-[8rem] flex-1'}>
+              <div
+                key={c.key}
+                className={c.kind === 'checkbox' ? 'flex items-center gap-1.5 self-center' : 'min-w-[8rem] flex-1'}
+              >
                 {c.kind === 'checkbox' ? (
                   <>
-                    <input id={cellId} type="checkbox" checked={Boolean(row[c.key])} onChange={(e) => set(i, c.key, e.target.checked)} className="h-4 w-4 accent-blue-700" />
-                    <label htmlFor={cellId} className="text-sm">{c.label}</label>
+                    <input
+                      id={cellId}
+                      type="checkbox"
+                      checked={Boolean(row[c.key])}
+                      onChange={(e) => set(i, c.key, e.target.checked)}
+                      className="h-4 w-4 accent-blue-700"
+                    />
+                    <label htmlFor={cellId} className="text-sm">
+                      {c.label}
+                    </label>
                   </>
                 ) : (
                   <>
@@ -51,9 +63,16 @@ export function RowsEditor<T extends Record<string, unknown>>({
                       {label} {i + 1} {c.label}
                     </label>
                     {c.kind === 'select' ? (
-                      <Select id={cellId} value={String(row[c.key] ?? '')} onChange={(e) => set(i, c.key, e.target.value)} aria-invalid={invalid}>
+                      <Select
+                        id={cellId}
+                        value={String(row[c.key] ?? '')}
+                        onChange={(e) => set(i, c.key, e.target.value)}
+                        aria-invalid={invalid}
+                      >
                         {c.options.map((o) => (
-                          <option key={o} value={o}>{o}</option>
+                          <option key={o} value={o}>
+                            {o}
+                          </option>
                         ))}
                       </Select>
                     ) : (
@@ -62,18 +81,37 @@ export function RowsEditor<T extends Record<string, unknown>>({
                         type={c.kind === 'number' ? 'number' : 'text'}
                         placeholder={c.placeholder ?? c.label}
                         value={String(row[c.key] ?? '')}
-                        onChange={(e) => set(i, c.key, c.kind === 'number' ? (e.target.value === '' ? '' : Number(e.target.value)) : e.target.value)}
+                        onChange={(e) =>
+                          set(
+                            i,
+                            c.key,
+                            c.kind === 'number'
+                              ? e.target.value === ''
+                                ? ''
+                                : Number(e.target.value)
+                              : e.target.value,
+                          )
+                        }
                         aria-invalid={invalid}
                         aria-describedby={err ? `${cellId}-error` : undefined}
                       />
                     )}
-                    {err ? <p id={`${cellId}-error`} className="mt-0.5 text-xs text-red-700">{c.label}: {err}</p> : null}
+                    {err ? (
+                      <p id={`${cellId}-error`} className="mt-0.5 text-xs text-red-700">
+                        {c.label}: {err}
+                      </p>
+                    ) : null}
                   </>
                 )}
               </div>
             );
           })}
-          <Button size="sm" variant="ghost" onClick={() => onChange(rows.filter((_, j) => j !== i))} aria-label={`Remove ${label} ${i + 1}`}>
+          <Button
+            size="sm"
+            variant="ghost"
+            onClick={() => onChange(rows.filter((_, j) => j !== i))}
+            aria-label={`Remove ${label} ${i + 1}`}
+          >
             Remove
           </Button>
         </div>

@@ -76,7 +76,9 @@ function initialState(t?: AdminTemplate): FormState {
     env_schema: t?.env_schema ?? [],
     ports: t?.ports ?? [],
     volume_mounts: t?.volume_mounts ?? [],
-    node_selector: Object.entries(t?.node_selector ?? {}).map(([k, v]) => `${k}=${v}`).join('\n'),
+    node_selector: Object.entries(t?.node_selector ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
     required_network_types: (t?.required_network_types ?? []).join(', '),
     tags: (t?.tags ?? []).join(', '),
     is_public: t?.is_public ?? true,
@@ -93,12 +95,23 @@ function initialState(t?: AdminTemplate): FormState {
   };
 }
 
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
-const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const num = (s: string) => (s.trim() === '' ? Number.NaN : Number(s));
 
 /** Form state → API payload; a local parse problem (JSON of tolerations, node selector lines) is reported per field. */
-function toPayload(f: FormState, editing: boolean): { payload?: Record<string, unknown>; local?: Record<string, string> } {
+function toPayload(
+  f: FormState,
+  editing: boolean,
+): { payload?: Record<string, unknown>; local?: Record<string, string> } {
   const local: Record<string, string> = {};
   const nodeSelector: Record<string, string> = {};
   for (const line of lines(f.node_selector)) {
@@ -148,7 +161,8 @@ function toPayload(f: FormState, editing: boolean): { payload?: Record<string, u
     icon_url: f.icon_url,
   };
   if (f.remove_credentials) payload.registry_credentials = null;
-  else if (f.registry_credentials !== '' && f.registry_credentials !== MASK) payload.registry_credentials = f.registry_credentials;
+  else if (f.registry_credentials !== '' && f.registry_credentials !== MASK)
+    payload.registry_credentials = f.registry_credentials;
   else if (!editing && f.registry_credentials === '') delete payload.registry_credentials;
   return { payload };
 }
@@ -183,11 +197,16 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
   const update = trpc.admin.updateTemplate.useMutation({ onSuccess: (d) => onSaved(d.template) });
   const mutation = editing ? update : create;
   const server = fieldErrors(mutation.error);
-  if (mutation.error?.data?.code === 'CONFLICT' && /slug/i.test(mutation.error.message)) server.slug ??= mutation.error.message.replace(/^slug:\s*/, '');
+  if (mutation.error?.data?.code === 'CONFLICT' && /slug/i.test(mutation.error.message))
+    server.slug ??= mutation.error.message.replace(/^slug:\s*/, '');
   const errors = { ...server, ...localErrors };
   const unplaced = mutation.error && Object.keys(server).length === 0 ? errorMessage(mutation.error) : null;
 
-  const text = (key: keyof FormState, label: ReactNode, opts: { hint?: string; mono?: boolean; required?: boolean; type?: string; placeholder?: string } = {}) => (
+  const text = (
+    key: keyof FormState,
+    label: ReactNode,
+    opts: { hint?: string; mono?: boolean; required?: boolean; type?: string; placeholder?: string } = {},
+  ) => (
     <Field id={`t-${key}`} label={label} hint={opts.hint} error={errors[key]}>
       <Input
         id={`t-${key}`}
@@ -218,21 +237,42 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
     >
       {unplaced ? <ErrorState title="The template was not saved" message={unplaced} /> : null}
       {Object.keys(errors).length > 0 && !unplaced ? (
-        <ErrorState title="The template was not saved" message="Some fields are not valid: see the messages next to them." />
+        <ErrorState
+          title="The template was not saved"
+          message="Some fields are not valid: see the messages next to them."
+        />
       ) : null}
 
       <Section title="Basics">
         {text('name', 'Name', { required: true })}
-        {text('slug', 'Slug', { required: true, mono: true, hint: 'Lowercase letters, digits and hyphens; used in /catalog/templates/<slug>.' })}
+        {text('slug', 'Slug', {
+          required: true,
+          mono: true,
+          hint: 'Lowercase letters, digits and hyphens; used in /catalog/templates/<slug>.',
+        })}
         <Field id="t-description" label="Description" error={errors.description} className="sm:col-span-2">
-          <Textarea id="t-description" rows={2} value={f.description} onChange={(e) => setF({ ...f, description: e.target.value })} aria-invalid={errors.description ? true : undefined} className="font-sans" />
+          <Textarea
+            id="t-description"
+            rows={2}
+            value={f.description}
+            onChange={(e) => setF({ ...f, description: e.target.value })}
+            aria-invalid={errors.description ? true : undefined}
+            className="font-sans"
+          />
         </Field>
         <Field id="t-category_id" label="Category" error={errors.category_id}>
-          <Select id="t-category_id" value={f.category_id} required onChange={(e) => setF({ ...f, category_id: e.target.value })} aria-invalid={errors.category_id ? true : undefined}>
+          <Select
+            id="t-category_id"
+            value={f.category_id}
+            required
+            onChange={(e) => setF({ ...f, category_id: e.target.value })}
+            aria-invalid={errors.category_id ? true : undefined}
+          >
             <option value="">{categories.isPending ? 'Loading…' : 'Choose a category'}</option>
             {categories.data?.categories.map((c) => (
               <option key={c.id} value={c.id}>
-                {c.name}{c.is_private ? ' (private)' : ''}
+                {c.name}
+                {c.is_private ? ' (private)' : ''}
               </option>
             ))}
           </Select>
@@ -248,10 +288,24 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
         </Field>
         {text('tags', 'Tags', { hint: 'Comma-separated, e.g. llm, gpu' })}
         {text('icon_url', 'Icon URL', { type: 'url', placeholder: 'https://…' })}
-        {text('org_id', 'Owner organization id', { mono: true, hint: 'Optional: the organization that owns a private template. Empty for a platform template.' })}
+        {text('org_id', 'Owner organization id', {
+          mono: true,
+          hint: 'Optional: the organization that owns a private template. Empty for a platform template.',
+        })}
         <div className="space-y-3 sm:col-span-2">
-          <Checkbox id="t-is_public" label="Public" hint="Visible to everyone when its category is not private." checked={f.is_public} onChange={(e) => setF({ ...f, is_public: e.target.checked })} />
-          <Checkbox id="t-is_featured" label="Featured" checked={f.is_featured} onChange={(e) => setF({ ...f, is_featured: e.target.checked })} />
+          <Checkbox
+            id="t-is_public"
+            label="Public"
+            hint="Visible to everyone when its category is not private."
+            checked={f.is_public}
+            onChange={(e) => setF({ ...f, is_public: e.target.checked })}
+          />
+          <Checkbox
+            id="t-is_featured"
+            label="Featured"
+            checked={f.is_featured}
+            onChange={(e) => setF({ ...f, is_featured: e.target.checked })}
+          />
         </div>
       </Section>
 
@@ -263,7 +317,11 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
           <Field
             id="t-registry_credentials"
             label="Registry credentials"
-            hint={template?.registry_credentials ? 'Stored (encrypted). Leave as is to keep them, or type new ones.' : 'Optional, e.g. user:token. Stored encrypted, never shown again.'}
+            hint={
+              template?.registry_credentials
+                ? 'Stored (encrypted). Leave as is to keep them, or type new ones.'
+                : 'Optional, e.g. user:token. Stored encrypted, never shown again.'
+            }
             error={errors.registry_credentials}
           >
             <Input
@@ -277,12 +335,28 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
             />
           </Field>
           {template?.registry_credentials ? (
-            <Checkbox id="t-remove_credentials" label="Remove the stored credentials" checked={f.remove_credentials} onChange={(e) => setF({ ...f, remove_credentials: e.target.checked })} />
+            <Checkbox
+              id="t-remove_credentials"
+              label="Remove the stored credentials"
+              checked={f.remove_credentials}
+              onChange={(e) => setF({ ...f, remove_credentials: e.target.checked })}
+            />
           ) : null}
         </div>
         {text('secret_refs', 'Secret references', { hint: 'Comma-separated names of secrets on the instance' })}
-        <Field id="t-command" label="Command" hint="One argument per line; empty for the image's default." error={errors.command}>
-          <Textarea id="t-command" rows={3} value={f.command} onChange={(e) => setF({ ...f, command: e.target.value })} aria-invalid={errors.command ? true : undefined} />
+        <Field
+          id="t-command"
+          label="Command"
+          hint="One argument per line; empty for the image's default."
+          error={errors.command}
+        >
+          <Textarea
+            id="t-command"
+            rows={3}
+            value={f.command}
+            onChange={(e) => setF({ ...f, command: e.target.value })}
+            aria-invalid={errors.command ? true : undefined}
+          />
         </Field>
       </Section>
 
@@ -294,10 +368,27 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
         {text('concurrent_jobs', 'Concurrent jobs', { type: 'number' })}
         {text('required_network_types', 'Required network types', { hint: 'Comma-separated, e.g. public, mesh' })}
         <Field id="t-node_selector" label="Node selector" hint="One key=value per line" error={errors.node_selector}>
-          <Textarea id="t-node_selector" rows={3} value={f.node_selector} onChange={(e) => setF({ ...f, node_selector: e.target.value })} aria-invalid={errors.node_selector ? true : undefined} />
+          <Textarea
+            id="t-node_selector"
+            rows={3}
+            value={f.node_selector}
+            onChange={(e) => setF({ ...f, node_selector: e.target.value })}
+            aria-invalid={errors.node_selector ? true : undefined}
+          />
         </Field>
-        <Field id="t-tolerations" label="Tolerations (JSON)" hint='e.g. [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]' error={errors.tolerations}>
-          <Textarea id="t-tolerations" rows={3} value={f.tolerations} onChange={(e) => setF({ ...f, tolerations: e.target.value })} aria-invalid={errors.tolerations ? true : undefined} />
+        <Field
+          id="t-tolerations"
+          label="Tolerations (JSON)"
+          hint='e.g. [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]'
+          error={errors.tolerations}
+        >
+          <Textarea
+            id="t-tolerations"
+            rows={3}
+            value={f.tolerations}
+            onChange={(e) => setF({ ...f, tolerations: e.target.value })}
+            aria-invalid={errors.tolerations ? true : undefined}
+          />
         </Field>
       </Section>
 
@@ -362,7 +453,13 @@ export function TemplateForm({ template }: { template?: AdminTemplate }) {
 
       <Card title="Documentation" description="Markdown, shown on the template's catalog page (HTML is not rendered).">
         <Field id="t-documentation" label="Documentation (Markdown)" error={errors.documentation}>
-          <Textarea id="t-documentation" rows={12} value={f.documentation} onChange={(e) => setF({ ...f, documentation: e.target.value })} aria-invalid={errors.documentation ? true : undefined} />
+          <Textarea
+            id="t-documentation"
+            rows={12}
+            value={f.documentation}
+            onChange={(e) => setF({ ...f, documentation: e.target.value })}
+            aria-invalid={errors.documentation ? true : undefined}
+          />
         </Field>
       </Card>
 

@@ -33,7 +33,13 @@ export function TemplatesTable() {
 
   return (
     <div className="space-y-3">
-      <SearchForm id="tpl-search" label="Search templates" placeholder="Search name or description" value={query} onSearch={(q) => url.go({ search: q })} />
+      <SearchForm
+        id="tpl-search"
+        label="Search templates"
+        placeholder="Search name or description"
+        value={query}
+        onSearch={(q) => url.go({ search: q })}
+      />
       <ListView
         query={list}
         items={(data) => data.templates}
@@ -41,17 +47,31 @@ export function TemplatesTable() {
         errorTitle="Templates could not be loaded"
         empty={
           <EmptyState title={query ? `No template matches “${query}”` : 'No templates yet'}>
-            <Link href="/admin/templates/new" className="font-medium text-blue-700 underline">Create a template</Link>
+            <Link href="/admin/templates/new" className="font-medium text-blue-700 underline">
+              Create a template
+            </Link>
           </EmptyState>
         }
         onPage={(page) => url.go({ page })}
       >
         {(templates) => (
-          <ListTable caption="Templates" columns={[{ label: 'Name' }, { label: 'Category' }, { label: 'Version' }, { label: 'Visibility' }, { label: 'Updated' }, { label: 'Actions', hidden: true }]}>
+          <ListTable
+            caption="Templates"
+            columns={[
+              { label: 'Name' },
+              { label: 'Category' },
+              { label: 'Version' },
+              { label: 'Visibility' },
+              { label: 'Updated' },
+              { label: 'Actions', hidden: true },
+            ]}
+          >
             {templates.map((t) => (
               <Row key={t.id}>
                 <Cell primary>
-                  <Link href={editHref(t.id)} className="font-medium text-blue-700 underline-offset-2 hover:underline">{t.name}</Link>
+                  <Link href={editHref(t.id)} className="font-medium text-blue-700 underline-offset-2 hover:underline">
+                    {t.name}
+                  </Link>
                   <span className="block font-mono text-xs break-all text-zinc-600">{t.slug}</span>
                 </Cell>
                 <Cell label="Category">{t.category_name}</Cell>
@@ -62,9 +82,15 @@ export function TemplatesTable() {
                     {t.is_featured ? <Badge tone="amber">featured</Badge> : null}
                   </span>
                 </Cell>
-                <Cell label="Updated" nowrap><RelativeTime value={t.updated_at} /></Cell>
+                <Cell label="Updated" nowrap>
+                  <RelativeTime value={t.updated_at} />
+                </Cell>
                 <Cell actions>
-                  <Link href={editHref(t.id)} className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100" aria-label={`Edit ${t.name}`}>
+                  <Link
+                    href={editHref(t.id)}
+                    className="rounded-lg border border-zinc-300 px-2.5 py-1 text-sm font-medium hover:bg-zinc-100"
+                    aria-label={`Edit ${t.name}`}
+                  >
                     Edit
                   </Link>
                   <Button

@@ -20,7 +20,11 @@ import { RelativeTime } from '../../_components/relative-time';
 type Role = 'user' | 'admin' | 'superadmin';
 type User = RouterOutputs['admin']['listUsers']['users'][number];
 
-const ROLE_NAMES: Record<Role, string> = { user: 'a regular user', admin: 'a platform admin', superadmin: 'a superadmin' };
+const ROLE_NAMES: Record<Role, string> = {
+  user: 'a regular user',
+  admin: 'a platform admin',
+  superadmin: 'a superadmin',
+};
 const ROLE_EFFECTS: Record<Role, string> = {
   user: 'They lose access to the admin pages and the admin API.',
   admin: 'They can curate the catalog, manage organizations, users and keys, and read the audit log.',
@@ -44,9 +48,11 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
 
   const update = trpc.admin.updateUser.useMutation({
     onSuccess: async (d) => {
-      toast.success(`${d.user.email} is now ${d.user.role}`);
-      setChanging(null);
+      // The rows show the applied role before the toast says so: a change staged right after the toast applies
+      // to the new role, not to a row that the refetch then resets.
       await utils.admin.listUsers.invalidate();
+      setChanging(null);
+      toast.success(`${d.user.email} is now ${d.user.role}`);
     },
   });
   const remove = trpc.admin.deleteUser.useMutation({
@@ -63,12 +69,19 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
     if (u.role === 'superadmin' && lastSuperadmin) return 'The only superadmin: make someone else superadmin first.';
     return null;
   };
-  const canDelete = (u: User) => u.id !== selfId && !(u.role === 'superadmin' && (viewerRole !== 'superadmin' || lastSuperadmin));
+  const canDelete = (u: User) =>
+    u.id !== selfId && !(u.role === 'superadmin' && (viewerRole !== 'superadmin' || lastSuperadmin));
 
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap items-end gap-3">
-        <SearchForm id="user-search" label="Search users" placeholder="Email" value={input.search ?? ''} onSearch={(q) => url.go({ search: q })} />
+        <SearchForm
+          id="user-search"
+          label="Search users"
+          placeholder="Email"
+          value={input.search ?? ''}
+          onSearch={(q) => url.go({ search: q })}
+        />
         <Field id="user-role-filter" label="Role" className="w-40">
           <Select id="user-role-filter" value={input.role ?? ''} onChange={(e) => url.go({ role: e.target.value })}>
             <option value="">All roles</option>
@@ -87,7 +100,16 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
         onPage={(page) => url.go({ page })}
       >
         {(users) => (
-          <ListTable caption="Users" columns={[{ label: 'User' }, { label: 'Organization' }, { label: 'Platform role' }, { label: 'Since' }, { label: 'Actions', hidden: true }]}>
+          <ListTable
+            caption="Users"
+            columns={[
+              { label: 'User' },
+              { label: 'Organization' },
+              { label: 'Platform role' },
+              { label: 'Since' },
+              { label: 'Actions', hidden: true },
+            ]}
+          >
             {users.map((u) => (
               <Row key={u.id} testId={`user-row-${u.email}`}>
                 <Cell primary>
@@ -168,7 +190,8 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
         confirmLabel="Delete user"
       >
         <p>
-          {deleting?.email} loses their organization membership and personal access tokens at once. Signing in again creates a new account. This cannot be undone.
+          {deleting?.email} loses their organization membership and personal access tokens at once. Signing in again
+          creates a new account. This cannot be undone.
         </p>
       </ConfirmDialog>
     </div>
@@ -176,7 +199,17 @@ export function UsersTable({ selfId, viewerRole }: { selfId: string; viewerRole:
 }
 
 /** The row's role select stages a value; only Apply (then the confirmation) changes anything. */
-function RoleControl({ user, locked, canGrantSuperadmin, onApply }: { user: User; locked: string | null; canGrantSuperadmin: boolean; onApply: (role: Role) => void }) {
+function RoleControl({
+  user,
+  locked,
+  canGrantSuperadmin,
+  onApply,
+}: {
+  user: User;
+  locked: string | null;
+  canGrantSuperadmin: boolean;
+  onApply: (role: Role) => void;
+}) {
   const [staged, setStaged] = useState<Role>(user.role);
   const hintId = `role-hint-${user.id}`;
   return (
@@ -197,7 +230,13 @@ function RoleControl({ user, locked, canGrantSuperadmin, onApply }: { user: User
           </option>
         </Select>
         {locked === null ? (
-          <Button size="sm" variant="secondary" disabled={staged === user.role} onClick={() => onApply(staged)} aria-label={`Apply the role of ${user.email}`}>
+          <Button
+            size="sm"
+            variant="secondary"
+            disabled={staged === user.role}
+            onClick={() => onApply(staged)}
+            aria-label={`Apply the role of ${user.email}`}
+          >
             Apply
           </Button>
         ) : null}

@@ -1,10 +1,9 @@
 'use client';
 import { useState } from 'react';
-import { StackedTable } from '../../_components/stacked-table';
-import { buttonClass, Button, EmptyState, Field, Input, Select, td, th } from '../../_components/ui';
+import { buttonClass, Button, EmptyState, Field, Input, Select } from '../../_components/ui';
 import { trpc } from '../../_lib/trpc';
 import { OrgSelect } from '../support-ui';
-import { ListView } from '../../_components/list-view';
+import { Cell, ListTable, ListView, Row } from '../../_components/list-view';
 import { RelativeTime } from '../../_components/relative-time';
 
 const LIMIT = 50;
@@ -38,7 +37,10 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
   const [applied, setApplied] = useState<Filters>(EMPTY);
   const [page, setPage] = useState(1);
   const query = queryOf(applied);
-  const list = trpc.support.listAddonEvents.useQuery({ ...query, page, limit: LIMIT }, { placeholderData: (prev) => prev });
+  const list = trpc.support.listAddonEvents.useQuery(
+    { ...query, page, limit: LIMIT },
+    { placeholderData: (prev) => prev },
+  );
   const instances = trpc.support.listInstances.useQuery({ org_id: draft.org_id || undefined, limit: 100 });
   const exportHref = (format: 'csv' | 'ndjson') => {
     const params = new URLSearchParams({ format });
@@ -59,7 +61,11 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
       >
         {isAdmin ? (
           <Field id="ev-org" label="Organization">
-            <OrgSelect id="ev-org" value={draft.org_id} onChange={(v) => setDraft((d) => ({ ...d, org_id: v, instance_id: '' }))} />
+            <OrgSelect
+              id="ev-org"
+              value={draft.org_id}
+              onChange={(v) => setDraft((d) => ({ ...d, org_id: v, instance_id: '' }))}
+            />
           </Field>
         ) : null}
         <Field id="ev-instance" label="Instance">
@@ -74,16 +80,36 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
           </Select>
         </Field>
         <Field id="ev-addon" label="Addon">
-          <Input id="ev-addon" value={draft.addon} onChange={(e) => set('addon')(e.target.value)} placeholder="e.g. backup" />
+          <Input
+            id="ev-addon"
+            value={draft.addon}
+            onChange={(e) => set('addon')(e.target.value)}
+            placeholder="e.g. backup"
+          />
         </Field>
         <Field id="ev-action" label="Action">
-          <Input id="ev-action" value={draft.action} onChange={(e) => set('action')(e.target.value)} placeholder="e.g. snapshot.create" />
+          <Input
+            id="ev-action"
+            value={draft.action}
+            onChange={(e) => set('action')(e.target.value)}
+            placeholder="e.g. snapshot.create"
+          />
         </Field>
         <Field id="ev-since" label="From (UTC)">
-          <Input id="ev-since" type="datetime-local" value={draft.since} onChange={(e) => set('since')(e.target.value)} />
+          <Input
+            id="ev-since"
+            type="datetime-local"
+            value={draft.since}
+            onChange={(e) => set('since')(e.target.value)}
+          />
         </Field>
         <Field id="ev-until" label="Until (UTC, exclusive)">
-          <Input id="ev-until" type="datetime-local" value={draft.until} onChange={(e) => set('until')(e.target.value)} />
+          <Input
+            id="ev-until"
+            type="datetime-local"
+            value={draft.until}
+            onChange={(e) => set('until')(e.target.value)}
+          />
         </Field>
         <div className="flex flex-wrap items-end gap-2 sm:col-span-3">
           <Button type="submit">Apply filters</Button>
@@ -112,45 +138,55 @@ export function AddonEventsView({ isAdmin }: { isAdmin: boolean }) {
         items={(data) => data.events}
         loadingRows={8}
         errorTitle="Events could not be loaded"
-        empty={<EmptyState title="No events match">Instances ship events through POST /api/v1/addon-audit-events.</EmptyState>}
+        empty={
+          <EmptyState title="No events match">
+            Instances ship events through POST /api/v1/addon-audit-events.
+          </EmptyState>
+        }
         onPage={setPage}
       >
         {(events) => (
-          <StackedTable caption="Addon audit events">
-            <thead>
-              <tr>
-                <th scope="col" className={th}>Occurred</th>
-                {isAdmin ? <th scope="col" className={th}>Organization</th> : null}
-                <th scope="col" className={th}>Instance</th>
-                <th scope="col" className={th}>Addon</th>
-                <th scope="col" className={th}>Action</th>
-                <th scope="col" className={th}>Actor</th>
-                <th scope="col" className={th}>Details</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100">
-              {events.map((e) => (
-                <tr key={e.id}>
-                  <td data-label="Occurred" className={`${td} whitespace-nowrap`}><RelativeTime value={e.occurred_at} /></td>
-                  {isAdmin ? <td data-label="Organization" className={td}>{e.organization.name}</td> : null}
-                  <td data-label="Instance" className={td}>{e.instance?.name ?? '—'}</td>
-                  <td data-label="Addon" className={td}>{e.addon}</td>
-                  <td data-label="Action" className={td}><span className="font-mono text-xs break-all">{e.action}</span></td>
-                  <td data-label="Actor" className={`${td} break-all`}>{e.actor ?? '—'}</td>
-                  <td data-label="Details" className={`${td} min-w-0`}>
-                    {e.details ? (
-                      <details>
-                        <summary className="cursor-pointer text-xs text-blue-700">Show</summary>
-                        <pre className="mt-1 max-h-60 max-w-[calc(100vw-4rem)] overflow-auto rounded bg-zinc-50 p-2 text-xs sm:max-w-md">{JSON.stringify(e.details, null, 2)}</pre>
-                      </details>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </StackedTable>
+          <ListTable
+            caption="Addon audit events"
+            columns={[
+              { label: 'Occurred' },
+              ...(isAdmin ? [{ label: 'Organization' }] : []),
+              { label: 'Instance' },
+              { label: 'Addon' },
+              { label: 'Action' },
+              { label: 'Actor' },
+              { label: 'Details' },
+            ]}
+          >
+            {events.map((e) => (
+              <Row key={e.id}>
+                <Cell label="Occurred" nowrap>
+                  <RelativeTime value={e.occurred_at} />
+                </Cell>
+                {isAdmin ? <Cell label="Organization">{e.organization.name}</Cell> : null}
+                <Cell label="Instance">{e.instance?.name ?? '—'}</Cell>
+                <Cell label="Addon">{e.addon}</Cell>
+                <Cell label="Action">
+                  <span className="font-mono text-xs break-all">{e.action}</span>
+                </Cell>
+                <Cell label="Actor" className="break-all">
+                  {e.actor ?? '—'}
+                </Cell>
+                <Cell label="Details" className="min-w-0">
+                  {e.details ? (
+                    <details>
+                      <summary className="cursor-pointer text-xs text-blue-700">Show</summary>
+                      <pre className="mt-1 max-h-60 max-w-[calc(100vw-4rem)] overflow-auto rounded bg-zinc-50 p-2 text-xs sm:max-w-md">
+                        {JSON.stringify(e.details, null, 2)}
+                      </pre>
+                    </details>
+                  ) : (
+                    '—'
+                  )}
+                </Cell>
+              </Row>
+            ))}
+          </ListTable>
         )}
       </ListView>
     </div>

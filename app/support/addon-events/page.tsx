@@ -10,7 +10,10 @@ export default async function AddonEventsPage() {
   const { user, isAdmin } = await requireUser('/support/addon-events');
   return (
     <div>
-      <PageHeader title="Addon events" description="Audit events the addons of your Core instances reported, newest first." />
+      <PageHeader
+        title="Addon events"
+        description="Audit events the addons of your Core instances reported, newest first."
+      />
       {isAdmin || user.orgRole === 'admin' ? (
         <AddonEventsView isAdmin={isAdmin} />
       ) : (

@@ -11,7 +11,11 @@ export default async function InstancesPage() {
   return (
     <div>
       <PageHeader title="Instances" description="What each Core instance last reported, and its dynamic DNS record." />
-      {!isAdmin && !user.orgId ? <Notice>You do not belong to an organization yet.</Notice> : <InstancesView isAdmin={isAdmin} />}
+      {!isAdmin && !user.orgId ? (
+        <Notice>You do not belong to an organization yet.</Notice>
+      ) : (
+        <InstancesView isAdmin={isAdmin} />
+      )}
     </div>
   );
 }

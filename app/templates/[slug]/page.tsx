@@ -1,3 +1,4 @@
+import { isCredentialName } from '@shared/tokens/credential-names';
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import Link from 'next/link';
@@ -5,6 +6,8 @@ import { notFound } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { pageCaller } from '@/server/api/pageCaller';
 import { config } from '@/server/config';
+import { orgInstanceUrls } from '@/server/domain/support/instances';
+import { coreCommands, type KnownInstance } from './core-snippet';
 import { CopyButton } from '../../_components/copy-button';
 import { Markdown } from '../../_components/markdown';
 import { TagLink } from '../../_components/tag-link';
@@ -16,9 +19,12 @@ export const dynamic = 'force-dynamic';
 type Params = { params: Promise<{ slug: string }> };
 
 async function load(slug: string) {
-  const { caller } = await pageCaller();
+  const { caller, session } = await pageCaller();
   try {
-    return await caller.catalog.getTemplate({ slug });
+    const template = await caller.catalog.getTemplate({ slug });
+    // A member of an organization sees its instances' own URLs in the Core commands.
+    const instances = session.user?.orgId ? await orgInstanceUrls(session.user.orgId) : [];
+    return { template, instances };
   } catch (err) {
     if (err instanceof TRPCError && (err.code === 'NOT_FOUND' || err.code === 'BAD_REQUEST')) notFound();
     throw err;
@@ -31,7 +37,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 }
 
 export default async function TemplatePage({ params }: Params) {
-  const t = await load(decodeURIComponent((await params).slug));
+  const { template: t, instances } = await load(decodeURIComponent((await params).slug));
   const resources: [string, string][] = [
     ['CPU request', t.cpu_request || '—'],
     ['Memory request', t.memory_request || '—'],
@@ -47,11 +53,16 @@ export default async function TemplatePage({ params }: Params) {
       <nav aria-label="Breadcrumb" className="mb-3 text-sm">
         <ol className="flex flex-wrap items-center gap-x-1.5 gap-y-1 text-zinc-600">
           <li>
-            <Link href="/" className="text-blue-700 underline">Catalog</Link>
+            <Link href="/" className="text-blue-700 underline">
+              Catalog
+            </Link>
           </li>
           <li className="flex min-w-0 items-center gap-1.5">
             <span aria-hidden="true">›</span>
-            <Link href={catalogHref(readCatalogParams({}), { category: t.category_slug })} className="break-words text-blue-700 underline">
+            <Link
+              href={catalogHref(readCatalogParams({}), { category: t.category_slug })}
+              className="break-words text-blue-700 underline"
+            >
               {t.category_name}
             </Link>
           </li>
@@ -89,20 +100,40 @@ export default async function TemplatePage({ params }: Params) {
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <div className="min-w-0 space-y-4">
           <Card title="Documentation">
-            {t.documentation.trim() ? <Markdown source={t.documentation} /> : <EmptyState title="No documentation yet" />}
+            {t.documentation.trim() ? (
+              <Markdown source={t.documentation} />
+            ) : (
+              <EmptyState title="No documentation yet" />
+            )}
           </Card>
-          <CoreCard slug={t.slug} hubUrl={config.hubUrl} required={t.env_schema.filter((e) => e.required && e.default_value === '').map((e) => e.name)} />
-          <Card title="Environment" description="Variables the template reads; required ones must be set at deployment.">
+          <CoreCard
+            slug={t.slug}
+            hubUrl={config.hubUrl}
+            instances={instances}
+            required={t.env_schema.filter((e) => e.required && e.default_value === '').map((e) => e.name)}
+          />
+          <Card
+            title="Environment"
+            description="Variables the template reads; required ones must be set at deployment."
+          >
             {t.env_schema.length === 0 ? (
               <p className="text-sm text-zinc-600">This template declares no environment variables.</p>
             ) : (
               <Table caption="Environment schema">
                 <thead>
                   <tr>
-                    <th scope="col" className={th}>Name</th>
-                    <th scope="col" className={th}>Required</th>
-                    <th scope="col" className={th}>Default</th>
-                    <th scope="col" className={th}>Description</th>
+                    <th scope="col" className={th}>
+                      Name
+                    </th>
+                    <th scope="col" className={th}>
+                      Required
+                    </th>
+                    <th scope="col" className={th}>
+                      Default
+                    </th>
+                    <th scope="col" className={th}>
+                      Description
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-zinc-100">
@@ -155,13 +186,17 @@ export default async function TemplatePage({ params }: Params) {
               </ul>
             )}
           </Card>
-          {t.volume_mounts.length > 0 || t.required_network_types.length > 0 || Object.keys(t.node_selector).length > 0 ? (
+          {t.volume_mounts.length > 0 ||
+          t.required_network_types.length > 0 ||
+          Object.keys(t.node_selector).length > 0 ? (
             <Card title="Placement and storage">
               <dl className="space-y-2 text-sm">
                 {t.volume_mounts.length > 0 ? (
                   <div>
                     <dt className="text-zinc-600">Volumes</dt>
-                    <dd className="font-mono text-xs">{t.volume_mounts.map((v) => `${v.name} → ${v.mountPath}`).join(', ')}</dd>
+                    <dd className="font-mono text-xs">
+                      {t.volume_mounts.map((v) => `${v.name} → ${v.mountPath}`).join(', ')}
+                    </dd>
                   </div>
                 ) : null}
                 {t.required_network_types.length > 0 ? (
@@ -173,7 +208,11 @@ export default async function TemplatePage({ params }: Params) {
                 {Object.keys(t.node_selector).length > 0 ? (
                   <div>
                     <dt className="text-zinc-600">Node selector</dt>
-                    <dd className="font-mono text-xs">{Object.entries(t.node_selector).map(([k, v]) => `${k}=${v}`).join(', ')}</dd>
+                    <dd className="font-mono text-xs">
+                      {Object.entries(t.node_selector)
+                        .map(([k, v]) => `${k}=${v}`)
+                        .join(', ')}
+                    </dd>
                   </div>
                 ) : null}
               </dl>
@@ -210,7 +249,19 @@ function CopyRow({ term, value, label, what }: { term: string; value: string; la
 }
 
 /** A command with its copy button; wraps rather than scrolling sideways (phones). */
-function Snippet({ title, code, label, what, children }: { title: string; code: string; label: string; what: string; children?: ReactNode }) {
+function Snippet({
+  title,
+  code,
+  label,
+  what,
+  children,
+}: {
+  title: string;
+  code: string;
+  label: string;
+  what: string;
+  children?: ReactNode;
+}) {
   return (
     <div>
       <div className="mb-1 flex items-end justify-between gap-2">
@@ -218,7 +269,9 @@ function Snippet({ title, code, label, what, children }: { title: string; code: 
         <CopyButton value={code} label={label} what={what} />
       </div>
       {children ? <p className="mb-2 text-xs text-zinc-600">{children}</p> : null}
-      <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed break-all whitespace-pre-wrap text-zinc-100">{code}</pre>
+      <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed break-all whitespace-pre-wrap text-zinc-100">
+        {code}
+      </pre>
     </div>
   );
 }
@@ -241,26 +294,40 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * (GET /api/v1/catalog/templates/{slug} here), syncs it (POST /api/v1/catalog/sync on Core) and records deployments
  * against its copy (POST /api/v1/deployments on Core, validated against the template's environment schema).
  */
-function CoreCard({ slug, hubUrl, required }: { slug: string; hubUrl: string; required: string[] }) {
+function CoreCard({
+  slug,
+  hubUrl,
+  required,
+  instances,
+}: {
+  slug: string;
+  hubUrl: string;
+  required: string[];
+  instances: KnownInstance[];
+}) {
   const hubCall = `curl -s -H "Authorization: Bearer $HUB_INSTANCE_KEY" \\\n  ${hubUrl}/api/v1/catalog/templates/${encodeURIComponent(slug)}`;
-  const body = JSON.stringify({ name: deploymentName(slug), template_slug: slug, env: Object.fromEntries(required.map((name) => [name, '…'])) });
-  const coreCalls = [
-    '# your Core instance, and a Core admin\'s access token or admin machine token (svm_…)',
-    'C=https://core.example.com/api/v1',
-    'A="authorization: Bearer $CORE_TOKEN"',
-    'curl -s -X POST -H "$A" $C/catalog/sync',
-    `curl -s -X POST -H "$A" -H 'content-type: application/json' \\\n  -d ${shellQuote(body)} $C/deployments`,
-  ].join('\n');
+  // Credentials are bound to Core secrets (Core refuses a literal for them); other variables take a value.
+  const env = Object.fromEntries(
+    required.map((name) => [name, isCredentialName(name) ? { secret: `${slug}.${name.toLowerCase()}` } : '…']),
+  );
+  const body = JSON.stringify({ name: deploymentName(slug), template_slug: slug, env });
+  const coreCalls = coreCommands({ deploymentBody: shellQuote(body), instances });
   return (
-    <Card title="Use it from Core" description="Core sees this template when its organization's instance key does: public templates, and private ones its organization has been granted.">
+    <Card
+      title="Use it from Core"
+      description="Core sees this template when its organization's instance key does: public templates, and private ones its organization has been granted."
+    >
       <div className="space-y-5">
         <Snippet title="Hub API" code={hubCall} label="Copy Hub API call" what="Hub API call">
           The template as a Core instance reads it, with its instance key (<code className="font-mono">svh_…</code>).
         </Snippet>
         <Snippet title="Deploy on a Core instance" code={coreCalls} label="Copy Core commands" what="Core commands">
           Sync Core&apos;s copy of the catalog, then record a deployment of this template
-          {required.length > 0 ? ' (replace each … with a value: the template requires those variables)' : null}. An assistant connected
-          through the Hub&apos;s <code className="font-mono">/mcp</code> does the same with Core&apos;s <code className="font-mono">create_deployment</code> tool.
+          {required.length > 0
+            ? ' (replace each … with a value and create the secrets it names in Core first: the template requires those variables)'
+            : null}
+          . An assistant connected through the Hub&apos;s <code className="font-mono">/mcp</code> does the same with
+          Core&apos;s <code className="font-mono">create_deployment</code> tool.
         </Snippet>
       </div>
     </Card>

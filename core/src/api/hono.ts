@@ -1,6 +1,7 @@
 /** The Hono environment of Core's API and the builders that narrow the caller. */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import { actorOf, type Actor } from '../domain/activity';
 import { CoreError } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import { validationError } from './errors';
@@ -11,6 +12,8 @@ export type AppEnv = {
     principal: Principal;
     /** The machine token a request was made with (valid or refused), for the audit. */
     auditTokenId: string | undefined;
+    /** This request's id (X-Request-Id), set first for every request. */
+    requestId: string;
   };
 };
 
@@ -28,6 +31,9 @@ export function caller(c: Context<AppEnv>): Principal {
   if (!principal) throw new CoreError('unauthorized', 'missing credentials');
   return principal;
 }
+
+/** The caller as the activity log records them (a REST write). */
+export const actor = (c: Context<AppEnv>): Actor => actorOf(caller(c));
 
 /** Route middleware: only admins pass. Readonly callers get 403 with `message`. */
 export const requireAdmin =

@@ -3,11 +3,18 @@
  * - A JWT is verified against the provider's JWKS (from discovery) with the issuer exactly as
  *   configured, exp, and the audience rule: with an audience configured, `aud` must contain it;
  *   otherwise `aud` must contain the client id or `azp` must equal it (Keycloak-style tokens).
- * - Anything else is treated as opaque and checked at the userinfo endpoint, cached briefly (and
- *   refusals too, so that garbage cannot make Core call the provider on every request).
+ * - Anything else is opaque. A userinfo answer alone does not prove a token was issued to Core (any
+ *   application the person granted `openid` at the provider holds such a token), so an opaque token is
+ *   accepted only: without a configured audience (with one, only JWTs for it), through token
+ *   introspection (RFC 7662) when discovery advertises it and Core has its confidential client
+ *   (CORE_OIDC_INTROSPECTION_CLIENT_ID/SECRET): active, and issued to Core's client; or at the userinfo
+ *   endpoint when the operator opted in (CORE_OIDC_ACCEPT_USERINFO_TOKENS=true). Otherwise the 401
+ *   names the missing setting. Answers are cached briefly (refusals too, so that garbage cannot make
+ *   Core call the provider on every request).
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { insecureTrustAnchor } from '../config';
 import { sha256 } from '../domain/crypto';
 import { CoreError, unauthorized } from '../domain/errors';
 import type { ActiveOidc } from '../domain/oidcSettings';
@@ -18,13 +25,15 @@ export interface OidcIdentity {
   subject: string;
   email: string | null;
   name: string | null;
-  groups: string[];
+  /** null: the token and userinfo carry no groups claim at all (then group membership changes nothing). */
+  groups: string[] | null;
 }
 
 interface Discovery {
   issuer: string;
   jwks: ReturnType<typeof createRemoteJWKSet>;
   userinfoEndpoint: string | null;
+  introspectionEndpoint: string | null;
 }
 
 const DISCOVERY_TTL_MS = 10 * 60_000;
@@ -38,8 +47,14 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 function identityFrom(issuer: string, claims: Record<string, unknown>): OidcIdentity {
   const subject = str(claims.sub);
   if (!subject) throw unauthorized('access token has no subject');
-  const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : [];
-  return { issuer, subject, email: str(claims.email), name: str(claims.name) ?? str(claims.preferred_username), groups };
+  const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : null;
+  return {
+    issuer,
+    subject,
+    email: str(claims.email),
+    name: str(claims.name) ?? str(claims.preferred_username),
+    groups,
+  };
 }
 
 export function looksLikeJwt(token: string) {
@@ -68,11 +83,11 @@ export class OidcVerifier {
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         meta = (await res.json()) as Record<string, unknown>;
       } catch (err) {
-        this.log.warn('OIDC discovery failed', { issuer, error: (err as Error).message });
+        this.log.warn({ issuer, error: (err as Error).message }, 'OIDC discovery failed');
         throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
       }
       if (meta.issuer !== issuer) {
-        this.log.error('OIDC discovery states another issuer', { configured: issuer, stated: meta.issuer });
+        this.log.error({ configured: issuer, stated: meta.issuer }, 'OIDC discovery states another issuer');
         throw new CoreError('unavailable', 'the identity provider states another issuer than the configured one');
       }
       const jwksUri = str(meta.jwks_uri);
@@ -81,6 +96,7 @@ export class OidcVerifier {
         issuer,
         jwks: createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: FETCH_TIMEOUT_MS }),
         userinfoEndpoint: str(meta.userinfo_endpoint),
+        introspectionEndpoint: str(meta.introspection_endpoint),
       };
     })();
     value.catch(() => this.discoveries.delete(issuer));
@@ -89,6 +105,12 @@ export class OidcVerifier {
   }
 
   async verify(token: string, oidc: ActiveOidc): Promise<OidcIdentity> {
+    const insecure = insecureTrustAnchor(oidc.issuer);
+    if (insecure)
+      throw new CoreError(
+        'unavailable',
+        `the configured OIDC issuer ${insecure}; an admin must change it in Core's settings`,
+      );
     const discovery = await this.discover(oidc.issuer);
     return looksLikeJwt(token) ? this.verifyJwt(token, oidc, discovery) : this.verifyOpaque(token, oidc, discovery);
   }
@@ -99,25 +121,91 @@ export class OidcVerifier {
       ({ payload } = await jwtVerify(token, discovery.jwks, { issuer: oidc.issuer, algorithms: ALGORITHMS }));
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'ERR_JWKS_TIMEOUT') throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+      if (code === 'ERR_JWKS_TIMEOUT')
+        throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
       throw unauthorized(code === 'ERR_JWT_EXPIRED' ? 'access token expired' : 'invalid access token');
     }
     const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
-    const accepted = oidc.audience ? aud.includes(oidc.audience) : aud.includes(oidc.clientId) || payload.azp === oidc.clientId;
+    const accepted = oidc.audience
+      ? aud.includes(oidc.audience)
+      : aud.includes(oidc.clientId) || payload.azp === oidc.clientId;
     if (!accepted) throw unauthorized('access token is not meant for this service (audience)');
     // An ID token names the client as its audience too, but it is not an access token.
     if (payload.typ === 'ID' || payload.at_hash !== undefined) throw unauthorized('an ID token is not an access token');
     return identityFrom(oidc.issuer, payload);
   }
 
+  /** Which check an opaque token gets under these settings, or the refusal naming what is missing. */
+  private opaqueCheck(oidc: ActiveOidc, discovery: Discovery): 'introspection' | 'userinfo' {
+    if (oidc.audience) {
+      throw unauthorized(
+        `opaque access tokens are not accepted: with CORE_OIDC_AUDIENCE (${oidc.audience}) set, Core accepts only JWT access tokens for that audience; ` +
+          'the client must request it (Auth0: audience=…, oidc-provider: resource=…)',
+      );
+    }
+    if (discovery.introspectionEndpoint && oidc.introspection) return 'introspection';
+    if (oidc.acceptUserinfoTokens) return 'userinfo';
+    throw unauthorized(opaqueRefusal(discovery.introspectionEndpoint !== null));
+  }
+
   private async verifyOpaque(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<OidcIdentity> {
-    if (!discovery.userinfoEndpoint) throw unauthorized('invalid access token');
-    const key = `${oidc.issuer}\0${sha256(token)}`;
+    const check = this.opaqueCheck(oidc, discovery);
+    const key = `${check}\0${oidc.issuer}\0${oidc.clientId}\0${sha256(token)}`;
     const hit = this.userinfo.get(key);
     if (hit) {
       if (!hit.identity) throw unauthorized('invalid access token');
       return hit.identity;
     }
+    try {
+      if (check === 'introspection') await this.introspect(token, oidc, discovery);
+      const identity = await this.fetchUserinfo(token, oidc, discovery);
+      this.userinfo.set(key, { identity });
+      return identity;
+    } catch (err) {
+      if (err instanceof CoreError && err.code === 'unauthorized')
+        this.userinfo.set(key, { identity: null }, { ttl: USERINFO_REFUSAL_TTL_MS });
+      throw err;
+    }
+  }
+
+  /** RFC 7662: active, an access token, issued to Core's client (client_id, or Core's client in aud). */
+  private async introspect(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<void> {
+    const { clientId, clientSecret } = oidc.introspection!;
+    let res: Response;
+    try {
+      res = await fetch(discovery.introspectionEndpoint!, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      });
+    } catch {
+      throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+    }
+    if (!res.ok) {
+      this.log.error({ status: res.status, client_id: clientId }, 'OIDC token introspection refused Core’s client');
+      throw new CoreError(
+        'unavailable',
+        'the identity provider refused Core’s token introspection (check CORE_OIDC_INTROSPECTION_CLIENT_ID/SECRET)',
+      );
+    }
+    const answer = (await res.json()) as Record<string, unknown>;
+    if (answer.active !== true) throw unauthorized('invalid access token');
+    if (answer.token_type !== undefined && !/access_token|bearer/i.test(String(answer.token_type)))
+      throw unauthorized('this is not an access token');
+    const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
+    if (answer.client_id !== oidc.clientId && !aud.includes(oidc.clientId)) {
+      throw unauthorized('access token is not meant for this service: the provider issued it to another application');
+    }
+  }
+
+  private async fetchUserinfo(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<OidcIdentity> {
+    if (!discovery.userinfoEndpoint)
+      throw unauthorized('invalid access token (the provider publishes no userinfo endpoint)');
     let res: Response;
     try {
       res = await fetch(discovery.userinfoEndpoint, {
@@ -128,12 +216,18 @@ export class OidcVerifier {
       throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
     }
     if (res.status >= 500) throw new CoreError('unavailable', 'the identity provider failed; try again shortly');
-    if (!res.ok) {
-      this.userinfo.set(key, { identity: null }, { ttl: USERINFO_REFUSAL_TTL_MS });
-      throw unauthorized('invalid access token');
-    }
-    const identity = identityFrom(oidc.issuer, (await res.json()) as Record<string, unknown>);
-    this.userinfo.set(key, { identity });
-    return identity;
+    if (!res.ok) throw unauthorized('invalid access token');
+    return identityFrom(oidc.issuer, (await res.json()) as Record<string, unknown>);
   }
+}
+
+/** The 401 for an opaque token Core has no way to check: which setting the operator is missing. */
+export function opaqueRefusal(introspectionAdvertised: boolean): string {
+  return (
+    'opaque access tokens are not accepted: a userinfo answer does not show that a token was issued to Core. ' +
+    (introspectionAdvertised
+      ? 'The provider offers token introspection: set CORE_OIDC_INTROSPECTION_CLIENT_ID and CORE_OIDC_INTROSPECTION_CLIENT_SECRET (a confidential client of Core at the provider)'
+      : 'Set CORE_OIDC_AUDIENCE so that the provider issues JWT access tokens for Core') +
+    ', or accept userinfo-checked tokens with CORE_OIDC_ACCEPT_USERINFO_TOKENS=true (any token the provider issued to any application for a person then signs them in)'
+  );
 }

@@ -4,6 +4,7 @@
  * the configured OpenID provider (JWT via JWKS, opaque via userinfo), provisioning the person on
  * first sight. A credential that is present but not valid is never treated as anonymous.
  */
+import { secretKindOf } from '@shared/tokens';
 import { decodeJwt } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
@@ -13,7 +14,6 @@ import { verifyMachineToken } from '../domain/machineTokens';
 import { isActive, type OidcSettings } from '../domain/oidcSettings';
 import type { Principal } from '../domain/principal';
 import { isCoreSessionToken, verifySessionToken } from '../domain/sessions';
-import { looksLikeMachineToken } from '../domain/tokenFormat';
 import { provisionOidcUser } from '../domain/users';
 import { looksLikeJwt, type OidcVerifier } from './oidc';
 import { verifyHubAssertion } from '../hub/assertion';
@@ -30,13 +30,17 @@ export interface ResolverDeps {
 }
 
 /** null: no credential at all. `hubAssertion`: also accept the Hub's MCP assertion (only /mcp does). */
-export async function resolveCredential(deps: ResolverDeps, authorization: string | undefined, opts: { hubAssertion?: boolean } = {}): Promise<Principal | null> {
+export async function resolveCredential(
+  deps: ResolverDeps,
+  authorization: string | undefined,
+  opts: { hubAssertion?: boolean } = {},
+): Promise<Principal | null> {
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('use Authorization: Bearer <token>');
   const token = match[1]!;
 
-  if (looksLikeMachineToken(token)) return verifyMachineToken(deps.db, token);
+  if (secretKindOf(token) === 'svm_') return verifyMachineToken(deps.db, token);
 
   if (looksLikeJwt(token) && isCoreSessionToken(deps.config, safeIssuer(token))) return verifySessionToken(deps, token);
 

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { lockDataFolder, preparePrivateDataFolder, restrictDataFolder } from '@shared/data-folder';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { CORE_ROOT } from '../config';
 import * as schema from './schema';
@@ -18,22 +19,37 @@ export type Queryable = Db | Tx;
 export interface Database {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /**
+   * Calls `listener` with the SQL of every statement issued through `db` until the returned function is
+   * called (tests use it to show which tables a page reads). Costs nothing while nobody listens.
+   */
+  onQuery(listener: (sql: string) => void): () => void;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 const MIGRATIONS = path.join(CORE_ROOT, 'drizzle');
-const MIGRATION_LOCK = 72_620_100;
 
-export class DataDirLocked extends Error {}
+function queryListeners() {
+  const listeners = new Set<(sql: string) => void>();
+  return {
+    logger: { logQuery: (query: string) => listeners.forEach((l) => l(query)) },
+    onQuery(listener: (sql: string) => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}
+const MIGRATION_LOCK = 72_620_100;
 
 async function openPostgres(url: string): Promise<Database> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const client = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'core' } });
-  const db = drizzle(client, { schema });
+  const queries = queryListeners();
+  const db = drizzle(client, { schema, logger: queries.logger });
   // Several Core processes may start at once: one migrates, the others wait for it.
   const lock = await client.reserve();
   try {
@@ -46,6 +62,7 @@ async function openPostgres(url: string): Promise<Database> {
   return {
     db: db as unknown as Db,
     kind: 'postgres',
+    onQuery: queries.onQuery,
     ping: async () => {
       await client`select 1`;
     },
@@ -53,57 +70,42 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
-function isAlive(pid: number) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/**
+ * PGlite has no lock of its own on its data directory (two processes opening it corrupt it), and writes its
+ * files 0666 under the process umask: owner-only umask first, the folder narrowed (with a log line), then the lock.
+ */
+function lockDataDir(dir: string, onFixed: (count: number, sample: string[]) => void): () => void {
+  preparePrivateDataFolder(dir, onFixed);
+  return lockDataFolder(dir, {
+    lockFile: 'core.lock',
+    inUseMessage: (d, holder) =>
+      `the embedded database in ${d} is in use by process ${holder} (a running Core?); ` +
+      'stop it first, or set CORE_DATABASE_URL to use PostgreSQL',
+  });
 }
 
-/** PGlite has no lock on its data directory and two processes opening it corrupt it: take one. */
-function lockDataDir(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
-  const lockPath = path.join(dir, 'core.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      const release = () => {
-        try {
-          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
-        } catch {
-          /* already gone */
-        }
-      };
-      process.once('exit', release);
-      return release;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (holder && isAlive(holder)) {
-        throw new DataDirLocked(
-          `the embedded database in ${dir} is in use by process ${holder} (a running Core?); stop it first, or set CORE_DATABASE_URL to use PostgreSQL`,
-        );
-      }
-      fs.unlinkSync(lockPath); // stale lock of a dead process
-    }
-  }
-  throw new DataDirLocked(`could not lock ${dir}`);
-}
+/** A data folder whose permissions were narrowed at open: how many paths, a few of them. */
+export type OnFolderFixed = (count: number, sample: string[]) => void;
 
-async function openPglite(dataDir: string | null): Promise<Database> {
-  const release = dataDir ? lockDataDir(dataDir) : () => {};
+async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promise<Database> {
+  const release = dataDir ? lockDataDir(dataDir, onFixed) : () => {};
   try {
     const { PGlite } = await import('@electric-sql/pglite');
     const { drizzle } = await import('drizzle-orm/pglite');
     const { migrate } = await import('drizzle-orm/pglite/migrator');
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pgdata')) : new PGlite();
-    const db = drizzle(client, { schema });
+    // Tests only (core/tests/global-setup.ts): an in-memory database starts from a snapshot of a migrated one
+    // instead of running initdb and every migration again. Migrations still run (none pending).
+    const snapshot = dataDir ? undefined : process.env.CORE_TEST_PGLITE_SNAPSHOT;
+    const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
+    const client = dataDir ? new PGlite(path.join(dataDir, 'pgdata')) : new PGlite({ loadDataDir });
+    const queries = queryListeners();
+    const db = drizzle(client, { schema, logger: queries.logger });
     await migrate(db, { migrationsFolder: MIGRATIONS });
+    if (dataDir) restrictDataFolder(dataDir); // PGlite creates its files 0666 whatever the umask (data-folder package)
     return {
       db: db as unknown as Db,
       kind: 'pglite',
+      onQuery: queries.onQuery,
       ping: async () => {
         await client.query('select 1');
       },
@@ -118,6 +120,9 @@ async function openPglite(dataDir: string | null): Promise<Database> {
   }
 }
 
-export function openDatabase(opts: { databaseUrl: string | null; dataDir: string | null }): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir);
+export function openDatabase(
+  opts: { databaseUrl: string | null; dataDir: string | null },
+  onFixed: OnFolderFixed = () => {},
+): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir, onFixed);
 }

@@ -48,7 +48,10 @@ export const catalogTemplates = pgTable(
     updatedAt: text('updated_at').notNull(),
     syncedAt: ts('synced_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('catalog_templates_slug_idx').on(t.slug), index('catalog_templates_category_idx').on(t.categorySlug)],
+  (t) => [
+    uniqueIndex('catalog_templates_slug_idx').on(t.slug),
+    index('catalog_templates_category_idx').on(t.categorySlug),
+  ],
 );
 
 /** Desired state of a deployment. Nothing runs containers: Core records what should run. */
@@ -61,13 +64,18 @@ export const deployments = pgTable(
     templateId: uuid('template_id').notNull(),
     templateSlug: text('template_slug').notNull(),
     templateVersion: text('template_version').notNull(),
+    /** Literal values only; variables bound to a secret are rows of deployment_secret_bindings. */
     env: jsonb('env').$type<Record<string, string>>().notNull(),
+    /** Secrets mounted as files (not environment variables); bindings of variables are not listed here. */
     secretRefs: jsonb('secret_refs').$type<string[]>().notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('deployments_name_idx').on(sql`lower(${t.name})`), index('deployments_template_idx').on(t.templateId)],
+  (t) => [
+    uniqueIndex('deployments_name_idx').on(sql`lower(${t.name})`),
+    index('deployments_template_idx').on(t.templateId),
+  ],
 );
 
 /** One row per MCP tool call: who, which tool, the outcome. Never arguments or results (they may hold secrets). */

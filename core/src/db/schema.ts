@@ -1,6 +1,18 @@
 /** Core's tables. One migrations folder (core/drizzle, drizzle-kit generate) serves PostgreSQL and PGlite. */
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { deployments } from './hubSchema';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -27,7 +39,9 @@ export const users = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('users_local_email_idx').on(sql`lower(${t.email})`).where(sql`${t.kind} = 'local'`),
+    uniqueIndex('users_local_email_idx')
+      .on(sql`lower(${t.email})`)
+      .where(sql`${t.kind} = 'local'`),
     uniqueIndex('users_oidc_identity_idx').on(t.oidcIssuer, t.oidcSubject),
     index('users_role_idx').on(t.role),
   ],
@@ -45,7 +59,7 @@ export const refreshTokens = pgTable(
     familyId: uuid('family_id').notNull(),
     tokenHash: text('token_hash').notNull(),
     userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
-    /** Set for the temporary admin's sessions instead of userId. */
+    /** For the temporary admin's sessions instead of userId: the keyed fingerprint of its username and password. */
     temporaryAdmin: text('temporary_admin'),
     createdAt: ts('created_at').notNull().defaultNow(),
     expiresAt: ts('expires_at').notNull(),
@@ -115,4 +129,56 @@ export const secrets = pgTable('secrets', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
+/**
+ * A deployment variable bound to a Core secret: callers see the secret's name, never its value. A bound
+ * secret cannot be deleted (on delete restrict): unbind it first.
+ */
+export const deploymentSecretBindings = pgTable(
+  'deployment_secret_bindings',
+  {
+    deploymentId: uuid('deployment_id')
+      .notNull()
+      .references(() => deployments.id, { onDelete: 'cascade' }),
+    variable: text('variable').notNull(),
+    secretName: text('secret_name')
+      .notNull()
+      .references(() => secrets.name, { onDelete: 'restrict' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.deploymentId, t.variable] }),
+    index('deployment_secret_bindings_secret_idx').on(t.secretName),
+  ],
+);
+
+/**
+ * OIDC identities an admin deleted: their next token is refused instead of provisioning them again, until
+ * an admin re-admits them (deletes the row).
+ */
+export const oidcBlockedIdentities = pgTable(
+  'oidc_blocked_identities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    email: text('email').notNull(),
+    blockedBy: text('blocked_by').notNull(),
+    blockedAt: ts('blocked_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('oidc_blocked_identities_identity_idx').on(t.issuer, t.subject)],
+);
+
+/**
+ * The jti of every Hub assertion Core accepted, until it expires: a replayed assertion is refused. In the
+ * database (not in memory) so that every Core process behind a load balancer sees the same set.
+ */
+export const hubAssertionJtis = pgTable(
+  'hub_assertion_jtis',
+  {
+    jti: text('jti').primaryKey(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('hub_assertion_jtis_expires_idx').on(t.expiresAt)],
+);
+
 export * from './hubSchema';
+export * from './activitySchema';

@@ -3,11 +3,12 @@
  * against, and what the sync writes. Every sync answer is applied in one transaction together with
  * the Hub's checked_at, so a copy is never half-updated and the watermark never runs ahead of it.
  */
+import { pagination } from '@shared/ops';
 import { and, asc, count, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { catalogTemplates, hubConnection } from '../db/schema';
 import { notFound } from './errors';
-import { pagination, type Page } from './principal';
+import { type Page } from './principal';
 
 /** The Hub's Template object, as the Hub sent it. */
 export type CatalogTemplate = Record<string, unknown> & {
@@ -44,22 +45,39 @@ export async function listCatalog(db: Db, query: { search?: string; category?: s
       .select({ data: catalogTemplates.data })
       .from(catalogTemplates)
       .where(where)
-      .orderBy(asc(catalogTemplates.name), asc(catalogTemplates.id))
+      // Case-insensitive: code-server and vLLM between Caddy and WordPress, not after them.
+      .orderBy(asc(sql`lower(${catalogTemplates.name})`), asc(catalogTemplates.name), asc(catalogTemplates.id))
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
     db.select({ n: count() }).from(catalogTemplates).where(where),
   ]);
-  return { templates: rows.map((r) => r.data as CatalogTemplate), pagination: pagination(total?.n ?? 0, query) };
+  return { templates: rows.map((r) => r.data as CatalogTemplate), pagination: pagination(query, total?.n ?? 0) };
+}
+
+/** The categories of the local copy with their template counts, by name (case-insensitive). */
+export async function listCategories(db: Db) {
+  const name = sql<string>`coalesce(${catalogTemplates.data}->>'category_name', ${catalogTemplates.categorySlug})`;
+  const rows = await db
+    .select({ slug: catalogTemplates.categorySlug, name: sql<string>`min(${name})`, count: count() })
+    .from(catalogTemplates)
+    .groupBy(catalogTemplates.categorySlug);
+  return rows.sort(
+    (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.slug.localeCompare(b.slug),
+  );
 }
 
 export async function findTemplate(db: Db | Tx, slug: string): Promise<CatalogTemplate | undefined> {
-  const [row] = await db.select({ data: catalogTemplates.data }).from(catalogTemplates).where(eq(catalogTemplates.slug, slug));
+  const [row] = await db
+    .select({ data: catalogTemplates.data })
+    .from(catalogTemplates)
+    .where(eq(catalogTemplates.slug, slug));
   return row?.data as CatalogTemplate | undefined;
 }
 
 export async function getTemplate(db: Db, slug: string): Promise<CatalogTemplate> {
   const template = await findTemplate(db, slug);
-  if (!template) throw notFound(`template ${JSON.stringify(slug)} (not in this instance's catalog; it syncs from the Hub)`);
+  if (!template)
+    throw notFound(`template ${JSON.stringify(slug)} (not in this instance's catalog; it syncs from the Hub)`);
   return template;
 }
 
@@ -76,7 +94,10 @@ async function applyChanges(tx: Tx, templates: CatalogTemplate[], removedIds: st
   const before = new Map<string, string>();
   for (let i = 0; i < incomingIds.length; i += CHUNK) {
     const ids = incomingIds.slice(i, i + CHUNK);
-    const rows = await tx.select({ id: catalogTemplates.id, data: catalogTemplates.data }).from(catalogTemplates).where(inArray(catalogTemplates.id, ids));
+    const rows = await tx
+      .select({ id: catalogTemplates.id, data: catalogTemplates.data })
+      .from(catalogTemplates)
+      .where(inArray(catalogTemplates.id, ids));
     for (const r of rows) before.set(r.id, JSON.stringify(r.data));
   }
   let added = 0;
@@ -91,14 +112,21 @@ async function applyChanges(tx: Tx, templates: CatalogTemplate[], removedIds: st
   const keep = new Set(incomingIds);
   let removed = 0;
   if (full) {
-    const gone = incomingIds.length > 0
-      ? await tx.delete(catalogTemplates).where(notInArray(catalogTemplates.id, incomingIds)).returning({ id: catalogTemplates.id })
-      : await tx.delete(catalogTemplates).returning({ id: catalogTemplates.id });
+    const gone =
+      incomingIds.length > 0
+        ? await tx
+            .delete(catalogTemplates)
+            .where(notInArray(catalogTemplates.id, incomingIds))
+            .returning({ id: catalogTemplates.id })
+        : await tx.delete(catalogTemplates).returning({ id: catalogTemplates.id });
     removed = gone.length;
   } else {
     const dropIds = removedIds.filter((id) => !keep.has(id));
     for (let i = 0; i < dropIds.length; i += CHUNK) {
-      const gone = await tx.delete(catalogTemplates).where(inArray(catalogTemplates.id, dropIds.slice(i, i + CHUNK))).returning({ id: catalogTemplates.id });
+      const gone = await tx
+        .delete(catalogTemplates)
+        .where(inArray(catalogTemplates.id, dropIds.slice(i, i + CHUNK)))
+        .returning({ id: catalogTemplates.id });
       removed += gone.length;
     }
   }
@@ -109,8 +137,14 @@ async function applyChanges(tx: Tx, templates: CatalogTemplate[], removedIds: st
     const batch = templates.slice(i, i + CHUNK);
     await tx.delete(catalogTemplates).where(
       or(
-        inArray(catalogTemplates.id, batch.map((t) => t.id)),
-        inArray(catalogTemplates.slug, batch.map((t) => t.slug)),
+        inArray(
+          catalogTemplates.id,
+          batch.map((t) => t.id),
+        ),
+        inArray(
+          catalogTemplates.slug,
+          batch.map((t) => t.slug),
+        ),
       ),
     );
   }
@@ -141,11 +175,23 @@ export class StaleConnection extends Error {}
  */
 export async function applySync(
   db: Db,
-  input: { full: boolean; templates: CatalogTemplate[]; removedIds: string[]; checkedAt: string; etag: string | null; generation: Date },
+  input: {
+    full: boolean;
+    templates: CatalogTemplate[];
+    removedIds: string[];
+    checkedAt: string;
+    etag: string | null;
+    generation: Date;
+  },
 ): Promise<SyncCounts> {
   return db.transaction(async (tx) => {
-    const [conn] = await tx.select({ connectedAt: hubConnection.connectedAt }).from(hubConnection).where(eq(hubConnection.id, 'hub')).for('update');
-    if (!conn || conn.connectedAt.getTime() !== input.generation.getTime()) throw new StaleConnection('the Hub connection changed during the sync');
+    const [conn] = await tx
+      .select({ connectedAt: hubConnection.connectedAt })
+      .from(hubConnection)
+      .where(eq(hubConnection.id, 'hub'))
+      .for('update');
+    if (!conn || conn.connectedAt.getTime() !== input.generation.getTime())
+      throw new StaleConnection('the Hub connection changed during the sync');
     const counts = await applyChanges(tx, input.templates, input.removedIds, input.full);
     await tx
       .update(hubConnection)

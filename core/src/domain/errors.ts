@@ -17,7 +17,13 @@ export class CoreError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { retryAfterSeconds?: number; machineTokenId?: string; hubFault?: 'key_refused' | 'rejected' | 'unavailable' } = {},
+    readonly details: {
+      retryAfterSeconds?: number;
+      machineTokenId?: string;
+      hubFault?: 'key_refused' | 'rejected' | 'unavailable';
+      /** Validation failures: each offending field and what is wrong with it. */
+      issues?: { path: (string | number)[]; message: string }[];
+    } = {},
   ) {
     super(message);
     this.name = 'CoreError';
@@ -35,13 +41,5 @@ export function isUniqueViolation(err: unknown): boolean {
   return false;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '53300', '3D000', '57P01', '57P02', '57P03']);
-
 /** The database cannot be reached (down, restarting, refusing connections): a 503, not a bug. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) {
-    if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-    if (typeof e.message === 'string' && /not currently accepting connections/.test(e.message)) return true;
-  }
-  return false;
-}
+export { isDatabaseUnavailable } from '@shared/ops';

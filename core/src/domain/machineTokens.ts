@@ -2,14 +2,15 @@
  * Machine tokens (svm_): role admin or readonly, optional expiry of 1–365 days, shown once (on
  * create and re-issue), revocable for good. Every request made with one is audited (domain/audit).
  */
+import { pagination } from '@shared/ops';
 import { and, count, desc, eq, lt, or, isNull } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, Queryable } from '../db/client';
 import { machineTokenAudit, machineTokens } from '../db/schema';
+import { changed, recordActivity, type Actor } from './activity';
 import { CoreError, notFound, unauthorized } from './errors';
-import { pagination, type Page, type Principal } from './principal';
+import { type Page, type Principal } from './principal';
 import type { Role } from './roles';
-import { isWellFormedMachineToken, issueMachineToken } from './tokenFormat';
-import { sha256 } from './crypto';
+import { hashSecret, issueSecret, parseSecret } from '@shared/tokens';
 import { isUuid } from './users';
 
 export const EXPIRY_MIN_DAYS = 1;
@@ -41,36 +42,65 @@ export function publicToken(t: TokenRow) {
 
 const expiryFrom = (days: number | null) => (days === null ? null : new Date(Date.now() + days * 86_400_000));
 
-export async function createMachineToken(db: Db, input: { name: string; role: Role; expiresInDays: number | null; createdBy: string }) {
+/** What the activity log shows of a token (never its secret or hash). */
+const described = (t: TokenRow) => ({
+  name: t.name,
+  role: t.role,
+  prefix: t.prefix,
+  status: status(t),
+  expires_at: t.expiresAt?.toISOString() ?? null,
+});
+
+export async function createMachineToken(
+  db: Db,
+  input: { name: string; role: Role; expiresInDays: number | null; createdBy: string },
+  actor: Actor,
+) {
   const days = input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < EXPIRY_MIN_DAYS || days > EXPIRY_MAX_DAYS)) {
-    throw new CoreError('invalid_request', `expires_in_days: must be an integer from ${EXPIRY_MIN_DAYS} to ${EXPIRY_MAX_DAYS}, or null for no expiry`);
+    throw new CoreError(
+      'invalid_request',
+      `expires_in_days: must be an integer from ${EXPIRY_MIN_DAYS} to ${EXPIRY_MAX_DAYS}, or null for no expiry`,
+    );
   }
-  const issued = issueMachineToken();
-  const [row] = await db
-    .insert(machineTokens)
-    .values({
-      name: input.name,
-      role: input.role,
-      tokenHash: issued.hash,
-      prefix: issued.prefix,
-      expiresInDays: days,
-      expiresAt: expiryFrom(days),
-      createdBy: input.createdBy,
-    })
-    .returning();
-  return { ...publicToken(row!), token: issued.token };
+  const issued = issueSecret('svm_');
+  const row = await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(machineTokens)
+      .values({
+        name: input.name,
+        role: input.role,
+        tokenHash: issued.hash,
+        prefix: issued.displayPrefix,
+        expiresInDays: days,
+        expiresAt: expiryFrom(days),
+        createdBy: input.createdBy,
+      })
+      .returning();
+    await recordActivity(tx, actor, {
+      action: 'machine_token.create',
+      target: { type: 'machine_token', id: created!.id, name: created!.name },
+      after: described(created!),
+    });
+    return created!;
+  });
+  return { ...publicToken(row), token: issued.secret };
 }
 
 export async function listMachineTokens(db: Db, page: Page) {
   const [rows, [total]] = await Promise.all([
-    db.select().from(machineTokens).orderBy(desc(machineTokens.createdAt), desc(machineTokens.id)).limit(page.limit).offset((page.page - 1) * page.limit),
+    db
+      .select()
+      .from(machineTokens)
+      .orderBy(desc(machineTokens.createdAt), desc(machineTokens.id))
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit),
     db.select({ n: count() }).from(machineTokens),
   ]);
-  return { tokens: rows.map(publicToken), pagination: pagination(total?.n ?? 0, page) };
+  return { tokens: rows.map(publicToken), pagination: pagination(page, total?.n ?? 0) };
 }
 
-async function getToken(db: Db, id: string) {
+async function getToken(db: Queryable, id: string) {
   if (!isUuid(id)) throw notFound('machine token');
   const [row] = await db.select().from(machineTokens).where(eq(machineTokens.id, id));
   if (!row) throw notFound('machine token');
@@ -78,37 +108,70 @@ async function getToken(db: Db, id: string) {
 }
 
 /** A new secret for the same id and role; the old one stops working at once. Expiry restarts. */
-export async function reissueMachineToken(db: Db, id: string) {
-  const current = await getToken(db, id);
-  const issued = issueMachineToken();
-  const [row] = await db
-    .update(machineTokens)
-    .set({ tokenHash: issued.hash, prefix: issued.prefix, expiresAt: expiryFrom(current.expiresInDays) })
-    .where(and(eq(machineTokens.id, id), isNull(machineTokens.revokedAt)))
-    .returning();
-  if (!row) throw new CoreError('conflict', 'a revoked machine token cannot be re-issued; create a new one');
-  return { ...publicToken(row), token: issued.token };
+export async function reissueMachineToken(db: Db, id: string, actor: Actor) {
+  const issued = issueSecret('svm_');
+  const row = await db.transaction(async (tx) => {
+    const current = await getToken(tx, id);
+    const [updated] = await tx
+      .update(machineTokens)
+      .set({ tokenHash: issued.hash, prefix: issued.displayPrefix, expiresAt: expiryFrom(current.expiresInDays) })
+      .where(and(eq(machineTokens.id, id), isNull(machineTokens.revokedAt)))
+      .returning();
+    if (!updated) throw new CoreError('conflict', 'a revoked machine token cannot be re-issued; create a new one');
+    const diff = changed(described(current), described(updated));
+    await recordActivity(tx, actor, {
+      action: 'machine_token.reissue',
+      target: { type: 'machine_token', id, name: updated.name },
+      ...diff,
+    });
+    return updated;
+  });
+  return { ...publicToken(row), token: issued.secret };
 }
 
 /** Final: a revoked token never works again (its audit stays readable). */
-export async function revokeMachineToken(db: Db, id: string) {
-  await getToken(db, id);
-  await db
-    .update(machineTokens)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(machineTokens.id, id), isNull(machineTokens.revokedAt)));
+export async function revokeMachineToken(db: Db, id: string, actor: Actor) {
+  await db.transaction(async (tx) => {
+    const current = await getToken(tx, id);
+    const [revoked] = await tx
+      .update(machineTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(machineTokens.id, id), isNull(machineTokens.revokedAt)))
+      .returning();
+    // Revoking a revoked token changes nothing and records nothing.
+    if (revoked) {
+      await recordActivity(tx, actor, {
+        action: 'machine_token.revoke',
+        target: { type: 'machine_token', id, name: revoked.name },
+        ...changed(described(current), described(revoked)),
+      });
+    }
+  });
 }
 
 export async function listAudit(db: Db, id: string, page: Page) {
   await getToken(db, id);
   const where = eq(machineTokenAudit.tokenId, id);
   const [rows, [total]] = await Promise.all([
-    db.select().from(machineTokenAudit).where(where).orderBy(desc(machineTokenAudit.at), desc(machineTokenAudit.id)).limit(page.limit).offset((page.page - 1) * page.limit),
+    db
+      .select()
+      .from(machineTokenAudit)
+      .where(where)
+      .orderBy(desc(machineTokenAudit.at), desc(machineTokenAudit.id))
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit),
     db.select({ n: count() }).from(machineTokenAudit).where(where),
   ]);
   return {
-    records: rows.map((r) => ({ id: String(r.id), token_id: r.tokenId, method: r.method, path: r.path, status: r.status, at: r.at.toISOString() })),
-    pagination: pagination(total?.n ?? 0, page),
+    records: rows.map((r) => ({
+      id: String(r.id),
+      token_id: r.tokenId,
+      method: r.method,
+      path: r.path,
+      status: r.status,
+      at: r.at.toISOString(),
+    })),
+    pagination: pagination(page, total?.n ?? 0),
   };
 }
 
@@ -117,8 +180,11 @@ export async function listAudit(db: Db, id: string, page: Page) {
  * revoked or expired token is refused with its id attached, so that its request is still audited.
  */
 export async function verifyMachineToken(db: Db, token: string): Promise<Principal> {
-  if (!isWellFormedMachineToken(token)) throw unauthorized('malformed machine token');
-  const [row] = await db.select().from(machineTokens).where(eq(machineTokens.tokenHash, sha256(token)));
+  if (parseSecret(token) !== 'svm_') throw unauthorized('malformed machine token');
+  const [row] = await db
+    .select()
+    .from(machineTokens)
+    .where(eq(machineTokens.tokenHash, hashSecret(token)));
   if (!row) throw unauthorized('unknown machine token');
   const state = status(row);
   if (state !== 'active') throw new CoreError('unauthorized', `machine token ${state}`, { machineTokenId: row.id });
@@ -127,7 +193,15 @@ export async function verifyMachineToken(db: Db, token: string): Promise<Princip
     await db
       .update(machineTokens)
       .set({ lastUsedAt: now })
-      .where(and(eq(machineTokens.id, row.id), or(isNull(machineTokens.lastUsedAt), lt(machineTokens.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))));
+      .where(
+        and(
+          eq(machineTokens.id, row.id),
+          or(
+            isNull(machineTokens.lastUsedAt),
+            lt(machineTokens.lastUsedAt, new Date(now.getTime() - LAST_USED_RESOLUTION_MS)),
+          ),
+        ),
+      );
   }
   return { kind: 'machine_token', role: row.role, tokenId: row.id, name: row.name };
 }

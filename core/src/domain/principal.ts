@@ -24,7 +24,3 @@ export interface Page {
   page: number;
   limit: number;
 }
-
-export function pagination(total: number, { page, limit }: Page) {
-  return { page, limit, total, totalPages: Math.ceil(total / limit) };
-}

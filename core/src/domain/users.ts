@@ -3,12 +3,14 @@
  * and the change run in one transaction under an advisory lock, so concurrent changes cannot both
  * pass it. The temporary admin is not a row and never counts.
  */
+import { pagination } from '@shared/ops';
 import { hash, verify } from '@node-rs/argon2';
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '../db/client';
-import { refreshTokens, users } from '../db/schema';
+import { oidcBlockedIdentities, refreshTokens, users } from '../db/schema';
+import { changed, recordActivity, selfActor, type Actor } from './activity';
 import { CoreError, isUniqueViolation, notFound } from './errors';
-import { pagination, type Page } from './principal';
+import { type Page } from './principal';
 import type { Role } from './roles';
 
 const ADMIN_LOCK = 72_620_101;
@@ -32,10 +34,15 @@ export const verifyPassword = (hashed: string, password: string) => verify(hashe
 
 export async function listUsers(db: Db, page: Page) {
   const [rows, [total]] = await Promise.all([
-    db.select().from(users).orderBy(users.createdAt, users.id).limit(page.limit).offset((page.page - 1) * page.limit),
+    db
+      .select()
+      .from(users)
+      .orderBy(users.createdAt, users.id)
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit),
     db.select({ n: count() }).from(users),
   ]);
-  return { users: rows.map(publicUser), pagination: pagination(total?.n ?? 0, page) };
+  return { users: rows.map(publicUser), pagination: pagination(page, total?.n ?? 0) };
 }
 
 export async function getUser(db: Queryable, id: string): Promise<UserRow | undefined> {
@@ -61,16 +68,31 @@ async function uniqueEmail<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function createLocalUser(db: Db, input: { email: string; password: string; role: Role; name?: string }) {
+/** What the activity log shows of a user (never the password hash). */
+const described = (u: UserRow) => ({ email: u.email, name: u.name, role: u.role, kind: u.kind });
+
+export async function createLocalUser(
+  db: Db,
+  input: { email: string; password: string; role: Role; name?: string },
+  actor: Actor,
+) {
   checkPassword(input.password);
   const passwordHash = await hashPassword(input.password);
-  const [row] = await uniqueEmail(() =>
-    db
-      .insert(users)
-      .values({ kind: 'local', email: input.email, name: input.name ?? '', role: input.role, passwordHash })
-      .returning(),
+  const row = await uniqueEmail(() =>
+    db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(users)
+        .values({ kind: 'local', email: input.email, name: input.name ?? '', role: input.role, passwordHash })
+        .returning();
+      await recordActivity(tx, actor, {
+        action: 'user.create',
+        target: { type: 'user', id: created!.id, name: created!.email },
+        after: described(created!),
+      });
+      return created!;
+    }),
   );
-  return publicUser(row!);
+  return publicUser(row);
 }
 
 /** Serializes every change that could remove an admin, then refuses to remove the last one. */
@@ -78,13 +100,15 @@ async function guardLastAdmin(tx: Tx, target: UserRow, losesAdmin: boolean) {
   if (!losesAdmin || target.role !== 'admin') return;
   await tx.execute(sql`select pg_advisory_xact_lock(${ADMIN_LOCK})`);
   const [admins] = await tx.select({ n: count() }).from(users).where(eq(users.role, 'admin'));
-  if ((admins?.n ?? 0) <= 1) throw new CoreError('conflict', 'the last admin cannot be deleted or demoted; make another user admin first');
+  if ((admins?.n ?? 0) <= 1)
+    throw new CoreError('conflict', 'the last admin cannot be deleted or demoted; make another user admin first');
 }
 
 export async function updateUser(
   db: Db,
   id: string,
   patch: { email?: string; name?: string; role?: Role; password?: string },
+  actor: Actor,
 ) {
   if (patch.password !== undefined) checkPassword(patch.password);
   const passwordHash = patch.password !== undefined ? await hashPassword(patch.password) : undefined;
@@ -93,7 +117,10 @@ export async function updateUser(
       const target = await getUser(tx, id);
       if (!target) throw notFound('user');
       if (target.kind === 'oidc' && (patch.email !== undefined || patch.password !== undefined)) {
-        throw new CoreError('invalid_request', `${patch.email !== undefined ? 'email' : 'password'}: an OIDC user's sign-in is managed by the identity provider`);
+        throw new CoreError(
+          'invalid_request',
+          `${patch.email !== undefined ? 'email' : 'password'}: an OIDC user's sign-in is managed by the identity provider`,
+        );
       }
       await guardLastAdmin(tx, target, patch.role === 'readonly');
       const [row] = await tx
@@ -102,48 +129,152 @@ export async function updateUser(
         .where(eq(users.id, id))
         .returning();
       // A new password ends the user's sessions (their refresh tokens); access tokens run out within minutes.
-      if (passwordHash) await tx.update(refreshTokens).set({ revokedAt: new Date() }).where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt)));
+      if (passwordHash)
+        await tx
+          .update(refreshTokens)
+          .set({ revokedAt: new Date() })
+          .where(and(eq(refreshTokens.userId, id), isNull(refreshTokens.revokedAt)));
+      const diff = changed(described(target), described(row!));
+      if (passwordHash) {
+        diff.before.password = 'set';
+        diff.after.password = 'changed';
+      }
+      await recordActivity(tx, actor, {
+        action: 'user.update',
+        target: { type: 'user', id, name: row!.email },
+        ...diff,
+      });
       return publicUser(row!);
     }),
   );
 }
 
-export async function deleteUser(db: Db, id: string) {
+/** Deletes a person; an OIDC person is blocked too, so that their next token does not provision them again. */
+export async function deleteUser(db: Db, id: string, actor: Actor) {
   await db.transaction(async (tx) => {
     const target = await getUser(tx, id);
     if (!target) throw notFound('user');
     await guardLastAdmin(tx, target, true);
     await tx.delete(users).where(eq(users.id, id));
+    if (target.kind === 'oidc' && target.oidcIssuer && target.oidcSubject) {
+      await tx
+        .insert(oidcBlockedIdentities)
+        .values({ issuer: target.oidcIssuer, subject: target.oidcSubject, email: target.email, blockedBy: actor.label })
+        .onConflictDoNothing();
+    }
+    await recordActivity(tx, actor, {
+      action: 'user.delete',
+      target: { type: 'user', id, name: target.email },
+      before: described(target),
+    });
   });
+}
+
+export async function listBlockedIdentities(db: Db) {
+  const rows = await db.select().from(oidcBlockedIdentities).orderBy(oidcBlockedIdentities.blockedAt);
+  return {
+    blocked: rows.map((r) => ({
+      id: r.id,
+      issuer: r.issuer,
+      subject: r.subject,
+      email: r.email,
+      blocked_by: r.blockedBy,
+      blocked_at: r.blockedAt.toISOString(),
+    })),
+  };
+}
+
+/** Re-admits a removed OIDC person: their next sign-in provisions them afresh (default role or groups). */
+export async function readmitIdentity(db: Db, id: string) {
+  const gone = isUuid(id)
+    ? await db
+        .delete(oidcBlockedIdentities)
+        .where(eq(oidcBlockedIdentities.id, id))
+        .returning({ id: oidcBlockedIdentities.id })
+    : [];
+  if (gone.length === 0) throw notFound('removed person');
 }
 
 /**
  * The user behind an OIDC identity, provisioned on first sight with the default role, or admin when
- * one of their groups is an admin group. Later role changes are made in Core and kept.
+ * one of their groups is an admin group. An identity an admin deleted is refused (not provisioned again)
+ * until an admin re-admits it.
+ *
+ * With CORE_OIDC_ADMIN_GROUPS set, the provider's groups decide who is admin, re-read at every sign-in
+ * (every token Core checks): leaving the group demotes to the default role, joining promotes. A role set
+ * by hand in Core for an OIDC person does not win over the groups then (it lasts until their next token);
+ * a token with no groups claim at all changes nothing, and the last admin is never demoted this way.
+ * Without admin groups, the role set in Core is kept.
  */
 export async function provisionOidcUser(
   db: Db,
-  identity: { issuer: string; subject: string; email: string | null; name: string | null; groups: string[] },
+  identity: { issuer: string; subject: string; email: string | null; name: string | null; groups: string[] | null },
   policy: { defaultRole: Role; adminGroups: string[] },
 ): Promise<UserRow> {
   const where = and(eq(users.oidcIssuer, identity.issuer), eq(users.oidcSubject, identity.subject));
   const [existing] = await db.select().from(users).where(where);
-  if (existing) return existing;
-  const role: Role = identity.groups.some((g) => policy.adminGroups.includes(g)) ? 'admin' : policy.defaultRole;
-  await db
-    .insert(users)
-    .values({
-      kind: 'oidc',
-      email: identity.email ?? identity.subject,
-      name: identity.name ?? '',
-      role,
-      oidcIssuer: identity.issuer,
-      oidcSubject: identity.subject,
-    })
-    .onConflictDoNothing();
+  const inAdminGroup = (identity.groups ?? []).some((g) => policy.adminGroups.includes(g));
+  if (existing) {
+    if (policy.adminGroups.length === 0 || identity.groups === null) return existing;
+    const wanted: Role = inAdminGroup ? 'admin' : existing.role === 'admin' ? policy.defaultRole : existing.role;
+    if (wanted === existing.role) return existing;
+    return db.transaction(async (tx) => {
+      try {
+        await guardLastAdmin(tx, existing, wanted !== 'admin');
+      } catch (err) {
+        if (err instanceof CoreError) return existing; // the last admin stays admin
+        throw err;
+      }
+      const [row] = await tx
+        .update(users)
+        .set({ role: wanted, updatedAt: new Date() })
+        .where(eq(users.id, existing.id))
+        .returning();
+      return row!;
+    });
+  }
+  const [blocked] = await db
+    .select({ email: oidcBlockedIdentities.email })
+    .from(oidcBlockedIdentities)
+    .where(and(eq(oidcBlockedIdentities.issuer, identity.issuer), eq(oidcBlockedIdentities.subject, identity.subject)));
+  if (blocked) {
+    throw new CoreError(
+      'forbidden',
+      `${blocked.email} was removed from this Core instance by an admin; an admin can re-admit them under Users (removed people)`,
+    );
+  }
+  const role: Role = inAdminGroup ? 'admin' : policy.defaultRole;
+  await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(users)
+      .values({
+        kind: 'oidc',
+        email: identity.email ?? identity.subject,
+        name: identity.name ?? '',
+        role,
+        oidcIssuer: identity.issuer,
+        oidcSubject: identity.subject,
+      })
+      .onConflictDoNothing()
+      .returning();
+    // First sign-in: the person provisioned is the actor; a concurrent sign-in that lost the race records nothing.
+    if (created) {
+      await recordActivity(tx, selfActor({ id: created.id, email: created.email, kind: 'oidc' }), {
+        action: 'user.create',
+        target: { type: 'user', id: created.id, name: created.email },
+        after: { ...described(created), provisioned_by: 'oidc sign-in' },
+      });
+    }
+  });
   const [row] = await db.select().from(users).where(where);
   if (!row) throw new Error('OIDC user missing after insert');
   return row;
 }
 
 export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+/** Admin accounts that are rows (local or OIDC): the temporary admin should be gone once one exists. */
+export async function countPermanentAdmins(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users).where(eq(users.role, 'admin'));
+  return row?.n ?? 0;
+}

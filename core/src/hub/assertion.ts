@@ -4,32 +4,51 @@
  * a person by email; the person is the Core user with that email and their Core role applies. A valid
  * assertion for someone Core does not know is refused with 403 (no default role).
  */
-import { desc, sql } from 'drizzle-orm';
+import { desc, lt, sql } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify } from 'jose';
+import { insecureTrustAnchor } from '../config';
 import type { Db } from '../db/client';
-import { users } from '../db/schema';
+import { hubAssertionJtis, users } from '../db/schema';
 import { CoreError, unauthorized } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import type { HubConnection } from './connection';
 
 /** null: the token does not claim to come from the connected Hub (another resolver path may know it). */
-export async function verifyHubAssertion(db: Db, hub: HubConnection, issuer: unknown, token: string): Promise<Principal | null> {
+export async function verifyHubAssertion(
+  db: Db,
+  hub: HubConnection,
+  issuer: unknown,
+  token: string,
+): Promise<Principal | null> {
   const creds = await hub.credentials();
   if (!creds || issuer !== creds.url) return null;
-  if (creds.row.instanceId === null) throw unauthorized('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
+  const insecure = insecureTrustAnchor(creds.url);
+  if (insecure)
+    throw unauthorized(
+      `the Hub URL stored in Core's settings ${insecure}; an admin must reconnect Core to the Hub over https`,
+    );
+  if (creds.row.instanceId === null)
+    throw unauthorized('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
   let claims;
   try {
     ({ payload: claims } = await jwtVerify(token, hub.jwksFor(creds.url), {
       issuer: creds.url,
       audience: creds.row.instanceId,
       algorithms: ['ES256'],
-      requiredClaims: ['exp', 'email'],
+      requiredClaims: ['exp', 'email', 'jti'],
       maxTokenAge: '10m',
     }));
   } catch (err) {
-    const reason = err instanceof joseErrors.JWTExpired ? 'it has expired' : err instanceof joseErrors.JOSEError ? err.code : 'it could not be checked';
+    const reason =
+      err instanceof joseErrors.JWTExpired
+        ? 'it has expired'
+        : err instanceof joseErrors.JOSEError
+          ? err.code
+          : 'it could not be checked';
     throw unauthorized(`the Hub assertion was refused: ${reason}`);
   }
+  // Kept until it expires, at most until maxTokenAge would refuse it anyway.
+  await refuseReplay(db, String(claims.jti), Math.min(claims.exp!, (claims.iat ?? claims.exp!) + 600));
   const email = String(claims.email);
   // Local account first, then the most recent OIDC account with that email.
   const [user] = await db
@@ -46,4 +65,22 @@ export async function verifyHubAssertion(db: Db, hub: HubConnection, issuer: unk
   }
   const tokenId = typeof claims.token_id === 'string' ? claims.token_id : '';
   return { kind: user.kind, role: user.role, userId: user.id, email: user.email, name: user.name, hub: { tokenId } };
+}
+
+let sinceCleanup = 0;
+
+/** Records the assertion's jti until it expires; a jti seen before is a replay (of a captured assertion). */
+async function refuseReplay(db: Db, jti: string, exp: number) {
+  if (jti.length > 200) throw unauthorized('the Hub assertion was refused: its jti is too long');
+  if (++sinceCleanup >= 100) {
+    sinceCleanup = 0;
+    await db.delete(hubAssertionJtis).where(lt(hubAssertionJtis.expiresAt, new Date()));
+  }
+  const recorded = await db
+    .insert(hubAssertionJtis)
+    .values({ jti, expiresAt: new Date(exp * 1000) })
+    .onConflictDoNothing()
+    .returning({ jti: hubAssertionJtis.jti });
+  if (recorded.length === 0)
+    throw unauthorized('the Hub assertion was refused: it was already used (a replay); the Hub mints one per request');
 }

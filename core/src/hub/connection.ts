@@ -10,15 +10,23 @@ import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import { hubConnection } from '../db/schema';
 import { clearCatalog, countTemplates } from '../domain/catalog';
-import type { Sealer } from '../domain/crypto';
+import { sealedFields, type Sealer } from '../domain/crypto';
 import { CoreError } from '../domain/errors';
 import type { Logger } from '../log';
 import { createHubClient, HubError, type HubClient, type HubInstanceInfo } from './client';
+import { changed, recordActivity, type Actor } from '../domain/activity';
 
-const SEAL_PURPOSE = 'hub_instance_key';
 const DNS_EVERY_MS = 10 * 60_000;
 
 export type ConnectionRow = typeof hubConnection.$inferSelect;
+
+/** What the activity log shows of the connection (never the key). */
+const described = (r: ConnectionRow) => ({
+  hub_url: r.hubUrl,
+  key_prefix: r.keyPrefix,
+  instance_id: r.instanceId,
+  organization: r.organization?.slug ?? null,
+});
 
 export interface HubCredentials {
   source: 'environment' | 'settings';
@@ -51,16 +59,26 @@ export class HubConnection {
     if (env) {
       // The environment wins; its row holds only state. A different Hub URL starts over.
       if (!row || row.hubUrl !== env.url || row.sealedKey !== null) row = await this.store(env.url, null, null);
-      return { source: 'environment', url: env.url, key: env.instanceKey, client: createHubClient(env.url, env.instanceKey), row };
+      return {
+        source: 'environment',
+        url: env.url,
+        key: env.instanceKey,
+        client: createHubClient(env.url, env.instanceKey),
+        row,
+      };
     }
     if (!row?.sealedKey) return null;
-    const key = this.sealer.open(SEAL_PURPOSE, row.sealedKey);
+    const key = this.sealer.open(sealedFields.hubInstanceKey(row.id), row.sealedKey);
     return { source: 'settings', url: row.hubUrl, key, client: createHubClient(row.hubUrl, key), row };
   }
 
   /** PUT /settings/hub: checks the key with the Hub first; a refusal stores nothing. */
-  async connect(hubUrl: string, key: string): Promise<void> {
-    if (this.config.hub) throw new CoreError('conflict', 'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; change it there');
+  async connect(hubUrl: string, key: string, actor: Actor): Promise<void> {
+    if (this.config.hub)
+      throw new CoreError(
+        'conflict',
+        'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; change it there',
+      );
     const url = hubUrl.replace(/\/+$/, '');
     const client = createHubClient(url, key);
     let info: HubInstanceInfo;
@@ -68,18 +86,36 @@ export class HubConnection {
       info = await client.instanceInfo();
     } catch (err) {
       if (!(err instanceof HubError)) throw err;
-      if (err.fault === 'key_refused') throw new CoreError('invalid_request', `instance_key: the Hub at ${url} refused this instance key (401); nothing was stored`);
-      if (err.fault === 'rejected') throw new CoreError('invalid_request', `hub_url: ${err.message}; nothing was stored`);
+      if (err.fault === 'key_refused')
+        throw new CoreError(
+          'invalid_request',
+          `instance_key: the Hub at ${url} refused this instance key (401); nothing was stored`,
+        );
+      if (err.fault === 'rejected')
+        throw new CoreError('invalid_request', `hub_url: ${err.message}; nothing was stored`);
       throw new CoreError('bad_gateway', `${err.message}; nothing was stored`);
     }
-    await this.store(url, this.sealer.seal(SEAL_PURPOSE, key), info);
-    this.log.info('hub connected', { hub_url: url, instance_id: info.instance.id, organization: info.instance.organization.slug });
+    await this.store(url, this.sealer.seal(sealedFields.hubInstanceKey('hub'), key), info, actor);
+    this.log.info(
+      { hub_url: url, instance_id: info.instance.id, organization: info.instance.organization.slug },
+      'hub connected',
+    );
   }
 
-  async disconnect(): Promise<void> {
-    if (this.config.hub) throw new CoreError('conflict', 'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; remove it there');
+  async disconnect(actor: Actor): Promise<void> {
+    if (this.config.hub)
+      throw new CoreError(
+        'conflict',
+        'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; remove it there',
+      );
     await this.db.transaction(async (tx) => {
-      await tx.delete(hubConnection).where(eq(hubConnection.id, 'hub'));
+      const gone = await tx.delete(hubConnection).where(eq(hubConnection.id, 'hub')).returning();
+      if (gone[0])
+        await recordActivity(tx, actor, {
+          action: 'hub.disconnect',
+          target: { type: 'hub', id: 'hub', name: gone[0].hubUrl },
+          before: described(gone[0]),
+        });
       await clearCatalog(tx);
     });
     this.log.info('hub disconnected');
@@ -89,7 +125,12 @@ export class HubConnection {
    * Writes the connection. Another Hub or another key (instance id) sees another catalog: the copy and the
    * watermark start over. connected_at changes every time, so a sync in flight never applies its answer.
    */
-  private async store(url: string, sealedKey: string | null, info: HubInstanceInfo | null): Promise<ConnectionRow> {
+  private async store(
+    url: string,
+    sealedKey: string | null,
+    info: HubInstanceInfo | null,
+    actor?: Actor,
+  ): Promise<ConnectionRow> {
     return this.db.transaction(async (tx) => {
       const [old] = await tx.select().from(hubConnection).where(eq(hubConnection.id, 'hub')).for('update');
       const sameCatalog = old && old.hubUrl === url && info && old.instanceId === info.instance.id;
@@ -108,7 +149,32 @@ export class HubConnection {
         lastErrorAt: null,
         keyRefused: false,
       };
-      const [row] = await tx.insert(hubConnection).values({ id: 'hub', ...values }).onConflictDoUpdate({ target: hubConnection.id, set: values }).returning();
+      const [row] = await tx
+        .insert(hubConnection)
+        .values({ id: 'hub', ...values })
+        .onConflictDoUpdate({ target: hubConnection.id, set: values })
+        .returning();
+      // A person's change is recorded (never the key: its prefix only); the Hub re-stating the instance is not a write by anyone.
+      if (actor) {
+        if (old) {
+          const diff = changed(described(old), described(row!));
+          if (sealedKey !== old.sealedKey) {
+            diff.before.instance_key = old.keyPrefix;
+            diff.after.instance_key = `${row!.keyPrefix} (replaced)`;
+          }
+          await recordActivity(tx, actor, {
+            action: 'hub.connect',
+            target: { type: 'hub', id: 'hub', name: url },
+            ...diff,
+          });
+        } else {
+          await recordActivity(tx, actor, {
+            action: 'hub.connect',
+            target: { type: 'hub', id: 'hub', name: url },
+            after: described(row!),
+          });
+        }
+      }
       return row!;
     });
   }
@@ -129,18 +195,29 @@ export class HubConnection {
 
   /** At start: a connection from the environment gets a fresh chance (the operator may have put a new key there). */
   async forgetEnvironmentRefusal() {
-    if (this.config.hub) await this.db.update(hubConnection).set({ keyRefused: false }).where(eq(hubConnection.id, 'hub'));
+    if (this.config.hub)
+      await this.db.update(hubConnection).set({ keyRefused: false }).where(eq(hubConnection.id, 'hub'));
   }
 
   async recordError(message: string, keyRefused = false) {
-    await this.db.update(hubConnection).set({ lastError: message, lastErrorAt: new Date(), ...(keyRefused ? { keyRefused: true } : {}) }).where(eq(hubConnection.id, 'hub'));
+    await this.db
+      .update(hubConnection)
+      .set({ lastError: message, lastErrorAt: new Date(), ...(keyRefused ? { keyRefused: true } : {}) })
+      .where(eq(hubConnection.id, 'hub'));
   }
 
   /** Tells the Hub where this instance and its MCP server are (on connect and at every start), and keeps DNS current. */
   async register(creds: HubCredentials): Promise<void> {
-    const info = await creds.client.reportInstance({ version: this.config.version, base_url: this.config.url, mcp_url: `${this.config.url}/mcp` });
+    const info = await creds.client.reportInstance({
+      version: this.config.version,
+      base_url: this.config.url,
+      mcp_url: `${this.config.url}/mcp`,
+    });
     await this.recordInstanceInfo(creds.row, info);
-    this.log.info('registered with the hub', { hub_url: creds.url, instance_id: info.instance.id, mcp_url: `${this.config.url}/mcp` });
+    this.log.info(
+      { hub_url: creds.url, instance_id: info.instance.id, mcp_url: `${this.config.url}/mcp` },
+      'registered with the hub',
+    );
     await this.updateDns(creds, true);
   }
 
@@ -150,9 +227,9 @@ export class HubConnection {
     this.lastDnsAt = Date.now();
     try {
       const answer = await creds.client.putDns();
-      this.log.info('dynamic DNS record updated', { hostname: answer?.record.hostname, ip: answer?.record.ip });
+      this.log.info({ hostname: answer?.record.hostname, ip: answer?.record.ip }, 'dynamic DNS record updated');
     } catch (err) {
-      this.log.warn('dynamic DNS update failed', { error: err instanceof Error ? err.message : String(err) });
+      this.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'dynamic DNS update failed');
     }
   }
 
@@ -160,7 +237,11 @@ export class HubConnection {
   jwksFor(hubUrl: string) {
     let set = this.jwks.get(hubUrl);
     if (!set) {
-      set = createRemoteJWKSet(new URL(`${hubUrl}/.well-known/jwks.json`), { timeoutDuration: 5_000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+      set = createRemoteJWKSet(new URL(`${hubUrl}/.well-known/jwks.json`), {
+        timeoutDuration: 5_000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+      });
       this.jwks.set(hubUrl, set);
     }
     return set;

@@ -101,6 +101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's instances: 30 days of daily rollups, Core versions and instance health
+         * @description Organization admins; only the caller organization’s instances (top templates are empty here).
+         */
+        get: operations["account-fleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/profile": {
         parameters: {
             query?: never;
@@ -492,6 +512,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fleet overview: 30 days of daily rollups, top templates, Core versions and instance health
+         * @description Read from the daily rollups and the per-instance tables only (docs/fleet-overview.md).
+         */
+        get: operations["admin-fleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/audit-log": {
         parameters: {
             query?: never;
@@ -708,6 +748,10 @@ export interface components {
             issues?: {
                 message: string;
             }[];
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
         };
         /**
          * Authorization not provided error (401)
@@ -736,6 +780,10 @@ export interface components {
             issues?: {
                 message: string;
             }[];
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
         };
         /**
          * Insufficient access error (403)
@@ -764,6 +812,10 @@ export interface components {
             issues?: {
                 message: string;
             }[];
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
         };
         /**
          * Not found error (404)
@@ -792,6 +844,10 @@ export interface components {
             issues?: {
                 message: string;
             }[];
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
         };
         /**
          * Internal server error error (500)
@@ -820,6 +876,26 @@ export interface components {
             issues?: {
                 message: string;
             }[];
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
+        };
+        /** @description The error shape of the Hub and Core */
+        Error: {
+            /**
+             * @description tRPC’s code names
+             * @example NOT_FOUND
+             */
+            code: string;
+            /** @description What went wrong and, where it helps, what to do */
+            message: string;
+            /** @description The id of this request, also in the X-Request-Id header of every answer */
+            request_id: string;
+            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
+            reason?: string;
+            /** @description Validation failures (400): each offending field */
+            issues?: Record<string, never>[];
         };
     };
     responses: never;
@@ -1438,6 +1514,147 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                };
+            };
+        };
+    };
+    "account-fleet": {
+        parameters: {
+            query?: {
+                search?: string;
+                freshness?: "fresh" | "stale" | "never";
+                version?: string;
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last 30 UTC days, oldest first */
+                        series: {
+                            /** @description UTC day, YYYY-MM-DD */
+                            day: string;
+                            downloads: number;
+                            /** @description Instance keys that polled or read a template that day */
+                            active_instances: number;
+                            polls: number;
+                            not_modified: number;
+                            mcp_ok: number;
+                            mcp_refused_hub: number;
+                            mcp_refused_instance: number;
+                            mcp_upstream_error: number;
+                            tickets_opened: number;
+                            tickets_closed: number;
+                        }[];
+                        top_templates_7d: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            downloads: number;
+                        }[];
+                        top_templates_30d: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            downloads: number;
+                        }[];
+                        versions: {
+                            version: string;
+                            instances: number;
+                        }[];
+                        instances: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            org_name: string;
+                            version: string | null;
+                            base_url: string | null;
+                            last_seen_at: string | null;
+                            /** @description Last complete updates answer (successful sync) */
+                            last_sync_at: string | null;
+                            /** @description That answer's checked_at */
+                            last_checked_at: string | null;
+                            /** @description Poll interval as the Hub observes it */
+                            poll_interval_s: number | null;
+                            /** @description Seconds since the last successful sync */
+                            freshness_s: number | null;
+                            /** @enum {string} */
+                            freshness: "fresh" | "stale" | "never";
+                            polls_30d: number;
+                            mcp_30d: {
+                                ok: number;
+                                refused_hub: number;
+                                refused_instance: number;
+                                upstream_error: number;
+                            };
+                        }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        stale_after_max_s: number;
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.NOT_FOUND"];
                 };
             };
             /** @description Internal server error */
@@ -4877,6 +5094,147 @@ export interface operations {
                         apiKeys: number;
                         templates: number;
                         categories: number;
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                };
+            };
+        };
+    };
+    "admin-fleet": {
+        parameters: {
+            query?: {
+                search?: string;
+                freshness?: "fresh" | "stale" | "never";
+                version?: string;
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last 30 UTC days, oldest first */
+                        series: {
+                            /** @description UTC day, YYYY-MM-DD */
+                            day: string;
+                            downloads: number;
+                            /** @description Instance keys that polled or read a template that day */
+                            active_instances: number;
+                            polls: number;
+                            not_modified: number;
+                            mcp_ok: number;
+                            mcp_refused_hub: number;
+                            mcp_refused_instance: number;
+                            mcp_upstream_error: number;
+                            tickets_opened: number;
+                            tickets_closed: number;
+                        }[];
+                        top_templates_7d: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            downloads: number;
+                        }[];
+                        top_templates_30d: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            name: string;
+                            downloads: number;
+                        }[];
+                        versions: {
+                            version: string;
+                            instances: number;
+                        }[];
+                        instances: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** Format: uuid */
+                            org_id: string;
+                            org_name: string;
+                            version: string | null;
+                            base_url: string | null;
+                            last_seen_at: string | null;
+                            /** @description Last complete updates answer (successful sync) */
+                            last_sync_at: string | null;
+                            /** @description That answer's checked_at */
+                            last_checked_at: string | null;
+                            /** @description Poll interval as the Hub observes it */
+                            poll_interval_s: number | null;
+                            /** @description Seconds since the last successful sync */
+                            freshness_s: number | null;
+                            /** @enum {string} */
+                            freshness: "fresh" | "stale" | "never";
+                            polls_30d: number;
+                            mcp_30d: {
+                                ok: number;
+                                refused_hub: number;
+                                refused_instance: number;
+                                upstream_error: number;
+                            };
+                        }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                        stale_after_max_s: number;
                     };
                 };
             };

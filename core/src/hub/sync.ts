@@ -15,6 +15,7 @@ export type SyncResult = SyncCounts & { not_modified: boolean };
 import { CoreError } from '../domain/errors';
 import { HubError } from './client';
 import type { HubConnection, HubCredentials } from './connection';
+import { recordSync, type SyncOutcome } from '../metrics';
 
 const PAGE_LIMIT = 100;
 const MAX_PAGES = 10_000;
@@ -40,7 +41,9 @@ export class CatalogSync {
   /** Starts the loop: registration and a sync now, then every interval. */
   start() {
     this.stopped = false;
-    this.running = this.connection.forgetEnvironmentRefusal().catch((err: unknown) => this.log.warn('hub state not reset', { error: String(err) }));
+    this.running = this.connection
+      .forgetEnvironmentRefusal()
+      .catch((err: unknown) => this.log.warn({ error: String(err) }, 'hub state not reset'));
     this.schedule(0);
   }
 
@@ -69,19 +72,24 @@ export class CatalogSync {
     this.kicked = false;
     let next = this.intervalMs;
     try {
-      await this.syncNow();
+      const result = await this.syncNow();
+      recordSync(result.not_modified ? 'not_modified' : 'ok');
       this.failures = 0;
     } catch (err) {
+      recordSync(syncOutcomeOf(err));
       if (err instanceof CoreError && err.details.hubFault === 'unavailable') {
         this.failures++;
         next = Math.min(BACKOFF_FIRST_MS * 2 ** (this.failures - 1), BACKOFF_MAX_MS);
         next = Math.round(next * (0.8 + Math.random() * 0.4));
-        this.log.warn('hub sync failed; backing off', { error: err.message, retry_in_s: Math.round(next / 1000) });
+        this.log.warn({ error: err.message, retry_in_s: Math.round(next / 1000) }, 'hub sync failed; backing off');
       } else if (err instanceof CoreError && err.details.hubFault === 'key_refused') {
-        this.log.error('the hub refused the instance key; catalog sync stopped until the key is replaced', { error: err.message });
+        this.log.error(
+          { error: err.message },
+          'the hub refused the instance key; catalog sync stopped until the key is replaced',
+        );
         if (!this.kicked) return; // no reschedule: kick() restarts after a new connection
       } else if (!(err instanceof CoreError && err.code === 'not_found')) {
-        this.log.warn('hub sync failed', { error: err instanceof Error ? err.message : String(err) });
+        this.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'hub sync failed');
       }
     }
     this.schedule(this.kicked ? 0 : next);
@@ -98,7 +106,11 @@ export class CatalogSync {
     let creds = await this.connection.credentials();
     if (!creds) throw new CoreError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
     if (creds.row.keyRefused) {
-      throw new CoreError('bad_gateway', `${creds.row.lastError ?? 'the Hub refused the instance key'}; sync stopped until a valid key is set`, { hubFault: 'key_refused' });
+      throw new CoreError(
+        'bad_gateway',
+        `${creds.row.lastError ?? 'the Hub refused the instance key'}; sync stopped until a valid key is set`,
+        { hubFault: 'key_refused' },
+      );
     }
     try {
       if (this.registeredFor?.getTime() !== creds.row.connectedAt.getTime()) {
@@ -109,14 +121,15 @@ export class CatalogSync {
         } catch (err) {
           // The Hub refusing the report itself (a 4xx other than 401) must not stop the catalog: tried again next time.
           if (!(err instanceof HubError && err.fault === 'rejected')) throw err;
-          this.log.warn('the hub refused the instance report; the catalog still syncs', { error: err.message });
+          this.log.warn({ error: err.message }, 'the hub refused the instance report; the catalog still syncs');
         }
       } else {
         await this.connection.updateDns(creds);
       }
       return await this.pull(creds);
     } catch (err) {
-      if (err instanceof StaleConnection) throw new CoreError('conflict', 'the Hub connection changed during the sync; sync again');
+      if (err instanceof StaleConnection)
+        throw new CoreError('conflict', 'the Hub connection changed during the sync; sync again');
       if (!(err instanceof HubError)) throw err;
       await this.connection.recordError(err.message, err.fault === 'key_refused');
       throw new CoreError('bad_gateway', err.message, { hubFault: err.fault });
@@ -168,10 +181,24 @@ export class CatalogSync {
       templates.push(...(answer.templates as CatalogTemplate[]));
       if (page >= answer.pagination.totalPages || answer.templates.length === 0) break;
     }
-    const counts = await applySync(this.db, { full: true, templates: dedupe(templates), removedIds: [], checkedAt, etag: null, generation });
-    this.log.info('hub catalog synced (full)', { templates: templates.length, ...counts });
+    const counts = await applySync(this.db, {
+      full: true,
+      templates: dedupe(templates),
+      removedIds: [],
+      checkedAt,
+      etag: null,
+      generation,
+    });
+    this.log.info({ templates: templates.length, ...counts }, 'hub catalog synced (full)');
     return { ...counts, not_modified: false };
   }
+}
+
+function syncOutcomeOf(err: unknown): SyncOutcome {
+  if (err instanceof CoreError && err.details.hubFault === 'unavailable') return 'unavailable';
+  if (err instanceof CoreError && err.details.hubFault === 'key_refused') return 'key_refused';
+  if (err instanceof CoreError && err.code === 'not_found') return 'not_configured';
+  return 'error';
 }
 
 /** A template that moved between pages while they were read appears twice: keep its last copy. */

@@ -1,28 +1,47 @@
 /** The record of MCP tool calls: who (and through what), which tool, the outcome. */
+import { pagination } from '@shared/ops';
 import { count, desc } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { mcpToolCalls } from '../db/schema';
-import { pagination, type Page, type Principal } from '../domain/principal';
+import { type Page, type Principal } from '../domain/principal';
 import { actorLabel } from '../domain/principal';
+import { bumpUsage, utcDay } from '../domain/usage';
 
 export type Outcome = 'ok' | 'refused' | 'error';
 
-export async function recordToolCall(db: Db, caller: Principal, tool: string, outcome: Outcome, message: string | null) {
+/** The call and its daily rollup (per tool and outcome) in one transaction. */
+export async function recordToolCall(
+  db: Db,
+  caller: Principal,
+  tool: string,
+  outcome: Outcome,
+  message: string | null,
+) {
   const person = caller.kind === 'local' || caller.kind === 'oidc' ? caller : null;
-  await db.insert(mcpToolCalls).values({
-    via: person?.hub ? 'hub' : caller.kind,
-    actor: actorLabel(caller),
-    userId: person?.userId ?? null,
-    tokenId: caller.kind === 'machine_token' ? caller.tokenId : (person?.hub?.tokenId ?? null),
-    tool,
-    outcome,
-    message: message?.slice(0, 500) ?? null,
+  const at = new Date();
+  await db.transaction(async (tx) => {
+    await tx.insert(mcpToolCalls).values({
+      at,
+      via: person?.hub ? 'hub' : caller.kind,
+      actor: actorLabel(caller),
+      userId: person?.userId ?? null,
+      tokenId: caller.kind === 'machine_token' ? caller.tokenId : (person?.hub?.tokenId ?? null),
+      tool,
+      outcome,
+      message: message?.slice(0, 500) ?? null,
+    });
+    await bumpUsage(tx, [{ day: utcDay(at), kind: 'mcp_tool', key: tool, class: outcome, count: 1 }]);
   });
 }
 
 export async function listToolCalls(db: Db, page: Page) {
   const [rows, [total]] = await Promise.all([
-    db.select().from(mcpToolCalls).orderBy(desc(mcpToolCalls.at), desc(mcpToolCalls.id)).limit(page.limit).offset((page.page - 1) * page.limit),
+    db
+      .select()
+      .from(mcpToolCalls)
+      .orderBy(desc(mcpToolCalls.at), desc(mcpToolCalls.id))
+      .limit(page.limit)
+      .offset((page.page - 1) * page.limit),
     db.select({ n: count() }).from(mcpToolCalls),
   ]);
   return {
@@ -37,6 +56,6 @@ export async function listToolCalls(db: Db, page: Page) {
       outcome: r.outcome,
       message: r.message,
     })),
-    pagination: pagination(total?.n ?? 0, page),
+    pagination: pagination(page, total?.n ?? 0),
   };
 }

@@ -8,11 +8,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { getTemplate, listCatalog } from '../domain/catalog';
-import { createDeployment, listDeployments } from '../domain/deployments';
-import { CoreError } from '../domain/errors';
+import { createDeployment, listDeployments, type EnvValue } from '../domain/deployments';
+import { actorOf } from '../domain/activity';
+import { toHttpError } from '../api/errors';
 import { actorLabel, type Principal } from '../domain/principal';
 import type { Role } from '../domain/roles';
 import { listSecrets, readSecret } from '../domain/secrets';
+import { findUnstorable } from '../domain/text';
 import { recordToolCall, type Outcome } from './calls';
 
 const text = (value: unknown, isError = false): CallToolResult => ({
@@ -31,11 +33,18 @@ const summary = (t: Record<string, unknown>) => ({
   image: `${String(t.image_name)}:${String(t.image_tag)}`,
 });
 
-export function buildMcpServer(core: CoreContext, caller: Principal): McpServer {
+export interface McpServerOptions {
+  /** A tool failed for a reason of Core's own (5xx: the database is down, a bug): the endpoint answers it. */
+  onServerFailure?: (error: unknown) => void;
+}
+
+export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'core', version: core.config.version });
 
   const record = (tool: string, outcome: Outcome, message: string | null) =>
-    recordToolCall(core.db, caller, tool, outcome, message).catch((err: unknown) => core.log.error('mcp tool call not recorded', { tool, error: String(err) }));
+    recordToolCall(core.db, caller, tool, outcome, message).catch((err: unknown) =>
+      core.log.error({ tool, error: String(err) }, 'mcp tool call not recorded'),
+    );
 
   /** Wraps a tool: the role check, the record, and domain errors as isError results. */
   function tool<A>(name: string, needs: Role, run: (args: A) => Promise<unknown>) {
@@ -45,18 +54,25 @@ export function buildMcpServer(core: CoreContext, caller: Principal): McpServer 
         await record(name, 'refused', message);
         return text(message, true);
       }
+      const problem = findUnstorable(args);
+      if (problem) {
+        await record(name, 'error', problem);
+        return text(problem, true);
+      }
       try {
         const result = await run(args);
         await record(name, 'ok', null);
         return text(result);
       } catch (err) {
-        if (!(err instanceof CoreError)) {
-          core.log.error('mcp tool failed', { tool: name, error: err instanceof Error ? err.stack : String(err) });
-          await record(name, 'error', 'internal error');
-          return text('internal error', true);
+        // The one mapper words every failure; the caller's mistakes (4xx) are the tool's error result.
+        const e = toHttpError(err);
+        if (e.status >= 500) {
+          opts.onServerFailure?.(err);
+          await record(name, 'error', e.message);
+          return text(e.message, true);
         }
-        await record(name, err.code === 'forbidden' ? 'refused' : 'error', err.message);
-        return text(err.message, true);
+        await record(name, e.code === 'FORBIDDEN' ? 'refused' : 'error', e.message);
+        return text(e.message, true);
       }
     };
   }
@@ -72,51 +88,103 @@ export function buildMcpServer(core: CoreContext, caller: Principal): McpServer 
       },
       annotations: { readOnlyHint: true },
     },
-    tool('search_templates', 'readonly', async ({ query, category, limit }: { query?: string; category?: string; limit?: number }) => {
-      const found = await listCatalog(core.db, { search: query, category, page: 1, limit: limit ?? 20 });
-      return { templates: found.templates.map(summary), total: found.pagination.total };
-    }),
+    tool(
+      'search_templates',
+      'readonly',
+      async ({ query, category, limit }: { query?: string; category?: string; limit?: number }) => {
+        const found = await listCatalog(core.db, { search: query, category, page: 1, limit: limit ?? 20 });
+        return { templates: found.templates.map(summary), total: found.pagination.total };
+      },
+    ),
   );
 
   server.registerTool(
     'get_template',
-    { description: 'One catalog template with everything needed to deploy it (env schema, ports, resources).', inputSchema: { slug: z.string().max(200) }, annotations: { readOnlyHint: true } },
+    {
+      description: 'One catalog template with everything needed to deploy it (env schema, ports, resources).',
+      inputSchema: { slug: z.string().max(200) },
+      annotations: { readOnlyHint: true },
+    },
     tool('get_template', 'readonly', ({ slug }: { slug: string }) => getTemplate(core.db, slug)),
   );
 
   server.registerTool(
     'list_deployments',
-    { description: 'Deployments (desired state) on this Core instance, with their status.', inputSchema: {}, annotations: { readOnlyHint: true } },
-    tool('list_deployments', 'readonly', async () => (await listDeployments(core.db, { page: 1, limit: 100 })).deployments),
+    {
+      description:
+        'Deployments (desired state) on this Core instance, with their status: {deployments (the first 100 by name), total}; secret bindings show the secret’s name only.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    tool('list_deployments', 'readonly', async () => {
+      const found = await listDeployments(core.db, { page: 1, limit: 100 });
+      return { deployments: found.deployments, total: found.pagination.total };
+    }),
   );
 
   server.registerTool(
     'create_deployment',
     {
-      description: 'Record a deployment of a catalog template (admin). env must satisfy the template’s env_schema; secret_refs name existing Core secrets.',
+      description:
+        'Record a deployment of a catalog template (admin). env must satisfy the template’s env_schema; a value is a literal or ' +
+        '{"secret": "<name>"} binding an existing Core secret (credential-named variables such as ADMIN_PASSWORD take only ' +
+        'bindings). secret_refs name existing Core secrets mounted as files.',
       inputSchema: {
         name: z.string().max(63).describe('Lower-case letters, digits and -'),
         template_slug: z.string().max(200),
-        env: z.record(z.string(), z.string()).optional().describe('Variables declared by the template'),
-        secret_refs: z.array(z.string()).max(100).optional().describe('Names of Core secrets the deployment uses'),
+        env: z
+          .record(
+            z.string().max(256),
+            z.union([z.string().max(65_536), z.strictObject({ secret: z.string().max(128) })]),
+          )
+          .optional()
+          .describe('Variables declared by the template: a literal, or {"secret": "<name>"}'),
+        secret_refs: z
+          .array(z.string().max(128))
+          .max(100)
+          .optional()
+          .describe('Names of Core secrets mounted as files'),
       },
     },
-    tool('create_deployment', 'admin', (args: { name: string; template_slug: string; env?: Record<string, string>; secret_refs?: string[] }) =>
-      createDeployment(core.db, { name: args.name, template_slug: args.template_slug, env: args.env ?? {}, secret_refs: args.secret_refs ?? [] }, actorLabel(caller)),
+    tool(
+      'create_deployment',
+      'admin',
+      (args: { name: string; template_slug: string; env?: Record<string, EnvValue>; secret_refs?: string[] }) =>
+        createDeployment(
+          core.db,
+          {
+            name: args.name,
+            template_slug: args.template_slug,
+            env: args.env ?? {},
+            secret_refs: args.secret_refs ?? [],
+          },
+          actorOf(caller, 'mcp'),
+        ),
     ),
   );
 
   server.registerTool(
     'list_secrets',
-    { description: 'Names and descriptions of the secrets on this Core instance (never their values).', inputSchema: {}, annotations: { readOnlyHint: true } },
+    {
+      description: 'Names and descriptions of the secrets on this Core instance (never their values).',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
     tool('list_secrets', 'readonly', async () => (await listSecrets(core.db)).secrets),
   );
 
   server.registerTool(
     'read_secret',
-    { description: 'The value of one secret (admin).', inputSchema: { name: z.string().max(128) }, annotations: { readOnlyHint: true } },
+    {
+      description: 'The value of one secret (admin).',
+      inputSchema: { name: z.string().max(128) },
+      annotations: { readOnlyHint: true },
+    },
     tool('read_secret', 'admin', ({ name }: { name: string }) => readSecret(core.db, core.sealer, name)),
   );
 
+  // The tool list never changes while a client is connected (the server is stateless: one per POST) and GET /mcp
+  // opens no stream to notify on (405): say so instead of the SDK's default listChanged: true.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -13,6 +13,8 @@ import { Users } from './pages/Users';
 import { Catalog } from './pages/Catalog';
 import { Deployments } from './pages/Deployments';
 import { HubPage } from './pages/Hub';
+import { Activity } from './pages/Activity';
+import { TemplatePage } from './pages/Template';
 import { returnTo, signOut, useSession } from './session';
 
 export function App() {
@@ -65,8 +67,10 @@ function Shell() {
           <Route path="/tokens" component={Tokens} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/catalog" component={Catalog} />
+          <Route path="/catalog/:slug" component={TemplatePage} />
           <Route path="/deployments" component={Deployments} />
           <Route path="/hub" component={HubPage} />
+          <Route path="/activity" component={Activity} />
           <Route>
             <PageHeading>Page not found</PageHeading>
             <p>
@@ -105,6 +109,7 @@ function Header() {
         <NavLink href="/deployments">Deployments</NavLink>
         <NavLink href="/settings">Settings</NavLink>
         <NavLink href="/hub">Hub</NavLink>
+        <NavLink href="/activity">Activity</NavLink>
       </nav>
       <div className="who">
         <span>

@@ -52,7 +52,15 @@ export function formatDate(iso: string | null, empty = '—'): string {
   return iso ? new Date(iso).toLocaleString() : empty;
 }
 
-export function Pager({ pagination, onPage, label }: { pagination: Pagination; onPage: (page: number) => void; label: string }) {
+export function Pager({
+  pagination,
+  onPage,
+  label,
+}: {
+  pagination: Pagination;
+  onPage: (page: number) => void;
+  label: string;
+}) {
   if (pagination.totalPages <= 1) return null;
   const { page, totalPages, total } = pagination;
   return (
@@ -71,11 +79,27 @@ export function Pager({ pagination, onPage, label }: { pagination: Pagination; o
 }
 
 /** A destructive action asks once more in place (no modal): "Revoke" → "Confirm revoke" / "Cancel". */
-export function ConfirmButton({ label, subject, onConfirm, busy }: { label: string; subject: string; onConfirm: () => void; busy?: boolean }) {
+export function ConfirmButton({
+  label,
+  subject,
+  onConfirm,
+  busy,
+}: {
+  label: string;
+  subject: string;
+  onConfirm: () => void;
+  busy?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className="danger" aria-label={`${label} ${subject}`} onClick={() => setAsking(true)} disabled={busy}>
+      <button
+        type="button"
+        className="danger"
+        aria-label={`${label} ${subject}`}
+        onClick={() => setAsking(true)}
+        disabled={busy}
+      >
         {label}
       </button>
     );
@@ -100,7 +124,15 @@ export function ConfirmButton({ label, subject, onConfirm, busy }: { label: stri
   );
 }
 
-export function Field({ label, children, hint }: { label: string; children: (id: string, hintId?: string) => ReactNode; hint?: string }) {
+export function Field({
+  label,
+  children,
+  hint,
+}: {
+  label: string;
+  children: (id: string, hintId?: string) => ReactNode;
+  hint?: string;
+}) {
   const id = useId();
   return (
     <div className="field">
@@ -115,7 +147,17 @@ export function Field({ label, children, hint }: { label: string; children: (id:
   );
 }
 
-export function RoleSelect({ value, onChange, ...rest }: { value: Role; onChange: (role: Role) => void; id?: string; 'aria-label'?: string; disabled?: boolean }) {
+export function RoleSelect({
+  value,
+  onChange,
+  ...rest
+}: {
+  value: Role;
+  onChange: (role: Role) => void;
+  id?: string;
+  'aria-label'?: string;
+  disabled?: boolean;
+}) {
   return (
     <select {...rest} value={value} onChange={(e) => onChange(e.target.value as Role)}>
       {ROLES.map((r) => (

@@ -1,5 +1,5 @@
 /**
- * The one place the browser talks to Core's API: JSON in and out, Core's `{code, message}` errors as ApiError,
+ * The one place the browser talks to Core's API: JSON in and out, Core's `{code, message, request_id}` errors as ApiError,
  * and the X-Core-Warning header (the temporary admin's) handed to whoever listens.
  */
 export class ApiError extends Error {
@@ -9,6 +9,8 @@ export class ApiError extends Error {
     message: string,
     /** From Retry-After on a 429. */
     readonly retryAfterSeconds: number | null = null,
+    /** Core's id of the failed request (its error body's request_id), for a report to an operator. */
+    readonly requestId: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -44,12 +46,13 @@ export async function request<T>(method: string, path: string, opts: RequestOpti
   if (res.status === 204) return undefined as T;
   const data: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const err = (data ?? {}) as { code?: unknown; message?: unknown };
+    const err = (data ?? {}) as { code?: unknown; message?: unknown; request_id?: unknown };
     throw new ApiError(
       res.status,
       typeof err.code === 'string' ? err.code : 'http_' + res.status,
       typeof err.message === 'string' ? err.message : `Core answered ${res.status}.`,
       Number(res.headers.get('retry-after')) || null,
+      typeof err.request_id === 'string' ? err.request_id : res.headers.get('x-request-id'),
     );
   }
   return data as T;

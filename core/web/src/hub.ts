@@ -34,6 +34,23 @@ export interface Template {
   env: Array<{ name: string; value: string }>;
   env_schema: Array<{ name: string; required: boolean; default_value: string; description: string }>;
   updated_at: string;
+  documentation?: string;
+  ports?: Array<{ containerPort: number; protocol: string }>;
+  volume_mounts?: Array<{ name: string; mountPath: string }>;
+  cpu_request?: string;
+  memory_request?: string;
+  gpu_count?: number;
+  vram_request?: string;
+}
+
+/** A deployment variable: a literal, or a binding to a Core secret (shown by name, never by value). */
+export type EnvValue = string | { secret: string };
+
+export interface DeploymentInput {
+  name: string;
+  template_slug: string;
+  env: Record<string, EnvValue>;
+  secret_refs: string[];
 }
 
 export interface Deployment {
@@ -41,7 +58,7 @@ export interface Deployment {
   name: string;
   template_slug: string;
   template_version: string;
-  env: Record<string, string>;
+  env: Record<string, EnvValue>;
   secret_refs: string[];
   status: 'ok' | 'template_missing';
   created_by: string;
@@ -57,12 +74,15 @@ export const hub = {
   disconnect: () => api<void>('DELETE', '/settings/hub'),
   sync: () => api<{ added: number; updated: number; removed: number; checked_at: string }>('POST', '/catalog/sync'),
 
-  templates: (q: { search?: string; page?: number; limit?: number }) =>
+  categories: () => api<{ categories: { slug: string; name: string; count: number }[] }>('GET', '/catalog/categories'),
+  templates: (q: { search?: string; category?: string; page?: number; limit?: number }) =>
     api<{ templates: Template[]; pagination: Pagination }>('GET', '/catalog/templates', { query: q }),
   template: (slug: string) => api<Template>('GET', `/catalog/templates/${enc(slug)}`),
 
-  deployments: (q: { page?: number }) => api<{ deployments: Deployment[]; pagination: Pagination }>('GET', '/deployments', { query: q }),
-  createDeployment: (body: { name: string; template_slug: string; env: Record<string, string>; secret_refs: string[] }) =>
-    api<Deployment>('POST', '/deployments', { body }),
+  deployments: (q: { page?: number }) =>
+    api<{ deployments: Deployment[]; pagination: Pagination }>('GET', '/deployments', { query: q }),
+  createDeployment: (body: DeploymentInput) => api<Deployment>('POST', '/deployments', { body }),
+  updateDeployment: (id: string, body: Partial<DeploymentInput>) =>
+    api<Deployment>('PUT', `/deployments/${enc(id)}`, { body }),
   deleteDeployment: (id: string) => api<void>('DELETE', `/deployments/${enc(id)}`),
 };

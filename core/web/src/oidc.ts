@@ -10,6 +10,9 @@ export interface OidcClientConfig {
   audience: string | null;
   scopes: string;
   provider_name: string;
+  token_policy: 'jwt_audience' | 'introspection' | 'userinfo' | 'jwt_only';
+  /** Set when the provider's opaque tokens would be refused: the settings the operator is missing. */
+  setup_note: string | null;
 }
 
 export interface ProviderTokens {
@@ -87,7 +90,10 @@ export async function beginSignIn(cfg: OidcClientConfig, returnTo: string): Prom
 }
 
 /** Handles the provider's answer at /auth/callback: checks state, exchanges the code (PKCE), checks the nonce. */
-export async function finishSignIn(cfg: OidcClientConfig, callbackUrl: URL): Promise<ProviderTokens & { return_to: string }> {
+export async function finishSignIn(
+  cfg: OidcClientConfig,
+  callbackUrl: URL,
+): Promise<ProviderTokens & { return_to: string }> {
   const raw = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   if (!raw) throw new Error('This sign-in was not started here, or it was already completed. Start again.');
@@ -97,11 +103,22 @@ export async function finishSignIn(cfg: OidcClientConfig, callbackUrl: URL): Pro
   const as = await authorizationServer(cfg.issuer);
   const client: oauth.Client = { client_id: cfg.client_id };
   const params = oauth.validateAuthResponse(as, client, callbackUrl, pending.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri(), pending.code_verifier, {
-    additionalParameters: resourceParameter(cfg),
-    ...httpOptions(new URL(cfg.issuer)),
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    clientAuth,
+    params,
+    redirectUri(),
+    pending.code_verifier,
+    {
+      additionalParameters: resourceParameter(cfg),
+      ...httpOptions(new URL(cfg.issuer)),
+    },
+  );
+  const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+    expectedNonce: pending.nonce,
+    requireIdToken: true,
   });
-  const result = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce, requireIdToken: true });
   return { ...tokensOf(result), return_to: pending.return_to };
 }
 
@@ -118,7 +135,11 @@ export async function refreshTokens(cfg: OidcClientConfig, refreshToken: string)
 }
 
 function tokensOf(result: oauth.TokenEndpointResponse): ProviderTokens {
-  return { access_token: result.access_token, refresh_token: result.refresh_token ?? null, expires_in: result.expires_in ?? null };
+  return {
+    access_token: result.access_token,
+    refresh_token: result.refresh_token ?? null,
+    expires_in: result.expires_in ?? null,
+  };
 }
 
 /** A readable sentence for what went wrong in the protocol (the provider's own error description when it gave one). */

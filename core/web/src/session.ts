@@ -100,6 +100,9 @@ export async function completeOidcSignIn(callbackUrl: URL): Promise<string> {
   const config = await getAuthConfig();
   if (!config.oidc) throw new Error('Single sign-on is not configured on this Core.');
   const { return_to, ...tokens } = await finishSignIn(config.oidc, callbackUrl);
+  // Core itself may refuse the provider's token (a removed person, a token not issued to Core): say Core's reason
+  // here, on the callback page, rather than signing in and ending the session on the first page.
+  await request('GET', '/auth/me', { token: tokens.access_token });
   update({ session: sessionFrom('oidc', tokens, config.oidc), notice: null, warning: null });
   return return_to;
 }
@@ -128,12 +131,38 @@ function refresh(s: Session): Promise<boolean> {
  * A duplicated browser tab starts with a copy of this tab's sessionStorage: two tabs may hold one refresh token.
  * Core (like most providers) rotates refresh tokens and takes the re-use of a rotated one for theft, ending the
  * whole session. So tabs refresh one at a time (Web Locks), and a tab that refreshed hands the new tokens to the
- * tabs that held the old refresh token (BroadcastChannel) before it lets the next one try.
+ * tabs that held the old refresh token (BroadcastChannel). A tab that was still loading when that message went out
+ * missed it: before refreshing, a tab asks the others whether one of them already rotated its refresh token, and
+ * takes the answer instead of refreshing.
  */
+type TabMessage = { from: string; to: Session } | { asking: string };
 const otherTabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('core.session') : null;
-otherTabs?.addEventListener('message', (e: MessageEvent<{ from: string; to: Session }>) => {
-  if (state.session?.refresh_token && state.session.refresh_token === e.data.from) update({ session: e.data.to });
+/**
+ * Refresh tokens this tab's session has replaced (rotated here, or taken from another tab): a tab that asks with
+ * one of them gets this tab's session.
+ */
+const replaced = new Set<string>();
+otherTabs?.addEventListener('message', (e: MessageEvent<TabMessage>) => {
+  const m = e.data;
+  if ('asking' in m) {
+    if (replaced.has(m.asking) && state.session) otherTabs.postMessage({ from: m.asking, to: state.session });
+  } else if (state.session?.refresh_token && state.session.refresh_token === m.from) {
+    replaced.add(m.from);
+    update({ session: m.to });
+  }
 });
+
+/** How long a tab waits for another tab's answer before it refreshes itself (a tab answers within milliseconds). */
+const ASK_MS = 250;
+
+/** Asks the other tabs whether one of them rotated this session's refresh token; true when this tab took its answer. */
+async function askOtherTabs(s: Session): Promise<boolean> {
+  if (!otherTabs || !s.refresh_token) return false;
+  otherTabs.postMessage({ asking: s.refresh_token });
+  const until = Date.now() + ASK_MS;
+  while (state.session === s && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+  return state.session !== s;
+}
 
 function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
   return navigator.locks ? (navigator.locks.request('core.session.refresh', work) as Promise<T>) : work();
@@ -141,16 +170,20 @@ function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
 
 function renew(s: Session): Promise<boolean> {
   return oneTabAtATime(async () => {
-    // While this tab waited, another one may have rotated this very refresh token and sent the result.
-    if (state.session !== s) return state.session !== null;
+    // While this tab waited (or loaded), another one may have rotated this very refresh token.
+    if (state.session !== s || (await askOtherTabs(s))) return state.session !== null;
     try {
       if (!s.refresh_token) throw new Error('no refresh token');
       const next =
         s.method === 'local'
-          ? sessionFrom('local', await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }))
+          ? sessionFrom(
+              'local',
+              await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }),
+            )
           : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
       if (state.session !== s) return true;
       update({ session: next });
+      replaced.add(s.refresh_token);
       otherTabs?.postMessage({ from: s.refresh_token, to: next });
       // Messages and locks travel separately: give the message a head start on the next tab's turn.
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -166,7 +199,7 @@ function renew(s: Session): Promise<boolean> {
 /** An authorized request to Core; on a 401 it refreshes once and retries; a second 401 ends the session. */
 export async function api<T>(method: string, path: string, opts: Omit<RequestOptions, 'token'> = {}): Promise<T> {
   const s = state.session;
-  if (!s) throw new ApiError(401, 'unauthorized', 'You are not signed in.');
+  if (!s) throw new ApiError(401, 'UNAUTHORIZED', 'You are not signed in.');
   try {
     return await request<T>(method, path, { ...opts, token: s.access_token });
   } catch (err) {

@@ -1,4 +1,4 @@
-/** Core's API shapes, as agreed in the Core contract (team/CORE-CONTRACT.md). */
+/** Core's API shapes as the frontend reads them. The source of truth is Core's OpenAPI document (GET /api/v1/openapi.json, generated from core/src/api/routes). */
 import type { OidcClientConfig } from './oidc';
 
 export type Role = 'admin' | 'readonly';
@@ -69,6 +69,46 @@ export interface AuditRecord {
   at: string;
 }
 
+export interface ActivityEntry {
+  id: string;
+  at: string;
+  actor: { kind: string; id: string; label: string };
+  via: string;
+  action: string;
+  target: { type: string; id: string; name: string };
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+export interface Overview {
+  days: number;
+  hub:
+    | { configured: false }
+    | {
+        configured: true;
+        source: 'environment' | 'settings';
+        hub_url: string;
+        organization: { id: string; name: string; slug: string } | null;
+        connected: boolean;
+        key_refused: boolean;
+        last_sync_at: string | null;
+        last_error: string | null;
+        last_error_at: string | null;
+        template_count: number;
+      };
+  catalog: { templates: number };
+  deployments: { total: number; by_status: { ok: number; template_missing: number } };
+  machine_token_requests: {
+    days: { day: string; '2xx': number; '3xx': number; '4xx': number; '5xx': number }[];
+    by_token: { token_id: string; name: string; total: number; errors: number }[];
+  };
+  mcp_calls: {
+    days: { day: string; ok: number; refused: number; error: number }[];
+    by_tool: { tool: string; ok: number; refused: number; error: number; total: number }[];
+  };
+  recent_activity: ActivityEntry[];
+}
+
 export interface OidcSettings {
   source: 'environment' | 'settings' | 'none';
   issuer: string | null;
@@ -77,10 +117,24 @@ export interface OidcSettings {
   scopes: string | null;
   default_role: Role;
   admin_groups: string[];
+  token_policy: 'jwt_audience' | 'introspection' | 'userinfo' | 'jwt_only';
+  token_policy_description: string;
+  accept_userinfo_tokens: boolean;
+  introspection_client_id: string | null;
 }
 
 export interface Settings {
   oidc: OidcSettings;
   temporary_admin: { enabled: boolean };
   version: string;
+}
+
+/** An OIDC person an admin removed: their sign-ins are refused until re-admitted. */
+export interface BlockedIdentity {
+  id: string;
+  issuer: string;
+  subject: string;
+  email: string;
+  blocked_by: string;
+  blocked_at: string;
 }

@@ -10,7 +10,8 @@ export const orgSlug = () =>
     .regex(/^[a-z0-9-]+$/, 'may contain only lowercase letters, digits and hyphens');
 
 export const orgName = () => z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-export const personName = () => z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+export const personName = () =>
+  z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 export const keyName = () => z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
 export const ORG_STATUSES = ['active', 'suspended'] as const;
@@ -35,7 +36,14 @@ export const ProfileSchema = z.object({
   name: z.string(),
   role: z.enum(PLATFORM_ROLES).describe('Platform role'),
   organization: z
-    .object({ id: z.uuid(), name: z.string(), slug: z.string(), tier: z.enum(ORG_TIERS), status: z.enum(ORG_STATUSES), role: z.enum(ORG_ROLES) })
+    .object({
+      id: z.uuid(),
+      name: z.string(),
+      slug: z.string(),
+      tier: z.enum(ORG_TIERS),
+      status: z.enum(ORG_STATUSES),
+      role: z.enum(ORG_ROLES),
+    })
     .nullable(),
 });
 
@@ -67,16 +75,45 @@ export const MemberSchema = z.object({
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
-export function toApiKey(row: { id: string; name: string; keyPrefix: string; status: 'active' | 'revoked'; createdAt: Date; lastUsedAt: Date | null }) {
-  return { id: row.id, name: row.name, key_prefix: row.keyPrefix, status: row.status, created_at: iso(row.createdAt)!, last_used_at: iso(row.lastUsedAt) };
+export function toApiKey(row: {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  status: 'active' | 'revoked';
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}) {
+  return {
+    id: row.id,
+    name: row.name,
+    key_prefix: row.keyPrefix,
+    status: row.status,
+    created_at: iso(row.createdAt)!,
+    last_used_at: iso(row.lastUsedAt),
+  };
 }
 
-export function toIssuedApiKey(row: { id: string; name: string; keyPrefix: string; status: 'active' | 'revoked' }, secret: string) {
+export function toIssuedApiKey(
+  row: { id: string; name: string; keyPrefix: string; status: 'active' | 'revoked' },
+  secret: string,
+) {
   return { id: row.id, name: row.name, key: secret, key_prefix: row.keyPrefix, status: row.status };
 }
 
-export function toMember(row: { id: string; email: string; name: string; orgRole: 'admin' | 'member' | null; orgJoinedAt: Date | null }) {
-  return { user_id: row.id, email: row.email, name: row.name, role: row.orgRole ?? 'member', joined_at: iso(row.orgJoinedAt) };
+export function toMember(row: {
+  id: string;
+  email: string;
+  name: string;
+  orgRole: 'admin' | 'member' | null;
+  orgJoinedAt: Date | null;
+}) {
+  return {
+    user_id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.orgRole ?? 'member',
+    joined_at: iso(row.orgJoinedAt),
+  };
 }
 
 export { iso as isoOrNull };
@@ -91,7 +128,10 @@ export const InvitationSchema = z.object({
   status: z.enum(INVITATION_STATUSES),
   created_at: z.string().describe('ISO 8601'),
   expires_at: z.string().describe('ISO 8601; a pending invitation cannot be accepted after it'),
-  invited_by: z.object({ user_id: z.uuid(), name: z.string(), email: z.string() }).nullable().describe('null when the inviter no longer exists'),
+  invited_by: z
+    .object({ user_id: z.uuid(), name: z.string(), email: z.string() })
+    .nullable()
+    .describe('null when the inviter no longer exists'),
 });
 
 /** An invitation as its invitee sees it. */
@@ -124,7 +164,10 @@ export function toInvitation(row: InvitationRowLike) {
     status: row.status,
     created_at: iso(row.createdAt)!,
     expires_at: iso(row.expiresAt)!,
-    invited_by: row.invitedBy && row.inviterEmail !== null ? { user_id: row.invitedBy, name: row.inviterName ?? '', email: row.inviterEmail } : null,
+    invited_by:
+      row.invitedBy && row.inviterEmail !== null
+        ? { user_id: row.invitedBy, name: row.inviterName ?? '', email: row.inviterEmail }
+        : null,
   };
 }
 

@@ -20,7 +20,10 @@ export const TolerationSchema = z.object({
 
 export const AdminTemplateSchema = TemplateSchema.extend({
   registry_url: z.string(),
-  registry_credentials: z.string().nullable().describe(`"${CREDENTIALS_MASK}" when credentials are stored, null when none; never the secret`),
+  registry_credentials: z
+    .string()
+    .nullable()
+    .describe(`"${CREDENTIALS_MASK}" when credentials are stored, null when none; never the secret`),
   secret_refs: z.array(z.string()),
   command: z.array(z.string()),
   tolerations: z.array(TolerationSchema),
@@ -78,7 +81,9 @@ const FIELD_MAP = {
 } as const satisfies Record<Exclude<keyof CreateTemplateInput, never>, keyof TemplateValues>;
 
 /** Wire fields → domain values; absent fields stay absent (partial update), the credentials mask means "keep". */
-export function templateValuesFrom(input: Partial<CreateTemplateInput> | Omit<UpdateTemplateInput, 'id'>): TemplateValues {
+export function templateValuesFrom(
+  input: Partial<CreateTemplateInput> | Omit<UpdateTemplateInput, 'id'>,
+): TemplateValues {
   const out: Record<string, unknown> = {};
   for (const [wire, value] of Object.entries(input)) {
     if (value === undefined || !(wire in FIELD_MAP)) continue;
@@ -97,7 +102,12 @@ export const AdminCategorySchema = CategorySchema.extend({
 export function toAdminCategory(
   row: Parameters<typeof toCategory>[0] & { accessCount: number; createdAt: Date; updatedAt: Date },
 ): z.infer<typeof AdminCategorySchema> {
-  return { ...toCategory(row), access_count: Number(row.accessCount), created_at: iso(row.createdAt), updated_at: iso(row.updatedAt) };
+  return {
+    ...toCategory(row),
+    access_count: Number(row.accessCount),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
 }
 
 export const GrantSchema = z.object({
@@ -140,7 +150,14 @@ export const AdminUserSchema = z.object({
   role: z.enum(PLATFORM_ROLES),
   created_at: z.string(),
   organization: z
-    .object({ id: z.uuid(), name: z.string(), slug: z.string(), role: z.enum(ORG_ROLES), status: z.enum(ORG_STATUSES), tier: z.enum(ORG_TIERS) })
+    .object({
+      id: z.uuid(),
+      name: z.string(),
+      slug: z.string(),
+      role: z.enum(ORG_ROLES),
+      status: z.enum(ORG_STATUSES),
+      tier: z.enum(ORG_TIERS),
+    })
     .nullable(),
 });
 
@@ -165,7 +182,14 @@ export function toAdminUser(row: {
     created_at: iso(row.createdAt),
     organization:
       row.orgId && row.orgName !== null && row.orgSlug !== null && row.orgStatus && row.orgTier
-        ? { id: row.orgId, name: row.orgName, slug: row.orgSlug, role: row.orgRole ?? 'member', status: row.orgStatus, tier: row.orgTier }
+        ? {
+            id: row.orgId,
+            name: row.orgName,
+            slug: row.orgSlug,
+            role: row.orgRole ?? 'member',
+            status: row.orgStatus,
+            tier: row.orgTier,
+          }
         : null,
   };
 }
@@ -255,11 +279,17 @@ export const AuditEntrySchema = z.object({
   org_id: z.uuid().nullable(),
   details: z.record(z.string(), z.unknown()),
   created_at: z.string(),
-  actor_name: z.string().nullable().describe("The actor's name now: a user's name (or email), an instance key's name; null for the system"),
+  actor_name: z
+    .string()
+    .nullable()
+    .describe("The actor's name now: a user's name (or email), an instance key's name; null for the system"),
   actor_email: z.string().nullable().describe("A user actor's email"),
   actor_org_id: z.uuid().nullable().describe('The organization of an acting instance key'),
   actor_deleted: z.boolean().describe('The actor no longer exists'),
-  target_name: z.string().nullable().describe('The target\'s name now, or the name it was recorded with when it no longer exists'),
+  target_name: z
+    .string()
+    .nullable()
+    .describe("The target's name now, or the name it was recorded with when it no longer exists"),
   target_email: z.string().nullable().describe("A user target's email"),
   target_deleted: z.boolean().describe('The target no longer exists'),
   org_name: z.string().nullable().describe('The name of the organization the change concerns'),

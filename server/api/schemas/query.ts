@@ -14,8 +14,16 @@ export const queryBool = () =>
 /** "a,b,c" or ["a","b"] → ["a","b","c"] (empty entries dropped). */
 export const queryList = () =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v.flatMap((s) => (typeof s === 'string' ? s.split(',') : [s])) : v),
-    z.array(z.string().trim().max(100)).max(50).transform((list) => list.filter((s) => s.length > 0)),
+    (v) =>
+      typeof v === 'string'
+        ? v.split(',')
+        : Array.isArray(v)
+          ? v.flatMap((s) => (typeof s === 'string' ? s.split(',') : [s]))
+          : v,
+    z
+      .array(z.string().trim().max(100))
+      .max(50)
+      .transform((list) => list.filter((s) => s.length > 0)),
   );
 
 const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
@@ -48,6 +56,5 @@ export function resolvePage(input: { page?: number; limit?: number }) {
   return { page: input.page ?? 1, limit: Math.min(input.limit ?? 50, 100) };
 }
 
-export function pagination(page: { page: number; limit: number }, total: number) {
-  return { ...page, total, totalPages: Math.ceil(total / page.limit) };
-}
+/** The `pagination` object of a paged answer: one helper for the Hub and Core. */
+export { pagination } from '@shared/ops';

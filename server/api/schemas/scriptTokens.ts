@@ -10,7 +10,9 @@ export const ApiTokenSchema = z.object({
   expires_at: z.string().describe('ISO 8601'),
   last_used_at: z.string().nullable().describe('ISO 8601; updated at most once a minute'),
   revoked_at: z.string().nullable(),
-  status: z.enum(['active', 'expired', 'revoked', 'signed_out']).describe('active, or why the Hub refuses the token now'),
+  status: z
+    .enum(['active', 'expired', 'revoked', 'signed_out'])
+    .describe('active, or why the Hub refuses the token now'),
 });
 
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());

@@ -38,7 +38,8 @@ const MAX_JSON_DEPTH = 32;
 
 function jsonProblem(value: unknown, depth = 0): string | null {
   if (depth > MAX_JSON_DEPTH) return `must not be nested deeper than ${MAX_JSON_DEPTH} levels`;
-  if (typeof value === 'string') return storable(value) ? null : 'strings must not contain NUL characters or unpaired surrogates';
+  if (typeof value === 'string')
+    return storable(value) ? null : 'strings must not contain NUL characters or unpaired surrogates';
   if (value === null || typeof value !== 'object') return null;
   for (const [key, inner] of Object.entries(value)) {
     if (!storable(key)) return 'keys must not contain NUL characters or unpaired surrogates';
@@ -57,7 +58,8 @@ export const jsonObject = (maxBytes: number, label: string) =>
       return;
     }
     const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
-    if (bytes > maxBytes) ctx.addIssue({ code: 'custom', message: `must be at most ${label} serialized (got ${bytes} bytes)` });
+    if (bytes > maxBytes)
+      ctx.addIssue({ code: 'custom', message: `must be at most ${label} serialized (got ${bytes} bytes)` });
   });
 
 export const MAX_URL_LENGTH = 2048;
@@ -77,9 +79,11 @@ export const httpUrl = () =>
         ctx.addIssue({ code: 'custom', message: 'must be an absolute URL' });
         return;
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use http or https' });
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        ctx.addIssue({ code: 'custom', message: 'must use http or https' });
       else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
-      else if (CONTROL.test(value) || /\s/.test(value)) ctx.addIssue({ code: 'custom', message: 'must not contain spaces or control characters' });
+      else if (CONTROL.test(value) || /\s/.test(value))
+        ctx.addIssue({ code: 'custom', message: 'must not contain spaces or control characters' });
     });
 
 /** A DNS host name as an instance knows itself (e.g. core.example.com). */
@@ -88,7 +92,10 @@ export const hostName = () =>
     .string()
     .trim()
     .max(253, 'must be at most 253 characters')
-    .regex(/^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/, 'must be a DNS host name');
+    .regex(
+      /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/,
+      'must be a DNS host name',
+    );
 
 export const TicketSeverity = z.enum(['low', 'normal', 'high', 'urgent']);
 export const TicketStatus = z.enum(['open', 'pending', 'closed']);
@@ -119,7 +126,13 @@ export const InstanceInfoSchema = z.object({
 
 function reported(row: InstanceInfoRow) {
   return row.reportedAt
-    ? { version: row.reportVersion, base_url: row.reportBaseUrl, mcp_url: row.reportMcpUrl, hostname: row.reportHostname, reported_at: iso(row.reportedAt) }
+    ? {
+        version: row.reportVersion,
+        base_url: row.reportBaseUrl,
+        mcp_url: row.reportMcpUrl,
+        hostname: row.reportHostname,
+        reported_at: iso(row.reportedAt),
+      }
     : null;
 }
 
@@ -133,9 +146,10 @@ export function toInstanceInfo(row: InstanceInfoRow): z.infer<typeof InstanceInf
       last_used_at: isoOrNull(row.lastUsedAt),
       organization: row.org,
       reported: reported(row),
-      dns: row.dnsHostname && row.dnsIp && row.dnsUpdatedAt && !row.dnsDeletedAt
-        ? { hostname: row.dnsHostname, ip: row.dnsIp, updated_at: iso(row.dnsUpdatedAt) }
-        : null,
+      dns:
+        row.dnsHostname && row.dnsIp && row.dnsUpdatedAt && !row.dnsDeletedAt
+          ? { hostname: row.dnsHostname, ip: row.dnsIp, updated_at: iso(row.dnsUpdatedAt) }
+          : null,
     },
   };
 }
@@ -208,7 +222,13 @@ export function toTicketSummary(row: TicketRowLike): z.infer<typeof TicketSummar
   };
 }
 
-type MessageRowLike = { id: string; authorType: 'instance' | 'user' | 'staff'; authorName: string; body: string; createdAt: Date };
+type MessageRowLike = {
+  id: string;
+  authorType: 'instance' | 'user' | 'staff';
+  authorName: string;
+  body: string;
+  createdAt: Date;
+};
 
 export function toMessage(m: MessageRowLike): z.infer<typeof MessageSchema> {
   return { id: m.id, author: { type: m.authorType, name: m.authorName }, body: m.body, created_at: iso(m.createdAt) };
@@ -232,7 +252,13 @@ export const DashboardTicketSchema = TicketSummarySchema.extend({
   instance: z.object({ id: z.uuid(), name: z.string() }).nullable(),
 });
 
-type DashboardTicketRowLike = TicketRowLike & { orgId: string; orgName: string; orgSlug: string; instanceId: string | null; instanceName: string | null };
+type DashboardTicketRowLike = TicketRowLike & {
+  orgId: string;
+  orgName: string;
+  orgSlug: string;
+  instanceId: string | null;
+  instanceName: string | null;
+};
 
 export function toDashboardTicket(row: DashboardTicketRowLike): z.infer<typeof DashboardTicketSchema> {
   return {

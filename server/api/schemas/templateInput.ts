@@ -27,18 +27,28 @@ export const catalogSlug = () =>
     .string()
     .min(1, 'must not be empty')
     .max(100, 'must be at most 100 characters')
-    .regex(SLUG_RE, 'may contain only lowercase letters, digits and hyphens, and must start and end with a letter or digit');
+    .regex(
+      SLUG_RE,
+      'may contain only lowercase letters, digits and hyphens, and must start and end with a letter or digit',
+    );
 
 const templateSlug = () => catalogSlug().refine((s) => s !== 'updates', '"updates" is reserved');
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
-const nonEmpty = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const nonEmpty = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
 export const QUANTITY_RE = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)$/;
 const quantity = () =>
-  z.string().max(32).refine((v) => v === '' || QUANTITY_RE.test(v), 'must be a quantity with a unit suffix, e.g. 512Mi or 2Gi');
+  z
+    .string()
+    .max(32)
+    .refine((v) => v === '' || QUANTITY_RE.test(v), 'must be a quantity with a unit suffix, e.g. 512Mi or 2Gi');
 const cpuQuantity = () =>
-  z.string().max(32).refine((v) => v === '' || /^(\d+(\.\d+)?|\d+m)$/.test(v), 'must be a CPU quantity, e.g. 500m, 1 or 0.5');
+  z
+    .string()
+    .max(32)
+    .refine((v) => v === '' || /^(\d+(\.\d+)?|\d+m)$/.test(v), 'must be a CPU quantity, e.g. 500m, 1 or 0.5');
 
 const httpUrl = () =>
   z
@@ -55,7 +65,12 @@ const httpUrl = () =>
     }, 'must be an http(s) URL or empty');
 
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const envName = () => z.string().min(1, 'must not be empty').max(255).regex(ENV_NAME_RE, 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
+const envName = () =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(255)
+    .regex(ENV_NAME_RE, 'must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)');
 
 /** Adds an issue at [index, key] for every repeated value. */
 function uniqueBy<T>(what: string, keyOf: (item: T) => string, field?: string) {
@@ -63,7 +78,8 @@ function uniqueBy<T>(what: string, keyOf: (item: T) => string, field?: string) {
     const seen = new Set<string>();
     items.forEach((item, i) => {
       const k = keyOf(item);
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: field ? [i, field] : [i], message: `duplicate ${what} "${k}"` });
+      if (seen.has(k))
+        ctx.addIssue({ code: 'custom', path: field ? [i, field] : [i], message: `duplicate ${what} "${k}"` });
       seen.add(k);
     });
   };
@@ -96,7 +112,10 @@ export const TolerationInput = z
     effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
     tolerationSeconds: jsonInt(0, 1_000_000_000).optional(),
   })
-  .refine((t) => !(t.operator === 'Exists' && t.value), { message: 'value must be empty when operator is Exists', path: ['value'] });
+  .refine((t) => !(t.operator === 'Exists' && t.value), {
+    message: 'value must be empty when operator is Exists',
+    path: ['value'],
+  });
 
 /** Every writable template field, none required and without defaults (create adds requirement, the DB the defaults). */
 export const templateFields = {
@@ -115,7 +134,10 @@ export const templateFields = {
     .string()
     .min(1, 'must not be empty')
     .max(255)
-    .regex(/^[a-z0-9]([a-z0-9._\-/:]*[a-z0-9])?$/, 'must be an image name such as nginx or registry.example.com/team/app, without tag'),
+    .regex(
+      /^[a-z0-9]([a-z0-9._\-/:]*[a-z0-9])?$/,
+      'must be an image name such as nginx or registry.example.com/team/app, without tag',
+    ),
   image_tag: z
     .string()
     .max(128)
@@ -125,10 +147,22 @@ export const templateFields = {
   gpu_count: jsonInt(0, 64),
   vram_request: quantity(),
   concurrent_jobs: jsonInt(1, 1000),
-  env: z.array(EnvVarInput).max(200).superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
-  env_schema: z.array(EnvSchemaEntryInput).max(200).superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
-  ports: z.array(PortInput).max(100).superRefine(uniqueBy('port', (p) => `${p.containerPort}/${p.protocol}`, 'containerPort')),
-  volume_mounts: z.array(VolumeMountInput).max(100).superRefine(uniqueBy('mount path', (v) => v.mountPath, 'mountPath')),
+  env: z
+    .array(EnvVarInput)
+    .max(200)
+    .superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
+  env_schema: z
+    .array(EnvSchemaEntryInput)
+    .max(200)
+    .superRefine(uniqueBy('environment variable', (e) => e.name, 'name')),
+  ports: z
+    .array(PortInput)
+    .max(100)
+    .superRefine(uniqueBy('port', (p) => `${p.containerPort}/${p.protocol}`, 'containerPort')),
+  volume_mounts: z
+    .array(VolumeMountInput)
+    .max(100)
+    .superRefine(uniqueBy('mount path', (v) => v.mountPath, 'mountPath')),
   node_selector: z
     .record(z.string().min(1).max(253), z.string().max(63))
     .refine((r) => Object.keys(r).length <= 50, 'at most 50 entries'),
@@ -150,7 +184,9 @@ export const templateFields = {
     .min(1, 'must not be empty (send null to remove the credentials)')
     .max(10_000)
     .nullable()
-    .describe('Secret; stored encrypted, returned only masked. null removes it; the mask "********" keeps the stored value.'),
+    .describe(
+      'Secret; stored encrypted, returned only masked. null removes it; the mask "********" keeps the stored value.',
+    ),
   secret_refs: z
     .array(z.string().regex(/^[A-Za-z0-9._-]{1,253}$/, 'must be a secret name (letters, digits, . _ -)'))
     .max(50)
@@ -192,7 +228,9 @@ export const CreateCategoryInput = z.strictObject({
   slug: categoryFields.slug,
   description: categoryFields.description.optional(),
   icon: categoryFields.icon.optional(),
-  sort_order: categoryFields.sort_order.optional().describe('Lower comes first; when left out, the new category sorts after every existing one'),
+  sort_order: categoryFields.sort_order
+    .optional()
+    .describe('Lower comes first; when left out, the new category sorts after every existing one'),
   is_private: categoryFields.is_private.optional(),
 });
 

@@ -52,5 +52,7 @@ export function toPat(row: PatView): z.infer<typeof PatSchema> {
 }
 
 export function toIssuedPat(p: IssuedPat): z.infer<typeof IssuedPatSchema> {
-  return { token: { id: p.id, name: p.name, token: p.secret, instance_id: p.instanceId, expires_at: iso(p.expiresAt) } };
+  return {
+    token: { id: p.id, name: p.name, token: p.secret, instance_id: p.instanceId, expires_at: iso(p.expiresAt) },
+  };
 }

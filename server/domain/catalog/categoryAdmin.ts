@@ -11,7 +11,9 @@ import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
 import { bumpTemplates, catalogWrite, recordExits } from './writes';
 
-export type CategoryValues = Partial<Pick<typeof categories.$inferInsert, 'name' | 'slug' | 'description' | 'icon' | 'sortOrder' | 'isPrivate'>>;
+export type CategoryValues = Partial<
+  Pick<typeof categories.$inferInsert, 'name' | 'slug' | 'description' | 'icon' | 'sortOrder' | 'isPrivate'>
+>;
 
 // eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
 const templateCount = sql<number>`(select coalesce(sum(${categoryTemplateCounts.n}), 0)::int from ${categoryTemplateCounts} where ${eq(categoryTemplateCounts.categoryId, categories.id)})`;
@@ -20,7 +22,10 @@ const adminCategorySelection = { ...getTableColumns(categories), templateCount, 
 
 export async function listAdminCategories() {
   const db = await getDb();
-  return db.select(adminCategorySelection).from(categories).orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
+  return db
+    .select(adminCategorySelection)
+    .from(categories)
+    .orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
 }
 
 async function getAdminCategory(tx: Tx, id: string) {
@@ -93,8 +98,12 @@ export async function updateCategory(actor: AuditActor, id: string, values: Cate
       const inCategory = sql`t.category_id = ${id}`;
       // Either direction may hide templates: made private, everyone loses the public ones; made public,
       // grant holders lose the non-public ones they saw through their grant.
-      if (values.isPrivate !== undefined && values.isPrivate !== before.isPrivate) await recordExits(change, inCategory);
-      await tx.update(categories).set({ ...values, updatedAt: at }).where(eq(categories.id, id));
+      if (values.isPrivate !== undefined && values.isPrivate !== before.isPrivate)
+        await recordExits(change, inCategory);
+      await tx
+        .update(categories)
+        .set({ ...values, updatedAt: at })
+        .where(eq(categories.id, id));
       const shownOnTemplates =
         (values.name !== undefined && values.name !== before.name) ||
         (values.slug !== undefined && values.slug !== before.slug) ||
@@ -106,7 +115,13 @@ export async function updateCategory(actor: AuditActor, id: string, values: Cate
         const old = before[k as keyof typeof before];
         if (v !== undefined && v !== old) changes[k] = { from: old, to: v };
       }
-      await writeAudit(tx, { actor, action: 'category.update', targetType: 'category', targetId: id, details: { slug: before.slug, changes } });
+      await writeAudit(tx, {
+        actor,
+        action: 'category.update',
+        targetType: 'category',
+        targetId: id,
+        details: { slug: before.slug, changes },
+      });
       return getAdminCategory(tx, id);
     }),
   );
@@ -117,12 +132,21 @@ export async function deleteCategory(actor: AuditActor, id: string) {
   try {
     return await catalogWrite(async ({ tx }) => {
       const before = await lockCategory(tx, id);
-      const [used] = await tx.select({ n: sql<number>`count(*)::int` }).from(templates).where(eq(templates.categoryId, id));
+      const [used] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(templates)
+        .where(eq(templates.categoryId, id));
       const n = Number(used?.n ?? 0);
       if (n > 0) {
-        throw new DomainError('conflict', `Category "${before.slug}" is used by ${n} template${n === 1 ? '' : 's'}; move or delete ${n === 1 ? 'it' : 'them'} first`);
+        throw new DomainError(
+          'conflict',
+          `Category "${before.slug}" is used by ${n} template${n === 1 ? '' : 's'}; move or delete ${n === 1 ? 'it' : 'them'} first`,
+        );
       }
-      const grants = await tx.delete(accessGrants).where(eq(accessGrants.categoryId, id)).returning({ orgId: accessGrants.orgId });
+      const grants = await tx
+        .delete(accessGrants)
+        .where(eq(accessGrants.categoryId, id))
+        .returning({ orgId: accessGrants.orgId });
       await tx.delete(categories).where(eq(categories.id, id));
       await writeAudit(tx, {
         actor,
@@ -135,7 +159,8 @@ export async function deleteCategory(actor: AuditActor, id: string) {
     });
   } catch (err) {
     // A template created in the category meanwhile (restrict foreign key).
-    if (isForeignKeyViolation(err)) throw new DomainError('conflict', 'Category is used by templates; move or delete them first');
+    if (isForeignKeyViolation(err))
+      throw new DomainError('conflict', 'Category is used by templates; move or delete them first');
     throw err;
   }
 }

@@ -48,12 +48,19 @@ export async function createGrant(actor: AuditActor, input: { orgId: string; cat
   try {
     return await catalogWrite(async (change) => {
       const { tx } = change;
-      const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, input.orgId)).for('share');
+      const [org] = await tx
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(eq(organizations.id, input.orgId))
+        .for('share');
       if (!org) throw new DomainError('not_found', 'org_id: no such organization');
       const [cat] = await tx.select().from(categories).where(eq(categories.id, input.categoryId)).for('share');
       if (!cat) throw new DomainError('not_found', 'category_id: no such category');
       if (!cat.isPrivate) {
-        throw new DomainError('invalid', `category_id: category "${cat.slug}" is not private; grants apply only to private categories`);
+        throw new DomainError(
+          'invalid',
+          `category_id: category "${cat.slug}" is not private; grants apply only to private categories`,
+        );
       }
       const [dup] = await tx
         .select({ id: accessGrants.id })
@@ -82,9 +89,16 @@ export async function createGrant(actor: AuditActor, input: { orgId: string; cat
 export async function deleteGrant(actor: AuditActor, by: { id: string } | { orgId: string; categoryId: string }) {
   return catalogWrite(async (change) => {
     const { tx } = change;
-    const where = 'id' in by ? eq(accessGrants.id, by.id) : and(eq(accessGrants.orgId, by.orgId), eq(accessGrants.categoryId, by.categoryId));
+    const where =
+      'id' in by
+        ? eq(accessGrants.id, by.id)
+        : and(eq(accessGrants.orgId, by.orgId), eq(accessGrants.categoryId, by.categoryId));
     const [grant] = await grantsQuery(tx, where);
-    if (!grant) throw new DomainError('not_found', 'id' in by ? 'id: no such access grant' : 'No access grant for this org_id and category_id');
+    if (!grant)
+      throw new DomainError(
+        'not_found',
+        'id' in by ? 'id: no such access grant' : 'No access grant for this org_id and category_id',
+      );
     await recordGrantExits(change, grant.orgId, grant.categoryId);
     await tx.delete(accessGrants).where(eq(accessGrants.id, grant.id));
     await writeAudit(tx, {

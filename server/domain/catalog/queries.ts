@@ -2,7 +2,8 @@
 import { and, asc, count, eq, getTableColumns, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { LRUCache } from 'lru-cache';
-import { execRows, getDb, type Db } from '../../db/client';
+import { execRows, getDb, hasReadReplicas, readCatalog, type Db, type ReadSource } from '../../db/client';
+import { LSN_SQL } from '../../db/replicas';
 import { generation } from '../../db/invalidation';
 import { catalogEntries, categories, categoryTemplateCounts, templates } from '../../db/schema';
 import type { Page } from '../paginate';
@@ -49,7 +50,11 @@ export type SearchMatch = 'substring' | 'similar';
 const categoryIdOf = (slug: string) => sql`(select c_filter.id from categories c_filter where c_filter.slug = ${slug})`;
 
 /** Tags as the read model keeps them: lower-cased (migration 0005), so a tag matches whatever its case. */
-const foldedTags = (tags: string[]) => sql`array[${sql.join(tags.map((t) => sql`lower(${t})`), sql`, `)}]::text[]`;
+const foldedTags = (tags: string[]) =>
+  sql`array[${sql.join(
+    tags.map((t) => sql`lower(${t})`),
+    sql`, `,
+  )}]::text[]`;
 
 /** A tag equal to the term, within search_tags (every tag between unit separators; trigram-indexed). */
 const tagPattern = (term: string) => sql`lower(${`%\x1f${escapeLike(term)}\x1f%`})`;
@@ -63,7 +68,11 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
     const pattern = sql`lower(${`%${escapeLike(filters.search)}%`})`;
     conditions.push(
       match === 'substring'
-        ? or(like(entries.searchName, pattern), like(entries.searchDescription, pattern), like(entries.searchTags, tagPattern(filters.search)))!
+        ? or(
+            like(entries.searchName, pattern),
+            like(entries.searchDescription, pattern),
+            like(entries.searchTags, tagPattern(filters.search)),
+          )!
         : sql`lower(${filters.search}) <% ${entries.searchName}`,
     );
   }
@@ -100,13 +109,22 @@ function searchRank(term: string, match: SearchMatch): SQL {
 function rankedPage(db: Db, where: SQL | undefined, rank: SQL, limit: number, offset: number) {
   const found = db.$with('found').as(
     db
-      .select({ id: entries.templateId, rank: rank.as('rank'), tie: sql<string>`${entries.searchName} collate "C"`.as('tie') })
+      .select({
+        id: entries.templateId,
+        rank: rank.as('rank'),
+        tie: sql<string>`${entries.searchName} collate "C"`.as('tie'),
+      })
       .from(entries)
       .where(where),
   );
   return db
     .with(found)
-    .select({ id: found.id, rank: found.rank, tie: found.tie, matches: sql<number>`(select count(*) from ${found})`.as('matches') })
+    .select({
+      id: found.id,
+      rank: found.rank,
+      tie: found.tie,
+      matches: sql<number>`(select count(*) from ${found})`.as('matches'),
+    })
     .from(found)
     .orderBy(asc(found.rank), asc(found.tie), asc(found.id))
     .limit(limit)
@@ -143,13 +161,21 @@ function countedByCategory(filters: TemplateFilters) {
  * trigram and tag indexes with filters), then only its templates are read in full. Given a known entry
  * before the page (a checkpoint), the index is entered at that entry instead of skipping from the start.
  */
-export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: TemplateFilters, { page, limit }: Page, options: ListOptions = {}) {
+export function listTemplatesQueries(
+  db: Db,
+  scope: CatalogScope,
+  filters: TemplateFilters,
+  { page, limit }: Page,
+  options: ListOptions = {},
+) {
   const match = options.match ?? 'substring';
   const after = options.after;
   const where = and(
     templateVisible(scope, entries),
     ...templateFilterSql(filters, match),
-    after ? sql`(${entries.featuredRank}, ${entries.name}, ${entries.templateId}) > (${after.key.featuredRank}::smallint, ${after.key.name}, ${after.key.id}::uuid)` : undefined,
+    after
+      ? sql`(${entries.featuredRank}, ${entries.name}, ${entries.templateId}) > (${after.key.featuredRank}::smallint, ${after.key.name}, ${after.key.id}::uuid)`
+      : undefined,
   );
   const offset = (page - 1) * limit - (after ? after.position + 1 : 0);
   const ranked = filters.search ? rankedPage(db, where, searchRank(filters.search, match), limit, offset) : null;
@@ -173,7 +199,10 @@ export function listTemplatesQueries(db: Db, scope: CatalogScope, filters: Templ
     .from(chosen)
     .innerJoin(templates, eq(templates.id, chosen.id))
     .innerJoin(categories, eq(categories.id, templates.categoryId))
-    .orderBy(...(ranked ? [asc(ranked.rank), asc(ranked.tie)] : [featuredFirst(templates.isFeatured), asc(templates.name)]), asc(templates.id));
+    .orderBy(
+      ...(ranked ? [asc(ranked.rank), asc(ranked.tie)] : [featuredFirst(templates.isFeatured), asc(templates.name)]),
+      asc(templates.id),
+    );
   const counts = categoryTemplateCounts;
   const countQuery = countedByCategory(filters)
     ? db
@@ -211,7 +240,10 @@ export const checkpointStats = {
 
 /** The keys of every CHECKPOINT_EVERY-th entry in catalog order, unexecuted (the benchmark EXPLAINs it). */
 export function checkpointQuery(db: Db, scope: CatalogScope, filters: TemplateFilters) {
-  const position = sql<number>`row_number() over (order by ${entries.featuredRank}, ${entries.name}, ${entries.templateId})`.as('position');
+  const position =
+    sql<number>`row_number() over (order by ${entries.featuredRank}, ${entries.name}, ${entries.templateId})`.as(
+      'position',
+    );
   const ordered = db
     .select({ featuredRank: entries.featuredRank, name: entries.name, id: entries.templateId, position })
     .from(entries)
@@ -255,7 +287,10 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
     }
     // The total costs a few summed counters; a deep page starts from the nearest checkpoint before it.
     const offset = (page.page - 1) * page.limit;
-    const [known, after] = await Promise.all([total(countQuery), offset >= CHECKPOINT_EVERY ? checkpointBefore(db, scope, filters, offset) : undefined]);
+    const [known, after] = await Promise.all([
+      total(countQuery),
+      offset >= CHECKPOINT_EVERY ? checkpointBefore(db, scope, filters, offset) : undefined,
+    ]);
     if (offset >= known) return { rows: [], total: known };
     if (after) {
       checkpointStats.pagesFromCheckpoint++;
@@ -277,20 +312,35 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
 /** A listed template and whether it has registry credentials (what the admin list adds). */
 export type ListedRow = TemplateRow & { hasRegistryCredentials: boolean };
 
-async function listRows(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
-  const db = await getDb();
-  const found = await listMatching(db, scope, filters, page, 'substring');
-  if (found.total > 0 || !filters.search) return found;
-  return listMatching(db, scope, filters, page, 'similar');
+async function listRows(
+  scope: CatalogScope,
+  filters: TemplateFilters,
+  page: Page,
+  source: ReadSource = 'primary',
+): Promise<{ rows: ListedRow[]; total: number }> {
+  return readCatalog(source, async (db) => {
+    const found = await listMatching(db, scope, filters, page, 'substring');
+    if (found.total > 0 || !filters.search) return found;
+    return listMatching(db, scope, filters, page, 'similar');
+  });
 }
 
-export async function listTemplates(scope: CatalogScope, filters: TemplateFilters, page: Page): Promise<{ rows: TemplateRow[]; total: number }> {
-  const { rows, total } = await listRows(scope, filters, page);
+/** `source`: 'replica' lets the read run on a caught-up replica (anonymous and instance-key callers). */
+export async function listTemplates(
+  scope: CatalogScope,
+  filters: TemplateFilters,
+  page: Page,
+  source: ReadSource = 'primary',
+): Promise<{ rows: TemplateRow[]; total: number }> {
+  const { rows, total } = await listRows(scope, filters, page, source);
   return { rows: rows.map(({ hasRegistryCredentials: _, ...row }) => row), total };
 }
 
 /** The admin list: every template, with whether it has registry credentials (the same single query). */
-export async function listTemplatesForAdmin(filters: TemplateFilters, page: Page): Promise<{ rows: ListedRow[]; total: number }> {
+export async function listTemplatesForAdmin(
+  filters: TemplateFilters,
+  page: Page,
+): Promise<{ rows: ListedRow[]; total: number }> {
   const { rows, total } = await listRows({ kind: 'admin' }, filters, page);
   return { rows: rows.map((row) => ({ ...row, hasRegistryCredentials: Boolean(row.hasRegistryCredentials) })), total };
 }
@@ -313,15 +363,24 @@ function prepareBySlug(db: Db, kind: CatalogScope['kind']) {
 }
 const bySlugStatements = new WeakMap<Db, Record<CatalogScope['kind'], ReturnType<typeof prepareBySlug>>>();
 
-export async function findTemplateBySlug(scope: CatalogScope, slug: string): Promise<TemplateRow | null> {
-  const db = await getDb();
-  let statements = bySlugStatements.get(db);
-  if (!statements) {
-    statements = { admin: prepareBySlug(db, 'admin'), org: prepareBySlug(db, 'org'), anonymous: prepareBySlug(db, 'anonymous') };
-    bySlugStatements.set(db, statements);
-  }
-  const [row] = await statements[scope.kind].execute({ slug, orgId: scope.kind === 'org' ? scope.orgId : undefined });
-  return row ?? null;
+export async function findTemplateBySlug(
+  scope: CatalogScope,
+  slug: string,
+  source: ReadSource = 'primary',
+): Promise<TemplateRow | null> {
+  return readCatalog(source, async (db) => {
+    let statements = bySlugStatements.get(db);
+    if (!statements) {
+      statements = {
+        admin: prepareBySlug(db, 'admin'),
+        org: prepareBySlug(db, 'org'),
+        anonymous: prepareBySlug(db, 'anonymous'),
+      };
+      bySlugStatements.set(db, statements);
+    }
+    const [row] = await statements[scope.kind].execute({ slug, orgId: scope.kind === 'org' ? scope.orgId : undefined });
+    return row ?? null;
+  });
 }
 
 /**
@@ -330,14 +389,101 @@ export async function findTemplateBySlug(scope: CatalogScope, slug: string): Pro
  * every writer in flight to commit. So each change stamped before the returned time is committed (and
  * visible to the queries that follow), and each later writer stamps a later time. Truncated down to
  * milliseconds (ISO 8601 precision), which only widens the next window.
+ * With `withPosition` (read replicas) also the primary's WAL position at that moment: every change stamped
+ * before the watermark is committed before it, so a replica that has replayed it has every such change.
  */
-async function syncWatermark(): Promise<Date> {
+async function takeWatermark(withPosition: boolean): Promise<{ at: Date; lsn?: bigint }> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${CATALOG_SYNC_LOCK})`);
-    const [row] = await execRows<{ at: string | Date }>(tx, sql`select date_trunc('milliseconds', clock_timestamp()) as at`);
-    return new Date(row!.at);
+    const [row] = await execRows<{ at: string | Date; lsn: string | null }>(
+      tx,
+      sql`select date_trunc('milliseconds', clock_timestamp()) as at, ${withPosition ? sql.raw(LSN_SQL) : sql`null`} as lsn`,
+    );
+    return { at: new Date(row!.at), ...(row!.lsn !== null && { lsn: BigInt(row!.lsn) }) };
   });
+}
+
+/**
+ * A watermark stays a watermark: every change stamped before it is committed, whenever it is used. So the
+ * polls of a busy process share one (a fleet's burst of polls after a write costs one exclusive lock, not
+ * one per poll), as long as it was asked for under the current catalog generation: then it waited for every
+ * write this process knows of (a local writer bumps the generation holding the writers' lock; another
+ * process's write is known once its notification arrived, after its commit), so a poll still sees every
+ * change committed before it was made — what the caches promise. At most WATERMARK_SHARE_MS old.
+ */
+const WATERMARK_SHARE_MS = 200;
+type SharedWatermark = { taken: number; generation: number; value: Promise<{ at: Date; lsn?: bigint }> };
+const sharedWatermarks: Record<'plain' | 'position', SharedWatermark | null> = { plain: null, position: null };
+
+function syncWatermark(withPosition: boolean): Promise<{ at: Date; lsn?: bigint }> {
+  const slot = withPosition ? 'position' : 'plain';
+  const shared = sharedWatermarks[slot];
+  const now = Date.now();
+  const current = generation('catalog');
+  if (shared && shared.generation === current && now - shared.taken < WATERMARK_SHARE_MS) return shared.value;
+  const value = takeWatermark(withPosition);
+  sharedWatermarks[slot] = { taken: now, generation: current, value };
+  value.catch(() => {
+    if (sharedWatermarks[slot]?.value === value) sharedWatermarks[slot] = null;
+  });
+  return value;
+}
+
+/**
+ * Idle polls from memory. Per scope, the stamp of its latest possible change (the newest updated_at it sees,
+ * the newest exit of its audience): read once per catalog generation (every write moves it, in every
+ * process) and at most IDLE_TTL_MS. A poll whose since is past that stamp has nothing to fetch: it is answered
+ * "nothing changed" without a statement. The bound is conservative (an exit counts even if the template is
+ * visible again): a poll it lets through still runs the exact query.
+ */
+const IDLE_TTL_MS = 60_000;
+const latestChanges = new LRUCache<string, { generation: number; micros: Promise<bigint> }>({
+  max: 100_000,
+  ttl: IDLE_TTL_MS,
+});
+
+/** Microseconds since the epoch of a `YYYY-MM-DDTHH:MM:SS[.ffffff…](Z|±HH:MM)` timestamp; null if not one. */
+function micros(at: string): bigint | null {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:?\d\d)$/i.exec(at);
+  if (!m) return null;
+  const seconds = Date.parse(`${m[1]}${m[3]}`);
+  if (Number.isNaN(seconds)) return null;
+  return BigInt(seconds) * 1000n + BigInt((m[2] ?? '').slice(0, 6).padEnd(6, '0'));
+}
+
+function latestChangeQuery(db: Db, scope: CatalogScope) {
+  const audience =
+    scope.kind === 'admin'
+      ? sql`true`
+      : scope.kind === 'org'
+        ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
+        : sql`e.audience = 'everyone'`;
+  const newestVisible = db
+    .select({ at: templates.updatedAt })
+    .from(templates)
+    .innerJoin(categories, eq(categories.id, templates.categoryId))
+    .where(templateVisible(scope))
+    .orderBy(sql`${templates.updatedAt} desc`)
+    .limit(1);
+  return sql`select ${stampText(sql`greatest((${newestVisible}), (select max(e.at) from template_exits e where ${audience}))`)} as stamp`;
+}
+
+async function nothingChangedSince(scope: CatalogScope, since: string, source: ReadSource): Promise<boolean> {
+  const from = micros(parseSyncPoint(since).at);
+  if (from === null) return false;
+  const key = scope.kind === 'org' ? scope.orgId : scope.kind;
+  const current = generation('catalog');
+  let entry = latestChanges.get(key);
+  if (!entry || entry.generation !== current) {
+    const stamp = readCatalog(source, (db) =>
+      execRows<{ stamp: string | null }>(db, latestChangeQuery(db, scope)),
+    ).then(([row]) => (row?.stamp ? micros(`${row.stamp}Z`)! : -1n));
+    entry = { generation: current, micros: stamp };
+    latestChanges.set(key, entry);
+    stamp.catch(() => latestChanges.delete(key));
+  }
+  return (await entry.micros) < from;
 }
 
 export interface RemovedTemplate {
@@ -372,11 +518,16 @@ export function parseSyncPoint(since: string): SyncPoint {
   if (fraction.length !== 6 + UUID_DIGITS) return { at, afterId: null };
   const hex = BigInt(fraction.slice(6)).toString(16).padStart(32, '0');
   if (hex.length !== 32) return { at, afterId: null };
-  return { at, afterId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+  return {
+    at,
+    afterId: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  };
 }
 
 function formatSyncPoint(stampUtc: string, id: string): string {
-  return `${stampUtc}${BigInt(`0x${id.replaceAll('-', '')}`).toString().padStart(UUID_DIGITS, '0')}Z`;
+  return `${stampUtc}${BigInt(`0x${id.replaceAll('-', '')}`)
+    .toString()
+    .padStart(UUID_DIGITS, '0')}Z`;
 }
 
 /** A change's stamp as UTC text to the microsecond: fixed width, so text order is time order. */
@@ -396,7 +547,13 @@ type Change =
   | { kind: 'removed'; stamp: string; id: string; row: RemovedTemplate };
 
 /** Templates the scope sees that changed after `from` (and before `before`), unexecuted (the benchmark EXPLAINs it). */
-export function updatedTemplatesQuery(db: Db, scope: CatalogScope, from: SyncPoint, before: Date | null, limit: number) {
+export function updatedTemplatesQuery(
+  db: Db,
+  scope: CatalogScope,
+  from: SyncPoint,
+  before: Date | null,
+  limit: number,
+) {
   return db
     .select({ ...templateSelection, stamp: stampText(templates.updatedAt) })
     .from(templates)
@@ -407,8 +564,13 @@ export function updatedTemplatesQuery(db: Db, scope: CatalogScope, from: SyncPoi
 }
 
 /** The first `limit` changes in (stamp, id) order, templates and removals merged. */
-async function changesSince(scope: CatalogScope, from: SyncPoint, before: Date | null, limit: number): Promise<Change[]> {
-  const db = await getDb();
+async function changesSince(
+  db: Db,
+  scope: CatalogScope,
+  from: SyncPoint,
+  before: Date | null,
+  limit: number,
+): Promise<Change[]> {
   const audience =
     scope.kind === 'admin'
       ? sql`true`
@@ -452,14 +614,23 @@ async function changesSince(scope: CatalogScope, from: SyncPoint, before: Date |
  *    writer can still stamp a time before W, so a point inside W's past is final. A full page
  *    (has_more) ends at its last change's point; the last page ends at W.
  */
-export async function templateUpdates(scope: CatalogScope, since: string) {
+export async function templateUpdates(scope: CatalogScope, since: string, source: ReadSource = 'primary') {
   const from = parseSyncPoint(since);
-  const probe = await changesSince(scope, from, null, 1);
+  if (Date.parse(since) <= Date.now() && (await nothingChangedSince(scope, since, source))) {
+    return { rows: [], removed: [], checkedAt: since, hasMore: false };
+  }
+  // On a replica: "nothing changed" answers `since` itself, which is safe whatever the replica has replayed.
+  const probe = await readCatalog(source, (db) => changesSince(db, scope, from, null, 1));
   if (probe.length === 0 && Date.parse(since) <= Date.now()) {
     return { rows: [], removed: [], checkedAt: since, hasMore: false };
   }
-  const watermark = await syncWatermark();
-  const changes = await changesSince(scope, from, watermark, UPDATES_PAGE_SIZE + 1);
+  // The watermark on the primary; the page on a replica only if it has replayed the watermark's position.
+  const { at: watermark, lsn } = await syncWatermark(source === 'replica' && (await hasReadReplicas()));
+  const changes = await readCatalog(
+    source,
+    (db) => changesSince(db, scope, from, watermark, UPDATES_PAGE_SIZE + 1),
+    lsn,
+  );
   const hasMore = changes.length > UPDATES_PAGE_SIZE;
   const page = changes.slice(0, UPDATES_PAGE_SIZE);
   const last = page.at(-1);
@@ -487,6 +658,6 @@ export function listCategoriesQuery(db: Db, scope: CatalogScope) {
     .orderBy(asc(categories.sortOrder), asc(categories.name), asc(categories.id));
 }
 
-export async function listCategories(scope: CatalogScope) {
-  return listCategoriesQuery(await getDb(), scope);
+export async function listCategories(scope: CatalogScope, source: ReadSource = 'primary') {
+  return readCatalog(source, (db) => listCategoriesQuery(db, scope));
 }

@@ -12,7 +12,7 @@ import { type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
-import { encryptSecret, sealedFields } from '../secrets';
+import { encryptSecret, sealedFields } from '../sealing';
 import { listTemplatesForAdmin, templateSelection, type Page, type TemplateFilters, type TemplateRow } from './queries';
 import { catalogWrite, recordExits, type CatalogChange } from './writes';
 
@@ -38,7 +38,10 @@ export async function getAdminTemplate(q: Queryable, id: string): Promise<AdminT
   return row ? { ...row, hasRegistryCredentials: Boolean(row.hasRegistryCredentials) } : null;
 }
 
-export async function listAdminTemplates(filters: TemplateFilters, page: Page): Promise<{ rows: AdminTemplateRow[]; total: number }> {
+export async function listAdminTemplates(
+  filters: TemplateFilters,
+  page: Page,
+): Promise<{ rows: AdminTemplateRow[]; total: number }> {
   return listTemplatesForAdmin(filters, page);
 }
 
@@ -47,18 +50,29 @@ async function sealCredentials(id: string, values: TemplateValues) {
   const { registryCredentials, ...rest } = values;
   const sealed: Partial<Insert> = { ...rest };
   if (registryCredentials !== undefined) {
-    sealed.registryCredentialsEnc = registryCredentials === null ? null : await encryptSecret(sealedFields.registryCredentials(id), registryCredentials);
+    sealed.registryCredentialsEnc =
+      registryCredentials === null
+        ? null
+        : await encryptSecret(sealedFields.registryCredentials(id), registryCredentials);
   }
   return sealed;
 }
 
 async function checkReferences(tx: Tx, values: { categoryId?: string; orgId?: string | null }) {
   if (values.categoryId !== undefined) {
-    const [cat] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.id, values.categoryId)).for('share');
+    const [cat] = await tx
+      .select({ id: categories.id })
+      .from(categories)
+      .where(eq(categories.id, values.categoryId))
+      .for('share');
     if (!cat) throw new DomainError('not_found', 'category_id: no such category');
   }
   if (values.orgId) {
-    const [org] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, values.orgId)).for('share');
+    const [org] = await tx
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(eq(organizations.id, values.orgId))
+      .for('share');
     if (!org) throw new DomainError('not_found', 'org_id: no such organization');
   }
 }
@@ -81,7 +95,8 @@ async function guarded<T>(slug: string | undefined, fn: () => Promise<T>): Promi
     return await fn();
   } catch (err) {
     if (isUniqueViolation(err) && slug) slugTaken(slug);
-    if (isForeignKeyViolation(err)) throw new DomainError('not_found', 'category_id or org_id: the referenced record no longer exists');
+    if (isForeignKeyViolation(err))
+      throw new DomainError('not_found', 'category_id or org_id: the referenced record no longer exists');
     throw err;
   }
 }
@@ -89,7 +104,10 @@ async function guarded<T>(slug: string | undefined, fn: () => Promise<T>): Promi
 /** Field names for the audit record (never values: some are long, one is secret). */
 const changedFields = (values: TemplateValues) => Object.keys(values).sort();
 
-export async function createTemplate(actor: AuditActor, values: TemplateValues & Pick<Insert, 'name' | 'slug' | 'categoryId' | 'imageName'>) {
+export async function createTemplate(
+  actor: AuditActor,
+  values: TemplateValues & Pick<Insert, 'name' | 'slug' | 'categoryId' | 'imageName'>,
+) {
   const id = randomUUID();
   const sealed = await sealCredentials(id, values);
   return guarded(values.slug, () =>
@@ -115,7 +133,13 @@ export async function createTemplate(actor: AuditActor, values: TemplateValues &
 
 async function lockTemplate(tx: Tx, id: string) {
   const [before] = await tx
-    .select({ id: templates.id, slug: templates.slug, isPublic: templates.isPublic, categoryId: templates.categoryId, orgId: templates.orgId })
+    .select({
+      id: templates.id,
+      slug: templates.slug,
+      isPublic: templates.isPublic,
+      categoryId: templates.categoryId,
+      orgId: templates.orgId,
+    })
     .from(templates)
     .where(eq(templates.id, id))
     .for('update');
@@ -138,7 +162,10 @@ export async function updateTemplate(actor: AuditActor, id: string, values: Temp
         (values.orgId !== undefined && values.orgId !== before.orgId);
       if (mayHide) await recordExits(change, sql`t.id = ${id}`);
       // The template's own updated_at = at also delivers it to whoever may now see it for the first time.
-      await tx.update(templates).set({ ...sealed, updatedAt: at }).where(eq(templates.id, id));
+      await tx
+        .update(templates)
+        .set({ ...sealed, updatedAt: at })
+        .where(eq(templates.id, id));
       await writeAudit(tx, {
         actor,
         action: 'template.update',
@@ -158,7 +185,14 @@ export async function deleteTemplate(actor: AuditActor, id: string) {
     const before = await lockTemplate(tx, id);
     await recordExits(change, sql`t.id = ${id}`);
     await tx.delete(templates).where(eq(templates.id, id));
-    await writeAudit(tx, { actor, action: 'template.delete', targetType: 'template', targetId: id, orgId: before.orgId, details: { slug: before.slug } });
+    await writeAudit(tx, {
+      actor,
+      action: 'template.delete',
+      targetType: 'template',
+      targetId: id,
+      orgId: before.orgId,
+      details: { slug: before.slug },
+    });
     return before;
   });
 }

@@ -113,7 +113,11 @@ async function selectPage(where: SQL | undefined, limit: number, offset = 0) {
     .offset(offset);
 }
 
-export async function listAddonEvents(scope: AddonEventScope, filters: AddonEventFilters, page: { page: number; limit: number }) {
+export async function listAddonEvents(
+  scope: AddonEventScope,
+  filters: AddonEventFilters,
+  page: { page: number; limit: number },
+) {
   const c = conditions(scope, filters);
   const where = c.length > 0 ? and(...c) : undefined;
   const db = await getDb();
@@ -125,7 +129,11 @@ export async function listAddonEvents(scope: AddonEventScope, filters: AddonEven
 }
 
 /** Every matching event, newest first, read in batches by keyset (for exports of any size). */
-export async function* iterateAddonEvents(scope: AddonEventScope, filters: AddonEventFilters, batch = 1000): AsyncGenerator<AddonEventRow> {
+export async function* iterateAddonEvents(
+  scope: AddonEventScope,
+  filters: AddonEventFilters,
+  batch = 1000,
+): AsyncGenerator<AddonEventRow> {
   const base = conditions(scope, filters);
   let after: AddonEventRow | null = null;
   for (;;) {
@@ -136,7 +144,10 @@ export async function* iterateAddonEvents(scope: AddonEventScope, filters: Addon
           lt(addonAuditEvents.occurredAt, after.occurredAt),
           and(
             eq(addonAuditEvents.occurredAt, after.occurredAt),
-            or(lt(addonAuditEvents.id, after.id), and(eq(addonAuditEvents.id, after.id), lt(addonAuditEvents.instanceKeyId, after.instanceId))),
+            or(
+              lt(addonAuditEvents.id, after.id),
+              and(eq(addonAuditEvents.id, after.id), lt(addonAuditEvents.instanceKeyId, after.instanceId)),
+            ),
           ),
         )!,
       );

@@ -3,7 +3,7 @@
  * of a request.
  *
  * Where the source address comes from: handlers read X-Forwarded-For. The production server's edge
- * (server/http/bridge.ts, forwardedFor) appends the TCP peer's address to whatever the request carried, as
+ * (server/http/nodeHttp.ts, forwardedFor) appends the TCP peer's address to whatever the request carried, as
  * a reverse proxy does, for REST, /mcp and what it hands to Next.js alike; so the last entry is always the
  * real peer. The Hub trusts the chain from the right: entries listed in HUB_TRUSTED_PROXIES are skipped,
  * and the first entry that is not a trusted proxy is the client. Entries to the left of it (written by the
@@ -25,7 +25,8 @@ export function normalizeIp(raw: string): { ip: string; family: IpFamily } | nul
   if (isIPv4(value)) return { ip: value, family: 4 };
   if (!isIPv6(value) || value.includes('%')) return null; // zone ids (fe80::1%eth0) are not publishable
   const canonical = new URL(`http://[${value}]/`).hostname.slice(1, -1);
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(canonical) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  const mapped =
+    /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(canonical) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
   if (mapped) {
     if (mapped.length === 2) return { ip: mapped[1]!, family: 4 };
     const hi = parseInt(mapped[1]!, 16);
@@ -68,7 +69,10 @@ function parseForwardedEntry(entry: string) {
 export function sourceAddress(headers: { get(name: string): string | null }): { ip: string; family: IpFamily } | null {
   const header = headers.get('x-forwarded-for');
   if (!header) return null;
-  const entries = header.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = header
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const trusted = supportSettings.trustedProxies;
   for (let i = entries.length - 1; i >= 0; i--) {
     const parsed = parseForwardedEntry(entries[i]!);

@@ -27,7 +27,6 @@ import { supportSettings } from './settings';
 export const DNS_CHANGE_INTERVAL_SECONDS = 10;
 const DNS_LOCK = 72_620_006;
 
-
 export type DnsRecordRow = typeof dnsRecords.$inferSelect;
 
 /** The DNS label of an instance (see the file comment). */
@@ -68,14 +67,21 @@ async function assertChangeAllowed(tx: Tx, keyId: string) {
   const wait = row?.wait === null || row?.wait === undefined ? 0 : Number(row.wait);
   if (wait > 0) {
     const retryAfterSeconds = Math.min(wait, DNS_CHANGE_INTERVAL_SECONDS);
-    throw new DomainError('rate_limited', `At most one DNS change per ${DNS_CHANGE_INTERVAL_SECONDS} seconds per instance; retry in ${retryAfterSeconds} s`, {
-      retryAfterSeconds,
-    });
+    throw new DomainError(
+      'rate_limited',
+      `At most one DNS change per ${DNS_CHANGE_INTERVAL_SECONDS} seconds per instance; retry in ${retryAfterSeconds} s`,
+      {
+        retryAfterSeconds,
+      },
+    );
   }
 }
 
 /** Sets the instance's address; returns the record and whether anything changed. */
-export async function setDnsRecord(instance: InstancePrincipal, ip: string): Promise<{ record: DnsRecordRow; changed: boolean }> {
+export async function setDnsRecord(
+  instance: InstancePrincipal,
+  ip: string,
+): Promise<{ record: DnsRecordRow; changed: boolean }> {
   const provider = supportSettings.dnsProvider;
   const zone = supportSettings.dnsZone;
   const db = await getDb();
@@ -94,9 +100,16 @@ export async function setDnsRecord(instance: InstancePrincipal, ip: string): Pro
     };
     let record: DnsRecordRow | undefined;
     if (current) {
-      [record] = await tx.update(dnsRecords).set({ ip, ...publish }).where(eq(dnsRecords.instanceKeyId, instance.keyId)).returning();
+      [record] = await tx
+        .update(dnsRecords)
+        .set({ ip, ...publish })
+        .where(eq(dnsRecords.instanceKeyId, instance.keyId))
+        .returning();
     } else {
-      const [org] = await tx.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, instance.orgId));
+      const [org] = await tx
+        .select({ slug: organizations.slug })
+        .from(organizations)
+        .where(eq(organizations.id, instance.orgId));
       for (const digits of [8, 16, 32]) {
         const hostname = `${dnsLabel(org?.slug ?? '', instance.keyId, digits)}.${zone}`;
         [record] = await tx
@@ -139,7 +152,14 @@ export async function deleteDnsRecord(instance: InstancePrincipal): Promise<bool
     if (provider === 'powerdns' && current.publishState !== 'local') {
       await tx
         .update(dnsRecords)
-        .set({ deletedAt: sql`now()`, updatedAt: sql`now()`, publishState: 'pending', publishAttempts: 0, publishError: null, publishNextAt: sql`now()` })
+        .set({
+          deletedAt: sql`now()`,
+          updatedAt: sql`now()`,
+          publishState: 'pending',
+          publishAttempts: 0,
+          publishError: null,
+          publishNextAt: sql`now()`,
+        })
         .where(eq(dnsRecords.instanceKeyId, instance.keyId));
       tombstone = true;
     } else {
@@ -166,7 +186,10 @@ export async function deleteDnsRecord(instance: InstancePrincipal): Promise<bool
 /** Admin: publish a record again now (after a failure). Null when the instance has no record. */
 export async function retryDnsPublish(admin: UserPrincipal, keyId: string): Promise<DnsRecordRow | null> {
   if (supportSettings.dnsProvider !== 'powerdns') {
-    throw new DomainError('invalid', 'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish');
+    throw new DomainError(
+      'invalid',
+      'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish',
+    );
   }
   const db = await getDb();
   const requeued = await db.transaction(async (tx) => {

@@ -20,6 +20,7 @@ import { dnsRecords } from '../../db/schema';
 import { normalizeIp } from './addresses';
 import { DnsPushError, pushDeletion, pushRecord } from './powerdns';
 import { supportSettings, SupportConfigError } from './settings';
+import { logger } from '../../log';
 
 export const MAX_PUBLISH_ATTEMPTS = 10;
 const LEASE = sql.raw(`interval '30 seconds'`);
@@ -52,7 +53,7 @@ async function claim(db: Db, where: SQL): Promise<Claimed[]> {
 
 function describe(err: unknown): string {
   if (err instanceof DnsPushError || err instanceof SupportConfigError) return err.message;
-  console.error('[hub] DNS publish failed unexpectedly:', err);
+  logger.error({ err }, 'DNS publish failed unexpectedly');
   return 'Unexpected error while publishing (see the Hub log)';
 }
 
@@ -91,7 +92,13 @@ async function publishClaimed(db: Db, row: Claimed): Promise<PublishOutcome> {
   } else {
     const done = await db
       .update(dnsRecords)
-      .set({ publishState: 'published', publishedAt: sql`now()`, publishAttempts: 0, publishError: null, publishNextAt: null })
+      .set({
+        publishState: 'published',
+        publishedAt: sql`now()`,
+        publishAttempts: 0,
+        publishError: null,
+        publishNextAt: null,
+      })
       .where(sameVersion)
       .returning({ id: dnsRecords.instanceKeyId });
     if (done.length > 0) return 'published';
@@ -104,7 +111,9 @@ async function publishClaimed(db: Db, row: Claimed): Promise<PublishOutcome> {
     .returning({ id: dnsRecords.instanceKeyId });
   if (requeued.length === 0 && !row.deleted) {
     // The record is gone altogether (deleted and unpublished meanwhile): take back what this push re-created.
-    await pushDeletion(row.hostname).catch((err) => console.error('[hub] DNS cleanup of', row.hostname, 'failed:', describe(err)));
+    await pushDeletion(row.hostname).catch((err) =>
+      logger.warn({ hostname: row.hostname, err: describe(err) }, 'DNS cleanup failed'),
+    );
   }
   return 'superseded';
 }
@@ -121,7 +130,10 @@ export async function runPublishPass(): Promise<number> {
   const db = await getDb();
   let attempted = 0;
   for (;;) {
-    const rows = await claim(db, sql`r.publish_state in ('pending', 'local') and (r.publish_next_at is null or r.publish_next_at <= now())`);
+    const rows = await claim(
+      db,
+      sql`r.publish_state in ('pending', 'local') and (r.publish_next_at is null or r.publish_next_at <= now())`,
+    );
     await Promise.all(rows.map((row) => publishClaimed(db, row)));
     attempted += rows.length;
     if (rows.length < BATCH) return attempted;
@@ -136,7 +148,7 @@ export function ensureDnsPublisher(): void {
   try {
     if (supportSettings.dnsProvider !== 'powerdns') return;
   } catch (err) {
-    console.error('[hub]', (err as Error).message);
+    logger.error({ err: (err as Error).message }, 'DNS publisher failed');
     return;
   }
   poller.__hubDnsPoller ??= { timer: null, generation: 0, running: null };
@@ -151,7 +163,7 @@ function schedule(generation: number, delay: number) {
       try {
         if (supportSettings.dnsProvider === 'powerdns') await runPublishPass();
       } catch (err) {
-        console.error('[hub] DNS publisher pass failed:', (err as Error).message);
+        logger.warn({ err: (err as Error).message }, 'DNS publisher pass failed');
       }
     })();
     void state.running.finally(() => {

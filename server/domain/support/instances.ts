@@ -4,7 +4,7 @@
  * instance_reports.mcp_url is the instance's MCP endpoint URL; the MCP proxy forwards to it.
  */
 import { DomainError } from '../errors';
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { dnsRecords, instanceKeys, instanceReports, organizations } from '../../db/schema';
 import { writeAudit } from '../audit';
@@ -20,7 +20,13 @@ const infoColumns = {
   status: instanceKeys.status,
   lastUsedAt: instanceKeys.lastUsedAt,
   createdAt: instanceKeys.createdAt,
-  org: { id: organizations.id, name: organizations.name, slug: organizations.slug, tier: organizations.tier, status: organizations.status },
+  org: {
+    id: organizations.id,
+    name: organizations.name,
+    slug: organizations.slug,
+    tier: organizations.tier,
+    status: organizations.status,
+  },
   reportVersion: instanceReports.version,
   reportBaseUrl: instanceReports.baseUrl,
   reportMcpUrl: instanceReports.mcpUrl,
@@ -75,10 +81,17 @@ const FIELDS = [
 ] as const;
 
 /** Records a report: absent fields keep their value, null clears one. Audited when something changed. */
-export async function reportInstance(instance: InstancePrincipal, input: InstanceReportInput): Promise<InstanceInfoRow> {
+export async function reportInstance(
+  instance: InstancePrincipal,
+  input: InstanceReportInput,
+): Promise<InstanceInfoRow> {
   const db = await getDb();
   await db.transaction(async (tx) => {
-    const [current] = await tx.select().from(instanceReports).where(eq(instanceReports.instanceKeyId, instance.keyId)).for('update');
+    const [current] = await tx
+      .select()
+      .from(instanceReports)
+      .where(eq(instanceReports.instanceKeyId, instance.keyId))
+      .for('update');
     const next = {
       version: current?.version ?? null,
       baseUrl: current?.baseUrl ?? null,
@@ -120,7 +133,11 @@ export interface InstanceFilters {
 }
 
 /** Instances with their report and DNS record: platform admins all (optionally one org), members their org. */
-export async function listInstances(scope: InstanceScope, filters: InstanceFilters, page: { page: number; limit: number }) {
+export async function listInstances(
+  scope: InstanceScope,
+  filters: InstanceFilters,
+  page: { page: number; limit: number },
+) {
   ensureDnsPublisher();
   const conditions: SQL[] = [];
   const orgId = scope.kind === 'org' ? scope.orgId : filters.orgId;
@@ -131,9 +148,27 @@ export async function listInstances(scope: InstanceScope, filters: InstanceFilte
   return paginate(
     page,
     (window) => selectInstances(where, window),
-    () => db.select({ n: count() }).from(instanceKeys).leftJoin(dnsRecords, eq(dnsRecords.instanceKeyId, instanceKeys.id)).where(where),
+    () =>
+      db
+        .select({ n: count() })
+        .from(instanceKeys)
+        .leftJoin(dnsRecords, eq(dnsRecords.instanceKeyId, instanceKeys.id))
+        .where(where),
   );
 }
 
 /** Keeps only a record that is not being deleted (DELETE leaves a tombstone until the DNS server has dropped it). */
 export const liveDns = (row: InstanceInfoRow) => (row.dnsHostname && !row.dnsDeletedAt ? row : null);
+
+/** The base URLs an organization's active instances reported (for the template page's Core snippet), by name. */
+export async function orgInstanceUrls(orgId: string): Promise<{ name: string; baseUrl: string }[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({ name: instanceKeys.name, baseUrl: instanceReports.baseUrl })
+    .from(instanceKeys)
+    .innerJoin(instanceReports, eq(instanceReports.instanceKeyId, instanceKeys.id))
+    .where(and(eq(instanceKeys.orgId, orgId), eq(instanceKeys.status, 'active'), isNotNull(instanceReports.baseUrl)))
+    .orderBy(asc(instanceKeys.name))
+    .limit(20);
+  return rows.map((r) => ({ name: r.name, baseUrl: r.baseUrl! }));
+}

@@ -10,7 +10,13 @@ const PUSH_TIMEOUT_MS = 5_000;
 export class DnsPushError extends Error {}
 
 type RRSet =
-  | { name: string; type: 'A' | 'AAAA'; ttl: number; changetype: 'REPLACE'; records: { content: string; disabled: false }[] }
+  | {
+      name: string;
+      type: 'A' | 'AAAA';
+      ttl: number;
+      changetype: 'REPLACE';
+      records: { content: string; disabled: false }[];
+    }
   | { name: string; type: 'A' | 'AAAA'; changetype: 'DELETE' };
 
 const fqdn = (name: string) => `${name}.`;
@@ -29,7 +35,10 @@ async function patchZone(rrsets: RRSet[]): Promise<void> {
     });
   } catch (err) {
     const cause = (err as Error & { cause?: { code?: string } }).cause?.code;
-    const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${PUSH_TIMEOUT_MS / 1000} s` : (cause ?? (err as Error).message);
+    const reason =
+      (err as Error).name === 'TimeoutError'
+        ? `no answer within ${PUSH_TIMEOUT_MS / 1000} s`
+        : (cause ?? (err as Error).message);
     throw new DnsPushError(`PowerDNS API unreachable at ${apiUrl}: ${reason}`);
   }
   if (res.ok) {
@@ -52,7 +61,13 @@ export async function pushRecord(hostname: string, ip: string, family: 4 | 6): P
   const type = family === 4 ? 'A' : 'AAAA';
   const other = family === 4 ? 'AAAA' : 'A';
   await patchZone([
-    { name: fqdn(hostname), type, ttl: supportSettings.dnsTtl, changetype: 'REPLACE', records: [{ content: ip, disabled: false }] },
+    {
+      name: fqdn(hostname),
+      type,
+      ttl: supportSettings.dnsTtl,
+      changetype: 'REPLACE',
+      records: [{ content: ip, disabled: false }],
+    },
     { name: fqdn(hostname), type: other, changetype: 'DELETE' },
   ]);
 }

@@ -15,10 +15,23 @@ import { DomainError } from '../errors';
 
 export type Quota = 'tickets' | 'ticket_messages' | 'addon_events';
 
-const SETTINGS: Record<Quota, { env: string; fallback: number; what: string; column: 'tickets' | 'ticketMessages' | 'addonEvents' }> = {
+const SETTINGS: Record<
+  Quota,
+  { env: string; fallback: number; what: string; column: 'tickets' | 'ticketMessages' | 'addonEvents' }
+> = {
   tickets: { env: 'HUB_QUOTA_TICKETS', fallback: 1000, what: 'support tickets', column: 'tickets' },
-  ticket_messages: { env: 'HUB_QUOTA_TICKET_MESSAGES', fallback: 20_000, what: 'ticket messages', column: 'ticketMessages' },
-  addon_events: { env: 'HUB_QUOTA_ADDON_EVENTS', fallback: 1_000_000, what: 'addon audit events', column: 'addonEvents' },
+  ticket_messages: {
+    env: 'HUB_QUOTA_TICKET_MESSAGES',
+    fallback: 20_000,
+    what: 'ticket messages',
+    column: 'ticketMessages',
+  },
+  addon_events: {
+    env: 'HUB_QUOTA_ADDON_EVENTS',
+    fallback: 1_000_000,
+    what: 'addon audit events',
+    column: 'addonEvents',
+  },
 };
 
 export function quotaOf(quota: Quota): number {
@@ -43,8 +56,12 @@ export async function useQuota(tx: Tx, quota: Quota, orgId: string, adding: numb
     .where(eq(supportUsage.orgId, orgId))
     .returning({ used });
   if (row!.used > limit) {
-    throw new DomainError('forbidden', `This organization has reached its quota of ${limit} ${what} (${row!.used - adding} stored, ${adding} more sent); ask the Hub's operator to raise ${env}`, {
-      reason: 'quota_exceeded',
-    });
+    throw new DomainError(
+      'forbidden',
+      `This organization has reached its quota of ${limit} ${what} (${row!.used - adding} stored, ${adding} more sent); ask the Hub's operator to raise ${env}`,
+      {
+        reason: 'quota_exceeded',
+      },
+    );
   }
 }

@@ -10,7 +10,8 @@
  *   HUB_PDNS_SERVER_ID    server id in the API path                    default localhost
  *   HUB_TRUSTED_PROXIES   IPs/CIDRs of reverse proxies whose X-Forwarded-For entries are honoured
  */
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import type { BlockList } from 'node:net';
+import { parseAddressList } from '@shared/ops';
 
 function env(name: string): string | undefined {
   const value = process.env[name];
@@ -27,34 +28,43 @@ export const supportSettings = {
   get dnsZone(): string {
     const zone = (env('HUB_DNS_ZONE') ?? 'instances.hub.internal').toLowerCase().replace(/\.$/, '');
     if (zone.length > 189 || !zone.split('.').every((label) => LABEL.test(label))) {
-      throw new SupportConfigError(`HUB_DNS_ZONE "${zone}" is not a valid DNS zone name (letters, digits, hyphens; at most 189 characters)`);
+      throw new SupportConfigError(
+        `HUB_DNS_ZONE "${zone}" is not a valid DNS zone name (letters, digits, hyphens; at most 189 characters)`,
+      );
     }
     return zone;
   },
   get dnsProvider(): 'none' | 'powerdns' {
     const value = (env('HUB_DNS_PROVIDER') ?? 'none').toLowerCase();
-    if (value !== 'none' && value !== 'powerdns') throw new SupportConfigError(`HUB_DNS_PROVIDER must be "none" or "powerdns", got "${value}"`);
+    if (value !== 'none' && value !== 'powerdns')
+      throw new SupportConfigError(`HUB_DNS_PROVIDER must be "none" or "powerdns", got "${value}"`);
     return value;
   },
   get dnsTtl(): number {
     const raw = env('HUB_DNS_TTL') ?? '60';
     const ttl = Number(raw);
-    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 86_400) throw new SupportConfigError(`HUB_DNS_TTL must be 1..86400 seconds, got "${raw}"`);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 86_400)
+      throw new SupportConfigError(`HUB_DNS_TTL must be 1..86400 seconds, got "${raw}"`);
     return ttl;
   },
   get powerdns(): { apiUrl: string; apiKey: string; serverId: string } {
     const apiUrl = env('HUB_PDNS_API_URL');
     const apiKey = env('HUB_PDNS_API_KEY');
-    if (!apiUrl || !apiKey) throw new SupportConfigError('HUB_DNS_PROVIDER=powerdns needs HUB_PDNS_API_URL and HUB_PDNS_API_KEY');
+    if (!apiUrl || !apiKey)
+      throw new SupportConfigError('HUB_DNS_PROVIDER=powerdns needs HUB_PDNS_API_URL and HUB_PDNS_API_KEY');
     let url: URL;
     try {
       url = new URL(apiUrl);
     } catch {
       throw new SupportConfigError(`HUB_PDNS_API_URL "${apiUrl}" is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SupportConfigError('HUB_PDNS_API_URL must be http(s)');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new SupportConfigError('HUB_PDNS_API_URL must be http(s)');
     // Accept the server's base address with or without the /api/v1 suffix.
-    const base = url.toString().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+    const base = url
+      .toString()
+      .replace(/\/+$/, '')
+      .replace(/\/api\/v1$/, '');
     return { apiUrl: base, apiKey, serverId: env('HUB_PDNS_SERVER_ID') ?? 'localhost' };
   },
   /** Parsed HUB_TRUSTED_PROXIES (comma or space separated addresses and CIDR ranges); null when unset. */
@@ -62,17 +72,11 @@ export const supportSettings = {
     const raw = env('HUB_TRUSTED_PROXIES');
     if (!raw) return null;
     if (cachedProxies?.raw === raw) return cachedProxies.list;
-    const list = new BlockList();
-    for (const entry of raw.split(/[\s,]+/).filter(Boolean)) {
-      const [address = '', prefix] = entry.split('/');
-      const type = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-      const bits = prefix === undefined ? null : Number(prefix);
-      if (!type || (bits !== null && (!Number.isInteger(bits) || bits < 0 || bits > (type === 'ipv4' ? 32 : 128)))) {
-        throw new SupportConfigError(`HUB_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
-      }
-      if (bits === null) list.addAddress(address, type);
-      else list.addSubnet(address, bits, type);
-      // An IPv4 proxy may show up as an IPv4-mapped IPv6 address on a dual-stack socket; addresses are normalised first.
+    let list: BlockList;
+    try {
+      list = parseAddressList(raw, 'HUB_TRUSTED_PROXIES');
+    } catch (err) {
+      throw new SupportConfigError((err as Error).message);
     }
     cachedProxies = { raw, list };
     return list;

@@ -13,18 +13,21 @@ import { writeAudit } from '../audit';
 import { isPlatformAdmin, type InstancePrincipal, type UserPrincipal } from '../principal';
 import { paginate } from '../paginate';
 import { useQuota } from './quotas';
+import { countTicket } from '../usage';
 
 export type TicketStatus = 'open' | 'pending' | 'closed';
 export type TicketSeverity = 'low' | 'normal' | 'high' | 'urgent';
 
-export type TicketScope = { kind: 'instance'; keyId: string; orgId: string } | { kind: 'org'; orgId: string } | { kind: 'admin' };
+export type TicketScope =
+  { kind: 'instance'; keyId: string; orgId: string } | { kind: 'org'; orgId: string } | { kind: 'admin' };
 
 export function ticketScopeOfInstance(p: InstancePrincipal): TicketScope {
   return { kind: 'instance', keyId: p.keyId, orgId: p.orgId };
 }
 
 function scopeCondition(scope: TicketScope): SQL | undefined {
-  if (scope.kind === 'instance') return and(eq(supportTickets.orgId, scope.orgId), eq(supportTickets.instanceKeyId, scope.keyId));
+  if (scope.kind === 'instance')
+    return and(eq(supportTickets.orgId, scope.orgId), eq(supportTickets.instanceKeyId, scope.keyId));
   if (scope.kind === 'org') return eq(supportTickets.orgId, scope.orgId);
   return undefined;
 }
@@ -53,6 +56,7 @@ export async function createTicket(instance: InstancePrincipal, input: NewTicket
         diagnostics: input.diagnostics ?? null,
       })
       .returning();
+    await countTicket(tx, instance.orgId, 'opened');
     return row!;
   });
 }
@@ -88,7 +92,8 @@ export async function listTickets(scope: TicketScope, filters: TicketFilters, pa
   if (filters.status) conditions.push(eq(supportTickets.status, filters.status));
   if (filters.severity) conditions.push(eq(supportTickets.severity, filters.severity));
   if (filters.orgId && scope.kind === 'admin') conditions.push(eq(supportTickets.orgId, filters.orgId));
-  if (filters.instanceId && scope.kind !== 'instance') conditions.push(eq(supportTickets.instanceKeyId, filters.instanceId));
+  if (filters.instanceId && scope.kind !== 'instance')
+    conditions.push(eq(supportTickets.instanceKeyId, filters.instanceId));
   const where = conditions.length > 0 ? and(...conditions) : undefined;
   const db = await getDb();
   return paginate(
@@ -131,20 +136,32 @@ export async function getTicket(scope: TicketScope, id: string) {
       userEmail: users.email,
     })
     .from(supportMessages)
-    .leftJoin(authorKey, and(eq(supportMessages.authorType, 'instance'), sql`${authorKey.id}::text = ${supportMessages.authorId}`))
-    .leftJoin(users, and(sql`${supportMessages.authorType} <> 'instance'`, sql`${users.id}::text = ${supportMessages.authorId}`))
+    .leftJoin(
+      authorKey,
+      and(eq(supportMessages.authorType, 'instance'), sql`${authorKey.id}::text = ${supportMessages.authorId}`),
+    )
+    .leftJoin(
+      users,
+      and(sql`${supportMessages.authorType} <> 'instance'`, sql`${users.id}::text = ${supportMessages.authorId}`),
+    )
     .where(eq(supportMessages.ticketId, id))
     .orderBy(asc(supportMessages.createdAt), asc(supportMessages.id));
   return { ticket, messages: messages.map((m) => ({ ...m, authorName: authorName(m) })) };
 }
 
-function authorName(m: { authorType: 'instance' | 'user' | 'staff'; keyName: string | null; userName: string | null; userEmail: string | null }) {
+function authorName(m: {
+  authorType: 'instance' | 'user' | 'staff';
+  keyName: string | null;
+  userName: string | null;
+  userEmail: string | null;
+}) {
   if (m.authorType === 'instance') return m.keyName ?? 'Instance (key deleted)';
   if (m.authorType === 'staff') return m.userName || 'Hub support';
   return m.userName || m.userEmail || 'Former member';
 }
 
-export type MessageAuthor = { kind: 'instance'; instance: InstancePrincipal } | { kind: 'user'; user: UserPrincipal; staff: boolean };
+export type MessageAuthor =
+  { kind: 'instance'; instance: InstancePrincipal } | { kind: 'user'; user: UserPrincipal; staff: boolean };
 
 /** Adds a message; a customer reply (instance or organization member) reopens a closed or pending ticket. */
 export async function addTicketMessage(scope: TicketScope, id: string, author: MessageAuthor, body: string) {
@@ -164,7 +181,12 @@ export async function addTicketMessage(scope: TicketScope, id: string, author: M
       .update(supportTickets)
       .set({ updatedAt: sql`now()`, ...(reopened ? { status: 'open' as const } : {}) })
       .where(eq(supportTickets.id, id))
-      .returning({ id: supportTickets.id, number: supportTickets.number, status: supportTickets.status, orgId: supportTickets.orgId });
+      .returning({
+        id: supportTickets.id,
+        number: supportTickets.number,
+        status: supportTickets.status,
+        orgId: supportTickets.orgId,
+      });
     const actor = author.kind === 'instance' ? author.instance : author.user;
     const [message] = await tx
       .insert(supportMessages)
@@ -193,13 +215,23 @@ export async function addTicketMessage(scope: TicketScope, id: string, author: M
 export async function setTicketStatus(admin: UserPrincipal, id: string, status: TicketStatus) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    const [before] = await tx.select({ status: supportTickets.status }).from(supportTickets).where(eq(supportTickets.id, id)).for('update');
+    const [before] = await tx
+      .select({ status: supportTickets.status })
+      .from(supportTickets)
+      .where(eq(supportTickets.id, id))
+      .for('update');
     if (!before) throw notFound(id);
     const [ticket] = await tx
       .update(supportTickets)
       .set({ status, updatedAt: sql`now()` })
       .where(eq(supportTickets.id, id))
-      .returning({ id: supportTickets.id, number: supportTickets.number, status: supportTickets.status, orgId: supportTickets.orgId, updatedAt: supportTickets.updatedAt });
+      .returning({
+        id: supportTickets.id,
+        number: supportTickets.number,
+        status: supportTickets.status,
+        orgId: supportTickets.orgId,
+        updatedAt: supportTickets.updatedAt,
+      });
     await writeAudit(tx, {
       actor: admin,
       action: 'support_ticket.status',
@@ -208,6 +240,7 @@ export async function setTicketStatus(admin: UserPrincipal, id: string, status: 
       orgId: ticket!.orgId,
       details: { number: ticket!.number, from: before.status, to: status },
     });
+    if (status === 'closed' && before.status !== 'closed') await countTicket(tx, ticket!.orgId, 'closed');
     return ticket!;
   });
 }

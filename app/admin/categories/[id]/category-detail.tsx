@@ -23,13 +23,17 @@ export function CategoryDetail({ id }: { id: string }) {
   if (!category)
     return (
       <ErrorState title="No such category" message="It may have been deleted.">
-        <Link href="/admin/categories" className="mt-2 inline-block font-medium underline">Back to categories</Link>
+        <Link href="/admin/categories" className="mt-2 inline-block font-medium underline">
+          Back to categories
+        </Link>
       </ErrorState>
     );
   return (
     <div className="space-y-4">
       <p className="text-sm">
-        <Link href="/admin/categories" className="text-blue-700 underline">← Categories</Link>
+        <Link href="/admin/categories" className="text-blue-700 underline">
+          ← Categories
+        </Link>
       </p>
       <PageHeader
         title={category.name}
@@ -37,7 +41,14 @@ export function CategoryDetail({ id }: { id: string }) {
         actions={category.is_private ? <Badge tone="violet">private</Badge> : <Badge tone="green">public</Badge>}
       />
       <Card title="Details">
-        <CategoryForm key={category.updated_at} category={category} onSubmit={(v) => update.mutate({ id, ...v })} pending={update.isPending} error={update.error} submitLabel="Save category" />
+        <CategoryForm
+          key={category.updated_at}
+          category={category}
+          onSubmit={(v) => update.mutate({ id, ...v })}
+          pending={update.isPending}
+          error={update.error}
+          submitLabel="Save category"
+        />
       </Card>
       <GrantsPanel categoryId={id} isPrivate={category.is_private} />
     </div>

@@ -7,7 +7,11 @@ export const metadata: Metadata = { title: 'Category · Admin' };
 export default async function CategoryPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const { trpc, HydrateClient } = await serverTrpc();
-  await Promise.all([trpc.admin.listCategories.prefetch({}), trpc.admin.listGrants.prefetch({ category_id: id }), trpc.admin.listOrganizations.prefetch({ limit: 20 })]);
+  await Promise.all([
+    trpc.admin.listCategories.prefetch({}),
+    trpc.admin.listGrants.prefetch({ category_id: id }),
+    trpc.admin.listOrganizations.prefetch({ limit: 20 }),
+  ]);
   return (
     <HydrateClient>
       <CategoryDetail id={id} />

@@ -5,7 +5,17 @@ import { toast } from 'sonner';
 import { errorMessage } from '../../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../../_lib/trpc';
 import { ConfirmDialog } from '../../../_components/dialog';
-import { Badge, Button, Card, ErrorState, Field, formatDate, Loading, PageHeader, Select } from '../../../_components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  ErrorState,
+  Field,
+  formatDate,
+  Loading,
+  PageHeader,
+  Select,
+} from '../../../_components/ui';
 import { GrantsPanel } from '../../grants-panel';
 
 type Org = RouterOutputs['dashboard']['adminOrganization']['organization'];
@@ -16,16 +26,24 @@ export function OrganizationDetail({ id }: { id: string }) {
   if (org.isError)
     return (
       <ErrorState title="The organization could not be loaded" message={errorMessage(org.error)}>
-        <Link href="/admin/organizations" className="mt-2 inline-block font-medium underline">Back to organizations</Link>
+        <Link href="/admin/organizations" className="mt-2 inline-block font-medium underline">
+          Back to organizations
+        </Link>
       </ErrorState>
     );
   const o = org.data.organization;
   return (
     <div className="space-y-4">
       <p className="text-sm">
-        <Link href="/admin/organizations" className="text-blue-700 underline">← Organizations</Link>
+        <Link href="/admin/organizations" className="text-blue-700 underline">
+          ← Organizations
+        </Link>
       </p>
-      <PageHeader title={o.name} description={`${o.slug} · created ${formatDate(o.created_at)}`} actions={<Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge>} />
+      <PageHeader
+        title={o.name}
+        description={`${o.slug} · created ${formatDate(o.created_at)}`}
+        actions={<Badge tone={o.status === 'active' ? 'green' : 'red'}>{o.status}</Badge>}
+      />
       <StatusTier key={`${o.status}-${o.tier}`} org={o} />
       <GrantsPanel orgId={o.id} orgName={o.name} />
     </div>
@@ -48,7 +66,11 @@ function describeChange(org: Org, status: Org['status'], tier: Org['tier']) {
     parts.push(parts.length ? `move it to the ${tier} tier` : `Move ${org.name} to the ${tier} tier`);
     effects.push(`Its tier changes from ${org.tier} to ${tier}.`);
   }
-  return { title: `${parts.join(' and ')}?`, effects, destructive: status === 'suspended' && org.status !== 'suspended' };
+  return {
+    title: `${parts.join(' and ')}?`,
+    effects,
+    destructive: status === 'suspended' && org.status !== 'suspended',
+  };
 }
 
 /** Status and tier are staged in the selects; Apply opens a confirmation that states the change, and only its button saves. */
@@ -68,7 +90,10 @@ function StatusTier({ org }: { org: Org }) {
   const change = describeChange(org, status, tier);
   const unchanged = status === org.status && tier === org.tier;
   return (
-    <Card title="Status and tier" description="A suspended organization's instance keys and tokens are refused until it is active again.">
+    <Card
+      title="Status and tier"
+      description="A suspended organization's instance keys and tokens are refused until it is active again."
+    >
       <form
         className="flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
@@ -79,7 +104,12 @@ function StatusTier({ org }: { org: Org }) {
         }}
       >
         <Field id="org-status" label="Status">
-          <Select id="org-status" value={status} onChange={(e) => setStatus(e.target.value as Org['status'])} className="w-40">
+          <Select
+            id="org-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as Org['status'])}
+            className="w-40"
+          >
             <option value="active">active</option>
             <option value="suspended">suspended</option>
           </Select>

@@ -8,7 +8,11 @@ export default async function OrganizationPage({ params }: { params: Promise<{ i
   const { id } = await params;
   const { trpc, HydrateClient } = await serverTrpc();
   // The detail and its grants panel's queries, with the inputs they use.
-  await Promise.all([trpc.dashboard.adminOrganization.prefetch({ id }), trpc.admin.listGrants.prefetch({ org_id: id }), trpc.admin.listCategories.prefetch({})]);
+  await Promise.all([
+    trpc.dashboard.adminOrganization.prefetch({ id }),
+    trpc.admin.listGrants.prefetch({ org_id: id }),
+    trpc.admin.listCategories.prefetch({}),
+  ]);
   return (
     <HydrateClient>
       <OrganizationDetail id={id} />

@@ -11,12 +11,17 @@ export function EditTemplate({ id }: { id: string }) {
   if (t.isError)
     return (
       <ErrorState title="This template could not be loaded" message={errorMessage(t.error)}>
-        <Link href="/admin/templates" className="mt-2 inline-block font-medium underline">Back to templates</Link>
+        <Link href="/admin/templates" className="mt-2 inline-block font-medium underline">
+          Back to templates
+        </Link>
       </ErrorState>
     );
   return (
     <div>
-      <PageHeader title={`Edit ${t.data.template.name}`} description={`/${t.data.template.slug} · updated ${t.data.template.updated_at.slice(0, 10)}`} />
+      <PageHeader
+        title={`Edit ${t.data.template.name}`}
+        description={`/${t.data.template.slug} · updated ${t.data.template.updated_at.slice(0, 10)}`}
+      />
       <TemplateForm template={t.data.template} />
     </div>
   );

@@ -2,7 +2,18 @@
 import Link from 'next/link';
 import { useState } from 'react';
 import { toast } from 'sonner';
-import { Badge, Button, Card, ErrorState, Field, formatDate, Loading, PageHeader, Select, Textarea } from '../../../_components/ui';
+import {
+  Badge,
+  Button,
+  Card,
+  ErrorState,
+  Field,
+  formatDate,
+  Loading,
+  PageHeader,
+  Select,
+  Textarea,
+} from '../../../_components/ui';
 import { errorMessage, fieldErrors } from '../../../_lib/errors';
 import { toastUnlessInline } from '../../../_lib/form-errors';
 import { ConfirmDialog } from '../../../_components/dialog';
@@ -15,9 +26,23 @@ type Status = 'open' | 'pending' | 'closed';
 
 /** The confirmation's question and button for moving ticket #n to `to`. */
 function statusChange(n: number, to: Status) {
-  if (to === 'closed') return { title: `Close ticket #${n}?`, confirm: 'Close ticket', body: 'The ticket is marked as resolved. A reply from the instance or the organization opens it again.' };
-  if (to === 'pending') return { title: `Mark ticket #${n} as pending?`, confirm: 'Mark as pending', body: 'Pending means waiting for the customer. A reply from the instance or the organization opens it again.' };
-  return { title: `Reopen ticket #${n}?`, confirm: 'Reopen ticket', body: 'The ticket is open again and waits for Hub support.' };
+  if (to === 'closed')
+    return {
+      title: `Close ticket #${n}?`,
+      confirm: 'Close ticket',
+      body: 'The ticket is marked as resolved. A reply from the instance or the organization opens it again.',
+    };
+  if (to === 'pending')
+    return {
+      title: `Mark ticket #${n} as pending?`,
+      confirm: 'Mark as pending',
+      body: 'Pending means waiting for the customer. A reply from the instance or the organization opens it again.',
+    };
+  return {
+    title: `Reopen ticket #${n}?`,
+    confirm: 'Reopen ticket',
+    body: 'The ticket is open again and waits for Hub support.',
+  };
 }
 
 export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) {
@@ -28,7 +53,10 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
   const [draftStatus, setDraftStatus] = useState<Status | null>(null);
   const [confirming, setConfirming] = useState(false);
   const refresh = async () => {
-    await Promise.all([utils.support.dashboardGetTicket.invalidate({ id }), utils.support.dashboardListTickets.invalidate()]);
+    await Promise.all([
+      utils.support.dashboardGetTicket.invalidate({ id }),
+      utils.support.dashboardListTickets.invalidate(),
+    ]);
   };
   const send = trpc.support.dashboardReplyTicket.useMutation({
     onSuccess: async (r) => {
@@ -57,7 +85,9 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
     return (
       <ErrorState title="This ticket could not be shown" message={errorMessage(ticket.error)}>
         <p className="mt-2">
-          <Link href="/support" className="font-medium underline">Back to the tickets</Link>
+          <Link href="/support" className="font-medium underline">
+            Back to the tickets
+          </Link>
         </p>
       </ErrorState>
     );
@@ -79,7 +109,10 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
         }
       />
       {isAdmin ? (
-        <Card title="Status" description="Only platform admins set the status. A reply from the instance or the organization reopens a closed or pending ticket.">
+        <Card
+          title="Status"
+          description="Only platform admins set the status. A reply from the instance or the organization reopens a closed or pending ticket."
+        >
           <form
             className="flex max-w-md flex-wrap items-end gap-2"
             onSubmit={(e) => {
@@ -88,7 +121,12 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
             }}
           >
             <Field id="status" label="New status" className="min-w-0 flex-1 basis-48">
-              <Select id="status" value={chosen} disabled={setStatus.isPending} onChange={(e) => setDraftStatus(e.target.value as Status)}>
+              <Select
+                id="status"
+                value={chosen}
+                disabled={setStatus.isPending}
+                onChange={(e) => setDraftStatus(e.target.value as Status)}
+              >
                 <option value="open">Open</option>
                 <option value="pending">Pending (waiting for the customer)</option>
                 <option value="closed">Closed</option>
@@ -114,8 +152,12 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
         <p className="text-sm whitespace-pre-wrap text-zinc-900">{t.body}</p>
         {t.diagnostics ? (
           <details className="mt-4">
-            <summary className="cursor-pointer text-sm font-medium text-zinc-800">Diagnostics sent by the instance</summary>
-            <pre className="mt-2 max-h-96 overflow-auto rounded-lg bg-zinc-50 p-3 text-xs text-zinc-900">{JSON.stringify(t.diagnostics, null, 2)}</pre>
+            <summary className="cursor-pointer text-sm font-medium text-zinc-800">
+              Diagnostics sent by the instance
+            </summary>
+            <pre className="mt-2 max-h-96 overflow-auto rounded-lg bg-zinc-50 p-3 text-xs text-zinc-900">
+              {JSON.stringify(t.diagnostics, null, 2)}
+            </pre>
           </details>
         ) : null}
       </Card>
@@ -125,9 +167,13 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
           {t.messages.map((m) => (
             <li key={m.id} className="rounded-lg border border-zinc-200 p-3">
               <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-zinc-600">
-                <Badge tone={AUTHOR_TONE[m.author.type]}>{m.author.type === 'staff' ? 'Hub support' : m.author.type}</Badge>
+                <Badge tone={AUTHOR_TONE[m.author.type]}>
+                  {m.author.type === 'staff' ? 'Hub support' : m.author.type}
+                </Badge>
                 <span className="font-medium text-zinc-800">{m.author.name}</span>
-                <span><RelativeTime value={m.created_at} /></span>
+                <span>
+                  <RelativeTime value={m.created_at} />
+                </span>
               </div>
               <p className="text-sm whitespace-pre-wrap text-zinc-900">{m.body}</p>
             </li>
@@ -140,8 +186,20 @@ export function TicketDetail({ id, isAdmin }: { id: string; isAdmin: boolean }) 
             send.mutate({ id, body: reply });
           }}
         >
-          <Field id="reply" label={isAdmin ? 'Reply as Hub support' : 'Reply as your organization'} error={replyError} hint="Up to 20,000 characters.">
-            <Textarea id="reply" rows={5} value={reply} maxLength={20_000} onChange={(e) => setReply(e.target.value)} aria-invalid={replyError ? true : undefined} />
+          <Field
+            id="reply"
+            label={isAdmin ? 'Reply as Hub support' : 'Reply as your organization'}
+            error={replyError}
+            hint="Up to 20,000 characters."
+          >
+            <Textarea
+              id="reply"
+              rows={5}
+              value={reply}
+              maxLength={20_000}
+              onChange={(e) => setReply(e.target.value)}
+              aria-invalid={replyError ? true : undefined}
+            />
           </Field>
           <Button type="submit" disabled={send.isPending || reply.trim() === ''}>
             {send.isPending ? 'Sending…' : 'Send reply'}

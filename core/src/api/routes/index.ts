@@ -23,6 +23,8 @@ import reissueToken from './tokens/reissue';
 import revokeToken from './tokens/revoke';
 import createUser from './users/create';
 import deleteUser from './users/delete';
+import listBlocked from './blocked/list';
+import readmitBlocked from './blocked/readmit';
 import getUser from './users/get';
 import listUsers from './users/list';
 import updateUser from './users/update';
@@ -39,6 +41,9 @@ import putHubSettings from './hub/put';
 import syncCatalog from './hub/sync';
 import mcpCalls from './mcp/calls';
 import mcpEndpoint from './mcp/endpoint';
+import listActivity from './activity/list';
+import getOverview from './overview/get';
+import listCategories from './catalog/categories';
 
 const ROUTES: ((app: Router, core: CoreContext) => unknown)[] = [
   authConfig,
@@ -51,6 +56,8 @@ const ROUTES: ((app: Router, core: CoreContext) => unknown)[] = [
   createUser,
   updateUser,
   deleteUser,
+  listBlocked,
+  readmitBlocked,
   listTokens,
   createToken,
   reissueToken,
@@ -68,6 +75,7 @@ const ROUTES: ((app: Router, core: CoreContext) => unknown)[] = [
   putHubSettings,
   deleteHubSettings,
   syncCatalog,
+  listCategories,
   listTemplates,
   getTemplate,
   listDeployments,
@@ -77,6 +85,9 @@ const ROUTES: ((app: Router, core: CoreContext) => unknown)[] = [
   deleteDeployment,
   mcpCalls,
   mcpEndpoint,
+  // issue 21
+  listActivity,
+  getOverview,
 ];
 
 export function registerRoutes(app: Router, core: CoreContext) {

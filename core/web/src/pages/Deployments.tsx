@@ -1,47 +1,83 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { useSearch } from 'wouter';
 import { core } from '../api';
 import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, useMe } from '../components';
-import { hub, type Template } from '../hub';
+import { hub, type Deployment, type EnvValue, type Template } from '../hub';
+import { isCredentialName } from '@shared/tokens/credential-names';
+
+const isBinding = (v: EnvValue | undefined): v is { secret: string } => typeof v === 'object' && v !== null;
 
 /** Deployments: desired state recorded by Core (it does not run containers). */
 export function Deployments() {
   const { isAdmin } = useMe();
   const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<string | null>(null);
   const qc = useQueryClient();
   const list = useQuery({ queryKey: ['deployments', page], queryFn: () => hub.deployments({ page }) });
-  const remove = useMutation({ mutationFn: hub.deleteDeployment, onSuccess: () => qc.invalidateQueries({ queryKey: ['deployments'] }) });
+  const remove = useMutation({
+    mutationFn: hub.deleteDeployment,
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['deployments'] }),
+  });
+  const columns = ['Name', 'Template', 'Variables', 'Status', 'Created', ...(isAdmin ? [''] : [])];
   return (
     <>
       <PageHeading>Deployments</PageHeading>
-      <p className="muted">Core records the desired state of each deployment; running the containers is out of its scope.</p>
-      {isAdmin && <DeploymentForm />}
+      <p className="muted">
+        Core records the desired state of each deployment; running the containers is out of its scope. A variable holds
+        a value or is bound to a secret: everyone sees which secret, only admins can read its value (on the Secrets
+        page).
+      </p>
+      {isAdmin && <DeploymentForm key="new" />}
       <ErrorNotice error={list.error ?? remove.error} />
       {list.data &&
         (list.data.deployments.length === 0 ? (
           <p>No deployments yet.</p>
         ) : (
           <>
-            <ListTable caption="Deployments" columns={['Name', 'Template', 'Status', 'Created', ...(isAdmin ? [''] : [])]}>
+            <ListTable caption="Deployments" columns={columns}>
               {list.data.deployments.map((d) => (
-                <tr key={d.id}>
-                  <th scope="row" data-label="Name">
-                    {d.name}
-                  </th>
-                  <td data-label="Template">
-                    <code>{d.template_slug}</code> {d.template_version}
-                  </td>
-                  <td data-label="Status">{d.status === 'ok' ? 'ok' : 'template missing from the catalog'}</td>
-                  <td data-label="Created">
-                    {formatDate(d.created_at)} by {d.created_by}
-                  </td>
-                  {isAdmin && (
-                    <td>
-                      <ConfirmButton label="Delete" subject={d.name} onConfirm={() => remove.mutate(d.id)} busy={remove.isPending} />
+                <Fragment key={d.id}>
+                  <tr>
+                    <th scope="row" data-label="Name">
+                      {d.name}
+                    </th>
+                    <td data-label="Template">
+                      <code>{d.template_slug}</code> {d.template_version}
                     </td>
+                    <td data-label="Variables">
+                      <Variables deployment={d} />
+                    </td>
+                    <td data-label="Status">{d.status === 'ok' ? 'ok' : 'template missing from the catalog'}</td>
+                    <td data-label="Created">
+                      {formatDate(d.created_at)} by {d.created_by}
+                    </td>
+                    {isAdmin && (
+                      <td className="actions">
+                        <button
+                          type="button"
+                          onClick={() => setEditing(editing === d.id ? null : d.id)}
+                          aria-expanded={editing === d.id}
+                        >
+                          {editing === d.id ? 'Close' : 'Edit'}
+                        </button>
+                        <ConfirmButton
+                          label="Delete"
+                          subject={d.name}
+                          onConfirm={() => remove.mutate(d.id)}
+                          busy={remove.isPending}
+                        />
+                      </td>
+                    )}
+                  </tr>
+                  {isAdmin && editing === d.id && (
+                    <tr>
+                      <td colSpan={columns.length}>
+                        <DeploymentForm key={d.id} existing={d} onDone={() => setEditing(null)} />
+                      </td>
+                    </tr>
                   )}
-                </tr>
+                </Fragment>
               ))}
             </ListTable>
             <Pager pagination={list.data.pagination} onPage={setPage} label="Deployment pages" />
@@ -51,77 +87,214 @@ export function Deployments() {
   );
 }
 
-function DeploymentForm() {
+/** Each variable with its value or the name of the secret it is bound to; secrets mounted as files. */
+function Variables({ deployment }: { deployment: Deployment }) {
+  const entries = Object.entries(deployment.env);
+  if (entries.length === 0 && deployment.secret_refs.length === 0) return <span className="muted">none</span>;
+  return (
+    <dl className="variables" aria-label={`Variables of ${deployment.name}`}>
+      {entries.map(([name, v]) => (
+        <Fragment key={name}>
+          <dt>
+            <code>{name}</code>
+          </dt>
+          <dd>
+            {isBinding(v) ? (
+              <span>
+                secret <code>{v.secret}</code>
+              </span>
+            ) : (
+              <code>{v}</code>
+            )}
+          </dd>
+        </Fragment>
+      ))}
+      {deployment.secret_refs.length > 0 && (
+        <>
+          <dt>files</dt>
+          <dd>
+            {deployment.secret_refs.map((s) => (
+              <code key={s}>{s} </code>
+            ))}
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: () => void }) {
   const qc = useQueryClient();
   const initial = new URLSearchParams(useSearch()).get('template') ?? '';
-  const [slug, setSlug] = useState(initial);
-  const [name, setName] = useState('');
-  const [env, setEnv] = useState<Record<string, string>>({});
-  const [secretRefs, setSecretRefs] = useState<string[]>([]);
-  const template = useQuery({ queryKey: ['template', slug], queryFn: () => hub.template(slug), enabled: slug !== '', retry: false });
+  const [slug, setSlug] = useState(existing?.template_slug ?? initial);
+  const [name, setName] = useState(existing?.name ?? '');
+  const [env, setEnv] = useState<Record<string, EnvValue>>(existing?.env ?? {});
+  const [secretRefs, setSecretRefs] = useState<string[]>(existing?.secret_refs ?? []);
+  const template = useQuery({
+    queryKey: ['template', slug],
+    queryFn: () => hub.template(slug),
+    enabled: slug !== '',
+    retry: false,
+  });
   const secrets = useQuery({ queryKey: ['secrets'], queryFn: core.secrets });
-  const create = useMutation({
-    mutationFn: () => hub.createDeployment({ name, template_slug: slug, env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')), secret_refs: secretRefs }),
+  const save = useMutation({
+    mutationFn: () => {
+      const body = {
+        name,
+        template_slug: slug,
+        env: Object.fromEntries(Object.entries(env).filter(([, v]) => (isBinding(v) ? v.secret !== '' : v !== ''))),
+        secret_refs: secretRefs,
+      };
+      return existing ? hub.updateDeployment(existing.id, body) : hub.createDeployment(body);
+    },
     onSuccess: () => {
-      setName('');
-      setEnv({});
-      setSecretRefs([]);
+      if (!existing) {
+        setName('');
+        setEnv({});
+        setSecretRefs([]);
+      }
+      onDone?.();
       return qc.invalidateQueries({ queryKey: ['deployments'] });
     },
   });
   function submit(e: FormEvent) {
     e.preventDefault();
-    create.mutate();
+    save.mutate();
   }
+  const secretNames = secrets.data?.secrets.map((s) => s.name) ?? [];
+  const title = existing ? `Edit deployment ${existing.name}` : 'New deployment';
   return (
-    <form onSubmit={submit} className="panel grid" aria-label="New deployment">
-      <h2>New deployment</h2>
+    <form onSubmit={submit} className="panel grid" aria-label={title}>
+      <h2>{title}</h2>
       <Field label="Template" hint="The slug of a catalog template (Deploy on the catalog page fills it in).">
-        {(id, hint) => <input id={id} aria-describedby={hint} required value={slug} onChange={(e) => setSlug(e.target.value.trim())} />}
+        {(id, hint) => (
+          <input
+            id={id}
+            aria-describedby={hint}
+            required
+            value={slug}
+            onChange={(e) => setSlug(e.target.value.trim())}
+          />
+        )}
       </Field>
-      {template.error && slug !== '' && <p className="notice error">No template “{slug}” in this instance’s catalog.</p>}
+      {template.error && slug !== '' && (
+        <p className="notice error">No template “{slug}” in this instance’s catalog.</p>
+      )}
       <Field label="Deployment name" hint="Lower-case letters, digits and -.">
-        {(id, hint) => <input id={id} aria-describedby={hint} required pattern="[a-z0-9]([a-z0-9\-]*[a-z0-9])?" maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />}
+        {(id, hint) => (
+          <input
+            id={id}
+            aria-describedby={hint}
+            required
+            pattern="[a-z0-9]([a-z0-9\-]*[a-z0-9])?"
+            maxLength={63}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+        )}
       </Field>
-      {template.data && <EnvFields template={template.data} env={env} onChange={setEnv} />}
-      {secrets.data && secrets.data.secrets.length > 0 && (
+      {template.data && <EnvFields template={template.data} env={env} secretNames={secretNames} onChange={setEnv} />}
+      {secretNames.length > 0 && (
         <fieldset>
-          <legend>Secrets it uses</legend>
-          {secrets.data.secrets.map((s) => (
-            <label key={s.name} className="actions">
+          <legend>Secrets mounted as files</legend>
+          {secretNames.map((s) => (
+            <label key={s} className="actions">
               <input
                 type="checkbox"
-                checked={secretRefs.includes(s.name)}
-                onChange={(e) => setSecretRefs(e.target.checked ? [...secretRefs, s.name] : secretRefs.filter((n) => n !== s.name))}
+                checked={secretRefs.includes(s)}
+                onChange={(e) =>
+                  setSecretRefs(e.target.checked ? [...secretRefs, s] : secretRefs.filter((n) => n !== s))
+                }
               />{' '}
-              {s.name}
+              {s}
             </label>
           ))}
         </fieldset>
       )}
-      <ErrorNotice error={create.error} />
-      {create.data && <p role="status">Deployment {create.data.name} recorded.</p>}
+      <ErrorNotice error={save.error} />
+      {save.data && !existing && <p role="status">Deployment {save.data.name} recorded.</p>}
       <div className="submit">
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create deployment
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {existing ? 'Save changes' : 'Create deployment'}
         </button>
       </div>
     </form>
   );
 }
 
-function EnvFields({ template, env, onChange }: { template: Template; env: Record<string, string>; onChange: (env: Record<string, string>) => void }) {
-  if (template.env_schema.length === 0) return <p className="muted">{template.name} declares no environment variables.</p>;
+/** Per variable: a value field or a secret picker. Credential-named variables offer only the picker. */
+function EnvFields({
+  template,
+  env,
+  secretNames,
+  onChange,
+}: {
+  template: Template;
+  env: Record<string, EnvValue>;
+  secretNames: string[];
+  onChange: (env: Record<string, EnvValue>) => void;
+}) {
+  if (template.env_schema.length === 0)
+    return <p className="muted">{template.name} declares no environment variables.</p>;
   return (
     <fieldset>
       <legend>Environment of {template.name}</legend>
-      {template.env_schema.map((e) => (
-        <Field key={e.name} label={`${e.name}${e.required ? ' (required)' : ''}`} hint={[e.description, e.default_value && `default ${e.default_value}`].filter(Boolean).join(' · ') || undefined}>
-          {(id, hint) => (
-            <input id={id} aria-describedby={hint} required={e.required && !e.default_value} value={env[e.name] ?? ''} onChange={(ev) => onChange({ ...env, [e.name]: ev.target.value })} />
-          )}
-        </Field>
-      ))}
+      {template.env_schema.map((e) => {
+        const current = env[e.name];
+        const credential = isCredentialName(e.name);
+        const bound = credential || isBinding(current);
+        const required = e.required && !e.default_value;
+        const hint =
+          [e.description, e.default_value && `default ${e.default_value}`, credential && 'a credential: bind a secret']
+            .filter(Boolean)
+            .join(' · ') || undefined;
+        return (
+          <Field key={e.name} label={`${e.name}${e.required ? ' (required)' : ''}`} hint={hint}>
+            {(id, hintId) => (
+              <span className="actions">
+                {!credential && (
+                  <select
+                    aria-label={`${e.name}: value or secret`}
+                    value={bound ? 'secret' : 'value'}
+                    onChange={(ev) =>
+                      onChange({ ...env, [e.name]: ev.target.value === 'secret' ? { secret: '' } : '' })
+                    }
+                  >
+                    <option value="value">Value</option>
+                    <option value="secret">Secret</option>
+                  </select>
+                )}
+                {bound ? (
+                  <select
+                    id={id}
+                    aria-describedby={hintId}
+                    required={required}
+                    value={isBinding(current) ? current.secret : ''}
+                    onChange={(ev) => onChange({ ...env, [e.name]: { secret: ev.target.value } })}
+                  >
+                    <option value="">
+                      {secretNames.length ? 'choose a secret' : 'no secrets yet: create one on the Secrets page'}
+                    </option>
+                    {secretNames.map((s) => (
+                      <option key={s} value={s}>
+                        {s}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <input
+                    id={id}
+                    aria-describedby={hintId}
+                    required={required}
+                    value={typeof current === 'string' ? current : ''}
+                    onChange={(ev) => onChange({ ...env, [e.name]: ev.target.value })}
+                  />
+                )}
+              </span>
+            )}
+          </Field>
+        );
+      })}
     </fieldset>
   );
 }

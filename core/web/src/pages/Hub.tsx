@@ -10,15 +10,20 @@ export function HubPage() {
   const settings = useQuery({
     queryKey: ['hub-settings'],
     queryFn: hub.settings,
-    refetchInterval: (q) => (q.state.data?.configured && !q.state.data.last_sync_at && !q.state.data.last_error ? 2000 : false),
+    refetchInterval: (q) =>
+      q.state.data?.configured && !q.state.data.last_sync_at && !q.state.data.last_error ? 2000 : false,
   });
   return (
     <>
       <PageHeading>Hub</PageHeading>
-      <p className="muted">Core syncs its catalog from the Hub with an instance key and serves MCP to assistants through the Hub’s /mcp.</p>
+      <p className="muted">
+        Core syncs its catalog from the Hub with an instance key and serves MCP to assistants through the Hub’s /mcp.
+      </p>
       <ErrorNotice error={settings.error} />
       {settings.data && <Status settings={settings.data} />}
-      {isAdmin && settings.data && !(settings.data.configured && settings.data.source === 'environment') && <ConnectForm connected={settings.data.configured} />}
+      {isAdmin && settings.data && !(settings.data.configured && settings.data.source === 'environment') && (
+        <ConnectForm connected={settings.data.configured} />
+      )}
     </>
   );
 }
@@ -26,11 +31,18 @@ export function HubPage() {
 function Status({ settings }: { settings: HubSettings }) {
   const { isAdmin } = useMe();
   const qc = useQueryClient();
-  const refresh = () => qc.invalidateQueries({ queryKey: ['hub-settings'] }).then(() => qc.invalidateQueries({ queryKey: ['catalog'] }));
+  const refresh = () =>
+    qc.invalidateQueries({ queryKey: ['hub-settings'] }).then(() => qc.invalidateQueries({ queryKey: ['catalog'] }));
   const sync = useMutation({ mutationFn: hub.sync, onSettled: refresh });
   const disconnect = useMutation({ mutationFn: hub.disconnect, onSuccess: refresh });
   if (!settings.configured) return <p role="status">Not connected to a Hub.</p>;
-  const state = settings.key_refused ? 'The Hub refused the instance key: sync has stopped. Enter a new key.' : settings.connected ? 'Connected' : settings.last_error ? 'Not reachable' : 'Connecting…';
+  const state = settings.key_refused
+    ? 'The Hub refused the instance key: sync has stopped. Enter a new key.'
+    : settings.connected
+      ? 'Connected'
+      : settings.last_error
+        ? 'Not reachable'
+        : 'Connecting…';
   return (
     <section className="panel" aria-label="Hub connection">
       <h2>Connection</h2>
@@ -41,7 +53,8 @@ function Status({ settings }: { settings: HubSettings }) {
         </dd>
         <dt>Hub</dt>
         <dd>
-          <code>{settings.hub_url}</code> {settings.source === 'environment' && <span className="muted">(from CORE_HUB_URL)</span>}
+          <code>{settings.hub_url}</code>{' '}
+          {settings.source === 'environment' && <span className="muted">(from CORE_HUB_URL)</span>}
         </dd>
         <dt>Instance key</dt>
         <dd>
@@ -67,7 +80,14 @@ function Status({ settings }: { settings: HubSettings }) {
           <button type="button" onClick={() => sync.mutate()} disabled={sync.isPending || settings.key_refused}>
             {sync.isPending ? 'Syncing…' : 'Sync now'}
           </button>
-          {settings.source === 'settings' && <ConfirmButton label="Disconnect" subject="from the Hub" onConfirm={() => disconnect.mutate()} busy={disconnect.isPending} />}
+          {settings.source === 'settings' && (
+            <ConfirmButton
+              label="Disconnect"
+              subject="from the Hub"
+              onConfirm={() => disconnect.mutate()}
+              busy={disconnect.isPending}
+            />
+          )}
         </div>
       )}
       {sync.data && (
@@ -99,9 +119,33 @@ function ConnectForm({ connected }: { connected: boolean }) {
   return (
     <form onSubmit={submit} className="panel grid" aria-label="Connect to a Hub">
       <h2>{connected ? 'Replace the connection' : 'Connect to a Hub'}</h2>
-      <Field label="Hub URL">{(id) => <input id={id} type="url" required placeholder="https://hub.example.com" value={hubUrl} onChange={(e) => setHubUrl(e.target.value)} />}</Field>
-      <Field label="Instance key" hint="Created in the Hub dashboard (svh_…). Checked with the Hub now, stored encrypted, never shown again.">
-        {(id, hint) => <input id={id} aria-describedby={hint} type="password" autoComplete="off" required value={key} onChange={(e) => setKey(e.target.value)} />}
+      <Field label="Hub URL">
+        {(id) => (
+          <input
+            id={id}
+            type="url"
+            required
+            placeholder="https://hub.example.com"
+            value={hubUrl}
+            onChange={(e) => setHubUrl(e.target.value)}
+          />
+        )}
+      </Field>
+      <Field
+        label="Instance key"
+        hint="Created in the Hub dashboard (svh_…). Checked with the Hub now, stored encrypted, never shown again."
+      >
+        {(id, hint) => (
+          <input
+            id={id}
+            aria-describedby={hint}
+            type="password"
+            autoComplete="off"
+            required
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+          />
+        )}
       </Field>
       <ErrorNotice error={connect.error} />
       <div className="submit">

@@ -37,13 +37,21 @@ export function Login() {
               {describeOidcError(sso.error)}
             </p>
           )}
+          {oidc.setup_note && <p className="muted">{oidc.setup_note}</p>}
           <p className="divider">or with a Core account</p>
         </section>
       )}
       <form onSubmit={submit} className="stack">
         <Field label="Email or username">
           {(id) => (
-            <input id={id} name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
+            <input
+              id={id}
+              name="username"
+              autoComplete="username"
+              required
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+            />
           )}
         </Field>
         <Field label="Password">

@@ -47,7 +47,12 @@ function SecretRow({ secret, isAdmin }: { secret: Secret; isAdmin: boolean }) {
         <td data-label="Value">
           <div className="actions">
             {value === null ? (
-              <button type="button" aria-label={`Reveal ${secret.name}`} onClick={() => reveal.mutate()} disabled={reveal.isPending}>
+              <button
+                type="button"
+                aria-label={`Reveal ${secret.name}`}
+                onClick={() => reveal.mutate()}
+                disabled={reveal.isPending}
+              >
                 Reveal
               </button>
             ) : (
@@ -58,7 +63,12 @@ function SecretRow({ secret, isAdmin }: { secret: Secret; isAdmin: boolean }) {
                 </button>
               </>
             )}
-            <ConfirmButton label="Delete" subject={secret.name} onConfirm={() => remove.mutate()} busy={remove.isPending} />
+            <ConfirmButton
+              label="Delete"
+              subject={secret.name}
+              onConfirm={() => remove.mutate()}
+              busy={remove.isPending}
+            />
           </div>
           <ErrorNotice error={reveal.error ?? remove.error} />
         </td>
@@ -90,13 +100,31 @@ function SecretForm() {
       <h2>Set a secret</h2>
       <Field label="Secret name" hint="Letters, digits, _ . - (up to 128). An existing name is overwritten.">
         {(id, hint) => (
-          <input id={id} aria-describedby={hint} required pattern="[A-Za-z0-9_.\-]{1,128}" value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id={id}
+            aria-describedby={hint}
+            required
+            pattern="[A-Za-z0-9_.\-]{1,128}"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
         )}
       </Field>
       <Field label="Value">
-        {(id) => <input id={id} type="password" autoComplete="off" required value={value} onChange={(e) => setValue(e.target.value)} />}
+        {(id) => (
+          <input
+            id={id}
+            type="password"
+            autoComplete="off"
+            required
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+          />
+        )}
       </Field>
-      <Field label="Description">{(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}</Field>
+      <Field label="Description">
+        {(id) => <input id={id} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
       <ErrorNotice error={save.error} />
       <div className="submit">
         <button type="submit" className="primary" disabled={save.isPending}>

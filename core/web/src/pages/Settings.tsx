@@ -38,9 +38,21 @@ export function SettingsPage() {
                 <dd>{s.oidc.default_role}</dd>
                 <dt>Admin groups</dt>
                 <dd>{s.oidc.admin_groups.length ? s.oidc.admin_groups.join(', ') : '—'}</dd>
+                <dt>Access tokens accepted</dt>
+                <dd>{s.oidc.token_policy_description}</dd>
+                <dt>Token introspection client</dt>
+                <dd>{s.oidc.introspection_client_id ?? '— (CORE_OIDC_INTROSPECTION_CLIENT_ID)'}</dd>
+                <dt>Userinfo-checked tokens (CORE_OIDC_ACCEPT_USERINFO_TOKENS)</dt>
+                <dd>
+                  {s.oidc.accept_userinfo_tokens
+                    ? 'accepted: any token this provider issued to any application for a person signs them in to Core'
+                    : 'refused (the default)'}
+                </dd>
               </dl>
             )}
-            {isAdmin && s.oidc.source === 'environment' && <p className="muted">Change the CORE_OIDC_* variables and restart Core to change it.</p>}
+            {isAdmin && s.oidc.source === 'environment' && (
+              <p className="muted">Change the CORE_OIDC_* variables and restart Core to change it.</p>
+            )}
             {isAdmin && s.oidc.source !== 'environment' && <OidcForm current={s.oidc} />}
           </section>
           <section className="panel" aria-labelledby="temp-heading">
@@ -67,7 +79,11 @@ function OidcForm({ current }: { current: OidcSettings }) {
     scopes: current.scopes ?? 'openid email profile offline_access',
     default_role: current.default_role,
   });
-  const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ['settings'] }), qc.invalidateQueries({ queryKey: ['auth-config'] })]);
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: ['settings'] }),
+      qc.invalidateQueries({ queryKey: ['auth-config'] }),
+    ]);
   const save = useMutation({
     mutationFn: () =>
       core.putOidcSettings({
@@ -88,17 +104,30 @@ function OidcForm({ current }: { current: OidcSettings }) {
   return (
     <form onSubmit={submit} className="stack narrow" aria-label="Single sign-on settings">
       <p className="muted">
-        Register Core with the provider as a public client (authorization code with PKCE, no secret) with the redirect URI{' '}
-        <code>{redirectUri()}</code>.
+        Register Core with the provider as a public client (authorization code with PKCE, no secret) with the redirect
+        URI <code>{redirectUri()}</code>.
       </p>
-      <Field label="Issuer URL">{(id) => <input id={id} type="url" required value={form.issuer} onChange={set('issuer')} />}</Field>
-      <Field label="Client ID">{(id) => <input id={id} required value={form.client_id} onChange={set('client_id')} />}</Field>
-      <Field label="Audience" hint="Optional: the API identifier access tokens must carry (sent to the provider as resource). Empty: the client ID.">
+      <Field label="Issuer URL">
+        {(id) => <input id={id} type="url" required value={form.issuer} onChange={set('issuer')} />}
+      </Field>
+      <Field label="Client ID">
+        {(id) => <input id={id} required value={form.client_id} onChange={set('client_id')} />}
+      </Field>
+      <Field
+        label="Audience"
+        hint="Optional: the API identifier access tokens must carry (sent to the provider as resource). Empty: the client ID."
+      >
         {(id, hint) => <input id={id} aria-describedby={hint} value={form.audience} onChange={set('audience')} />}
       </Field>
       <Field label="Scopes">{(id) => <input id={id} value={form.scopes} onChange={set('scopes')} />}</Field>
       <Field label="Role of new users">
-        {(id) => <RoleSelect id={id} value={form.default_role} onChange={(default_role) => setForm({ ...form, default_role })} />}
+        {(id) => (
+          <RoleSelect
+            id={id}
+            value={form.default_role}
+            onChange={(default_role) => setForm({ ...form, default_role })}
+          />
+        )}
       </Field>
       <ErrorNotice error={save.error ?? remove.error} />
       {save.isSuccess && (
@@ -110,7 +139,14 @@ function OidcForm({ current }: { current: OidcSettings }) {
         <button type="submit" className="primary" disabled={save.isPending}>
           Save single sign-on
         </button>
-        {current.source === 'settings' && <ConfirmButton label="Remove" subject="single sign-on" onConfirm={() => remove.mutate()} busy={remove.isPending} />}
+        {current.source === 'settings' && (
+          <ConfirmButton
+            label="Remove"
+            subject="single sign-on"
+            onConfirm={() => remove.mutate()}
+            busy={remove.isPending}
+          />
+        )}
       </div>
     </form>
   );

@@ -1,7 +1,17 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, RoleSelect, useMe } from '../components';
+import {
+  ConfirmButton,
+  ErrorNotice,
+  Field,
+  formatDate,
+  ListTable,
+  PageHeading,
+  Pager,
+  RoleSelect,
+  useMe,
+} from '../components';
 import type { MachineToken, Role } from '../types';
 
 type Issued = MachineToken & { token: string };
@@ -13,7 +23,11 @@ export function Tokens() {
   // The secret of a token just created or re-issued: shown here once, never fetched again.
   const [issued, setIssued] = useState<Issued | null>(null);
   const [auditOf, setAuditOf] = useState<MachineToken | null>(null);
-  const list = useQuery({ queryKey: ['tokens', page], queryFn: () => core.tokens({ page }), placeholderData: keepPreviousData });
+  const list = useQuery({
+    queryKey: ['tokens', page],
+    queryFn: () => core.tokens({ page }),
+    placeholderData: keepPreviousData,
+  });
   const onIssued = (t: Issued) => {
     setIssued(t);
     return qc.invalidateQueries({ queryKey: ['tokens'] });
@@ -22,7 +36,8 @@ export function Tokens() {
     <>
       <PageHeading>Machine tokens</PageHeading>
       <p className="muted">
-        Automation authenticates with <code>Authorization: Bearer svm_…</code>. Every request made with a token is recorded in its audit log.
+        Automation authenticates with <code>Authorization: Bearer svm_…</code>. Every request made with a token is
+        recorded in its audit log.
       </p>
       {issued && <IssuedToken token={issued} onDone={() => setIssued(null)} />}
       {isAdmin && <TokenForm onIssued={onIssued} />}
@@ -32,24 +47,51 @@ export function Tokens() {
           <p>No machine tokens yet.</p>
         ) : (
           <>
-            <ListTable caption="Machine tokens" columns={['Name', 'Role', 'Token', 'Status', 'Created', 'Expires', 'Last used', 'Actions']}>
+            <ListTable
+              caption="Machine tokens"
+              columns={['Name', 'Role', 'Token', 'Status', 'Created', 'Expires', 'Last used', 'Actions']}
+            >
               {list.data.tokens.map((t) => (
-                <TokenRow key={t.id} token={t} isAdmin={isAdmin} onIssued={onIssued} onAudit={() => setAuditOf(t)} />
+                <Fragment key={t.id}>
+                  <TokenRow
+                    token={t}
+                    isAdmin={isAdmin}
+                    onIssued={onIssued}
+                    onAudit={() => setAuditOf(auditOf?.id === t.id ? null : t)}
+                    auditOpen={auditOf?.id === t.id}
+                  />
+                  {/* The audit log opens right below its token, not at the bottom of the page. */}
+                  {auditOf?.id === t.id && (
+                    <tr className="audit-row">
+                      <td colSpan={8}>
+                        <AuditLog key={auditOf.id} token={auditOf} onClose={() => setAuditOf(null)} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
               ))}
             </ListTable>
             <Pager pagination={list.data.pagination} onPage={setPage} label="Machine token pages" />
           </>
         ))}
-      {auditOf && <AuditLog key={auditOf.id} token={auditOf} onClose={() => setAuditOf(null)} />}
     </>
   );
 }
 
-function TokenRow(props: { token: MachineToken; isAdmin: boolean; onIssued: (t: Issued) => void; onAudit: () => void }) {
+function TokenRow(props: {
+  token: MachineToken;
+  isAdmin: boolean;
+  onIssued: (t: Issued) => void;
+  onAudit: () => void;
+  auditOpen: boolean;
+}) {
   const { token: t, isAdmin } = props;
   const qc = useQueryClient();
   const reissue = useMutation({ mutationFn: () => core.reissueToken(t.id), onSuccess: props.onIssued });
-  const revoke = useMutation({ mutationFn: () => core.revokeToken(t.id), onSuccess: () => qc.invalidateQueries({ queryKey: ['tokens'] }) });
+  const revoke = useMutation({
+    mutationFn: () => core.revokeToken(t.id),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['tokens'] }),
+  });
   return (
     <tr>
       <th scope="row" data-label="Name">
@@ -70,13 +112,28 @@ function TokenRow(props: { token: MachineToken; isAdmin: boolean; onIssued: (t: 
       <td data-label="Last used">{formatDate(t.last_used_at, 'never')}</td>
       <td data-label="Actions">
         <div className="actions">
-          <button type="button" aria-label={`Audit log of ${t.name}`} onClick={props.onAudit}>
+          <button
+            type="button"
+            aria-label={`Audit log of ${t.name}`}
+            aria-expanded={props.auditOpen}
+            onClick={props.onAudit}
+          >
             Audit log
           </button>
           {isAdmin && t.status === 'active' && (
             <>
-              <ConfirmButton label="Re-issue" subject={t.name} onConfirm={() => reissue.mutate()} busy={reissue.isPending} />
-              <ConfirmButton label="Revoke" subject={t.name} onConfirm={() => revoke.mutate()} busy={revoke.isPending} />
+              <ConfirmButton
+                label="Re-issue"
+                subject={t.name}
+                onConfirm={() => reissue.mutate()}
+                busy={reissue.isPending}
+              />
+              <ConfirmButton
+                label="Revoke"
+                subject={t.name}
+                onConfirm={() => revoke.mutate()}
+                busy={revoke.isPending}
+              />
             </>
           )}
         </div>
@@ -105,13 +162,23 @@ function TokenForm({ onIssued }: { onIssued: (t: Issued) => void }) {
   return (
     <form onSubmit={submit} className="panel grid" aria-label="Create a machine token">
       <h2>Create a machine token</h2>
-      <Field label="Token name">{(id) => <input id={id} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
-      <Field label="Token role">
-        {(id) => <RoleSelect id={id} value={role} onChange={setRole} />}
+      <Field label="Token name">
+        {(id) => <input id={id} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
+      <Field label="Token role">{(id) => <RoleSelect id={id} value={role} onChange={setRole} />}</Field>
       <Field label="Expires in days" hint="1 to 365; leave empty for a token that does not expire.">
         {(id, hint) => (
-          <input id={id} type="number" inputMode="numeric" min={1} max={365} step={1} aria-describedby={hint} value={days} onChange={(e) => setDays(e.target.value)} />
+          <input
+            id={id}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={365}
+            step={1}
+            aria-describedby={hint}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+          />
         )}
       </Field>
       <ErrorNotice error={create.error} />
@@ -145,13 +212,23 @@ function IssuedToken({ token, onDone }: { token: Issued; onDone: () => void }) {
         <strong>Copy it now: it is shown only this once.</strong> Core keeps only a hash of it.
       </p>
       <div className="copy">
-        <input aria-label="New machine token" readOnly value={token.token} onFocus={(e) => e.target.select()} spellCheck={false} />
+        <input
+          aria-label="New machine token"
+          readOnly
+          value={token.token}
+          onFocus={(e) => e.target.select()}
+          spellCheck={false}
+        />
         <button type="button" className="primary" onClick={copy}>
           Copy
         </button>
       </div>
       <p role="status" className="muted">
-        {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'failed' ? 'Copying failed: select the token and copy it by hand.' : ''}
+        {copied === 'yes'
+          ? 'Copied to the clipboard.'
+          : copied === 'failed'
+            ? 'Copying failed: select the token and copy it by hand.'
+            : ''}
       </p>
       <button type="button" onClick={onDone}>
         Done, I have stored it
@@ -190,7 +267,10 @@ function AuditLog({ token, onClose }: { token: MachineToken; onClose: () => void
           <p>No requests made with this token yet.</p>
         ) : (
           <>
-            <ListTable caption={`Requests made with ${token.name}, newest first`} columns={['When', 'Method', 'Path', 'Status']}>
+            <ListTable
+              caption={`Requests made with ${token.name}, newest first`}
+              columns={['When', 'Method', 'Path', 'Status']}
+            >
               {audit.data.records.map((r) => (
                 <tr key={r.id}>
                   <td data-label="When">{formatDate(r.at)}</td>
@@ -199,7 +279,9 @@ function AuditLog({ token, onClose }: { token: MachineToken; onClose: () => void
                     <code>{r.path}</code>
                   </td>
                   <td data-label="Status">
-                    <span className={r.status < 400 ? 'status status-active' : 'status status-revoked'}>{r.status}</span>
+                    <span className={r.status < 400 ? 'status status-active' : 'status status-revoked'}>
+                      {r.status}
+                    </span>
                   </td>
                 </tr>
               ))}

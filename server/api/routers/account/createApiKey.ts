@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createOrgKey } from '../../../domain/apiKeys';
+import { createOrgKey } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 import { IssuedApiKeySchema, keyName, toIssuedApiKey } from '../../schemas/account';
 

@@ -16,4 +16,6 @@ export const createInvitationProcedure = orgAdminProcedure
   })
   .input(z.strictObject({ email: z.string().trim().max(320).pipe(z.email()), role: z.enum(ORG_ROLES) }))
   .output(z.object({ invitation: InvitationSchema }))
-  .mutation(async ({ ctx, input }) => ({ invitation: toInvitation(await createInvitation(ctx.user, ctx.org.id, input)) }));
+  .mutation(async ({ ctx, input }) => ({
+    invitation: toInvitation(await createInvitation(ctx.user, ctx.org.id, input)),
+  }));

@@ -11,7 +11,8 @@ export const createOrganizationProcedure = userProcedure
       tags: ['account'],
       protect: true,
       summary: 'Create an organization; the caller becomes its admin and a free subscription is created',
-      description: 'slug: lowercase letters, digits and hyphens, 3 to 63 characters, unique (409 when taken). 409 when the caller already belongs to an organization.',
+      description:
+        'slug: lowercase letters, digits and hyphens, 3 to 63 characters, unique (409 when taken). 409 when the caller already belongs to an organization.',
     },
   })
   .input(z.strictObject({ name: orgName(), slug: orgSlug() }))
@@ -19,6 +20,14 @@ export const createOrganizationProcedure = userProcedure
   .mutation(async ({ ctx, input }) => {
     const org = await createOrganization(ctx.user, input);
     return {
-      organization: { id: org.id, name: org.name, slug: org.slug, status: org.status, tier: org.tier, role: 'admin' as const, created_at: org.createdAt.toISOString() },
+      organization: {
+        id: org.id,
+        name: org.name,
+        slug: org.slug,
+        status: org.status,
+        tier: org.tier,
+        role: 'admin' as const,
+        created_at: org.createdAt.toISOString(),
+      },
     };
   });

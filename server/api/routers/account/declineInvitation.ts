@@ -10,7 +10,8 @@ export const declineInvitationProcedure = userProcedure
       tags: ['account'],
       protect: true,
       summary: 'Decline an invitation addressed to the caller',
-      description: '404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or revoked, or has expired.',
+      description:
+        '404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or revoked, or has expired.',
     },
   })
   .input(z.strictObject({ id: z.uuid() }))

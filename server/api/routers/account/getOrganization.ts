@@ -20,6 +20,14 @@ export const getOrganizationProcedure = userProcedure
     const org = orgId && orgRole ? await getOrganization(orgId) : null;
     if (!org || !orgRole) return { organization: null };
     return {
-      organization: { id: org.id, name: org.name, slug: org.slug, status: org.status, tier: org.tier, role: orgRole, created_at: org.createdAt.toISOString() },
+      organization: {
+        id: org.id,
+        name: org.name,
+        slug: org.slug,
+        status: org.status,
+        tier: org.tier,
+        role: orgRole,
+        created_at: org.createdAt.toISOString(),
+      },
     };
   });

@@ -5,7 +5,13 @@ import { ProfileSchema } from '../../schemas/account';
 
 export const getProfileProcedure = userProcedure
   .meta({
-    openapi: { method: 'GET', path: '/account/profile', tags: ['account'], protect: true, summary: "The caller's profile with organization info" },
+    openapi: {
+      method: 'GET',
+      path: '/account/profile',
+      tags: ['account'],
+      protect: true,
+      summary: "The caller's profile with organization info",
+    },
   })
   .input(z.object({}))
   .output(z.object({ profile: ProfileSchema }))
@@ -18,7 +24,10 @@ export const getProfileProcedure = userProcedure
         email: u.email,
         name: u.name,
         role: u.role,
-        organization: org && u.orgRole ? { id: org.id, name: org.name, slug: org.slug, tier: org.tier, status: org.status, role: u.orgRole } : null,
+        organization:
+          org && u.orgRole
+            ? { id: org.id, name: org.name, slug: org.slug, tier: org.tier, status: org.status, role: u.orgRole }
+            : null,
       },
     };
   });

@@ -8,6 +8,7 @@ import { listReceivedInvitationsProcedure } from './listReceivedInvitations';
 import { revokeInvitationProcedure } from './revokeInvitation';
 import { createApiKeyProcedure } from './createApiKey';
 import { createOrganizationProcedure } from './createOrganization';
+import { fleetProcedure } from './fleet';
 import { getOrganizationProcedure } from './getOrganization';
 import { getProfileProcedure } from './getProfile';
 import { listApiKeysProcedure } from './listApiKeys';
@@ -24,6 +25,7 @@ import { updateProfileProcedure } from './updateProfile';
 /** /api/v1/account/*: the signed-in user's organization, profile, API tokens, instance keys, members and invitations. */
 export const accountRouter = createTRPCRouter({
   getOrganization: getOrganizationProcedure,
+  fleet: fleetProcedure,
   createOrganization: createOrganizationProcedure,
   getProfile: getProfileProcedure,
   updateProfile: updateProfileProcedure,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOrgKeys } from '../../../domain/apiKeys';
+import { listOrgKeys } from '../../../domain/instanceKeyAdmin';
 import { orgMemberProcedure } from '../../trpc';
 import { ApiKeySchema, toApiKey } from '../../schemas/account';
 

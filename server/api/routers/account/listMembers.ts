@@ -5,7 +5,14 @@ import { MemberSchema, toMember } from '../../schemas/account';
 
 export const listMembersProcedure = orgMemberProcedure
   .meta({
-    openapi: { method: 'GET', path: '/account/members', tags: ['account'], protect: true, summary: "Members of the caller's organization", description: 'Any member.' },
+    openapi: {
+      method: 'GET',
+      path: '/account/members',
+      tags: ['account'],
+      protect: true,
+      summary: "Members of the caller's organization",
+      description: 'Any member.',
+    },
   })
   .input(z.object({}))
   .output(z.object({ members: z.array(MemberSchema) }))

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reissueOrgKey } from '../../../domain/apiKeys';
+import { reissueOrgKey } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 import { IssuedApiKeySchema, toIssuedApiKey } from '../../schemas/account';
 
@@ -11,7 +11,8 @@ export const reissueApiKeyProcedure = orgAdminProcedure
       tags: ['account'],
       protect: true,
       summary: 'Re-issue an instance key: a new secret under the same id; the old secret stops working at once',
-      description: 'Organization admins only. 404 for a key of another organization; 409 for a revoked key (revocation is final).',
+      description:
+        'Organization admins only. 404 for a key of another organization; 409 for a revoked key (revocation is final).',
     },
   })
   .input(z.strictObject({ id: z.uuid() }))

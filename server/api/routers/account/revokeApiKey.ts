@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revokeKey } from '../../../domain/apiKeys';
+import { revokeKey } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 
 export const revokeApiKeyProcedure = orgAdminProcedure
@@ -10,7 +10,8 @@ export const revokeApiKeyProcedure = orgAdminProcedure
       tags: ['account'],
       protect: true,
       summary: 'Revoke an instance key: unusable at once',
-      description: 'id in the JSON body or as ?id=. Organization admins only. 404 for a key of another organization. Revoking a revoked key is a no-op.',
+      description:
+        'id in the JSON body or as ?id=. Organization admins only. 404 for a key of another organization. Revoking a revoked key is a no-op.',
     },
   })
   .input(z.object({ id: z.uuid() }))

@@ -10,7 +10,8 @@ export const revokeApiTokenProcedure = userProcedure
       tags: ['account'],
       protect: true,
       summary: 'Revoke one of your API tokens: refused at once by every Hub process',
-      description: "id in the JSON body or as ?id=. Only your own tokens (another person's token id: 404). Revoking again is harmless.",
+      description:
+        "id in the JSON body or as ?id=. Only your own tokens (another person's token id: 404). Revoking again is harmless.",
     },
   })
   .input(z.object({ id: z.uuid({ error: 'must be an API token id (UUID)' }) }))

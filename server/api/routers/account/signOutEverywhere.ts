@@ -9,7 +9,8 @@ export const signOutEverywhereProcedure = userProcedure
       path: '/account/sign-out-everywhere',
       tags: ['account'],
       protect: true,
-      summary: "End every session and Hub JWT of the caller issued until now (this one included); personal access tokens are not affected",
+      summary:
+        'End every session and Hub JWT of the caller issued until now (this one included); personal access tokens are not affected',
     },
   })
   .input(z.object({}))

@@ -6,7 +6,13 @@ import { ProfileSchema, personName } from '../../schemas/account';
 
 export const updateProfileProcedure = userProcedure
   .meta({
-    openapi: { method: 'PUT', path: '/account/profile', tags: ['account'], protect: true, summary: "Update the caller's name (1 to 100 characters)" },
+    openapi: {
+      method: 'PUT',
+      path: '/account/profile',
+      tags: ['account'],
+      protect: true,
+      summary: "Update the caller's name (1 to 100 characters)",
+    },
   })
   .input(z.strictObject({ name: personName() }))
   .output(z.object({ profile: ProfileSchema }))
@@ -19,7 +25,10 @@ export const updateProfileProcedure = userProcedure
         email: u.email,
         name: u.name,
         role: u.role,
-        organization: org && u.orgRole ? { id: org.id, name: org.name, slug: org.slug, tier: org.tier, status: org.status, role: u.orgRole } : null,
+        organization:
+          org && u.orgRole
+            ? { id: org.id, name: org.name, slug: org.slug, tier: org.tier, status: org.status, role: u.orgRole }
+            : null,
       },
     };
   });

@@ -13,7 +13,8 @@ export const auditLogProcedure = adminProcedure
       path: '/admin/audit-log',
       tags: ['admin'],
       protect: true,
-      summary: 'Audit records with the names of actors and targets, newest first (paginated; filter by actor, target, action, organization, time)',
+      summary:
+        'Audit records with the names of actors and targets, newest first (paginated; filter by actor, target, action, organization, time)',
     },
   })
   .input(
@@ -22,8 +23,20 @@ export const auditLogProcedure = adminProcedure
       actor_type: z.enum(['user', 'instance', 'system']).optional(),
       actor: z.string().trim().min(1).max(200).optional().describe("The actor's id, or part of its name or email"),
       target_id: idLike().optional(),
-      target: z.string().trim().min(1).max(200).optional().describe("The target's id, or part of its name, slug or email (also as it was recorded, for deleted targets)"),
-      target_type: z.string().trim().min(1).max(50).optional().describe('e.g. api_key, user, organization, template, category, access_grant'),
+      target: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe("The target's id, or part of its name, slug or email (also as it was recorded, for deleted targets)"),
+      target_type: z
+        .string()
+        .trim()
+        .min(1)
+        .max(50)
+        .optional()
+        .describe('e.g. api_key, user, organization, template, category, access_grant'),
       action: z.string().trim().min(1).max(100).optional().describe('e.g. api_key.revoke'),
       org_id: z.uuid().optional(),
       since: isoDateTime().optional(),

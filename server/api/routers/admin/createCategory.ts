@@ -6,7 +6,13 @@ import { CreateCategoryInput } from '../../schemas/templateInput';
 
 export const createCategoryProcedure = adminProcedure
   .meta({
-    openapi: { method: 'POST', path: '/admin/categories', tags: ['admin'], protect: true, summary: 'Create a category (409 when the slug is taken)' },
+    openapi: {
+      method: 'POST',
+      path: '/admin/categories',
+      tags: ['admin'],
+      protect: true,
+      summary: 'Create a category (409 when the slug is taken)',
+    },
   })
   .input(CreateCategoryInput)
   .output(z.object({ category: AdminCategorySchema }))

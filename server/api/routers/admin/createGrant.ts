@@ -16,4 +16,6 @@ export const createGrantProcedure = adminProcedure
   })
   .input(z.strictObject({ org_id: z.uuid(), category_id: z.uuid() }))
   .output(z.object({ grant: GrantSchema }))
-  .mutation(async ({ ctx, input }) => ({ grant: toGrant(await createGrant(ctx.user, { orgId: input.org_id, categoryId: input.category_id })) }));
+  .mutation(async ({ ctx, input }) => ({
+    grant: toGrant(await createGrant(ctx.user, { orgId: input.org_id, categoryId: input.category_id })),
+  }));

@@ -20,6 +20,12 @@ export const createTemplateProcedure = adminProcedure
   .output(z.object({ template: AdminTemplateSchema }))
   .mutation(async ({ ctx, input }) => {
     const values = templateValuesFrom(input);
-    const row = await createTemplate(ctx.user, { ...values, name: input.name, slug: input.slug, categoryId: input.category_id, imageName: input.image_name });
+    const row = await createTemplate(ctx.user, {
+      ...values,
+      name: input.name,
+      slug: input.slug,
+      categoryId: input.category_id,
+      imageName: input.image_name,
+    });
     return { template: toAdminTemplate(row) };
   });

@@ -10,7 +10,8 @@ export const deleteCategoryProcedure = adminProcedure
       tags: ['admin'],
       protect: true,
       summary: 'Delete a category (id in the JSON body or as ?id=)',
-      description: '409 while any template references it (the message says how many). Its access grants are removed with it.',
+      description:
+        '409 while any template references it (the message says how many). Its access grants are removed with it.',
     },
   })
   .input(z.object({ id: z.uuid() }))

@@ -7,6 +7,7 @@ import { deleteCategoryProcedure } from './deleteCategory';
 import { deleteGrantProcedure } from './deleteGrant';
 import { deleteTemplateProcedure } from './deleteTemplate';
 import { deleteUserProcedure } from './deleteUser';
+import { fleetProcedure } from './fleet';
 import { listApiKeysProcedure } from './listApiKeys';
 import { listCategoriesProcedure } from './listCategories';
 import { listGrantsProcedure } from './listGrants';
@@ -44,5 +45,6 @@ export const adminRouter = createTRPCRouter({
   listApiKeys: listApiKeysProcedure,
   revokeApiKey: revokeApiKeyProcedure,
   stats: statsProcedure,
+  fleet: fleetProcedure,
   auditLog: auditLogProcedure,
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listAllKeys } from '../../../domain/apiKeys';
+import { listAllKeys } from '../../../domain/instanceKeyAdmin';
 import { adminProcedure } from '../../trpc';
 import { KEY_STATUSES } from '../../schemas/account';
 import { AdminApiKeySchema, toAdminApiKey } from '../../schemas/admin';

@@ -16,4 +16,6 @@ export const listGrantsProcedure = adminProcedure
   })
   .input(z.object({ org_id: z.uuid().optional(), category_id: z.uuid().optional() }))
   .output(z.object({ grants: z.array(GrantSchema) }))
-  .query(async ({ input }) => ({ grants: (await listGrants({ orgId: input.org_id, categoryId: input.category_id })).map(toGrant) }));
+  .query(async ({ input }) => ({
+    grants: (await listGrants({ orgId: input.org_id, categoryId: input.category_id })).map(toGrant),
+  }));

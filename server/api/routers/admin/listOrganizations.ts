@@ -26,6 +26,9 @@ export const listOrganizationsProcedure = adminProcedure
   .output(z.object({ organizations: z.array(AdminOrganizationSchema), pagination: PaginationSchema }))
   .query(async ({ input }) => {
     const page = resolvePage(input);
-    const { rows, total } = await listOrganizations({ search: input.search, status: input.status, tier: input.tier }, page);
+    const { rows, total } = await listOrganizations(
+      { search: input.search, status: input.status, tier: input.tier },
+      page,
+    );
     return { organizations: rows.map(toAdminOrganization), pagination: pagination(page, total) };
   });

@@ -13,7 +13,8 @@ export const listTemplatesProcedure = adminProcedure
       tags: ['admin'],
       protect: true,
       summary: 'All templates, private and organization-owned included, with the admin-only fields',
-      description: 'Filters and pagination as GET /catalog/templates. registry_credentials is masked ("********") or null.',
+      description:
+        'Filters and pagination as GET /catalog/templates. registry_credentials is masked ("********") or null.',
     },
   })
   .input(z.object({ ...TemplateFiltersInput, ...pageInput }))

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revokeKey } from '../../../domain/apiKeys';
+import { revokeKey } from '../../../domain/instanceKeyAdmin';
 import { adminProcedure } from '../../trpc';
 
 export const revokeApiKeyProcedure = adminProcedure

@@ -6,7 +6,13 @@ import { UpdateCategoryInput } from '../../schemas/templateInput';
 
 export const updateCategoryProcedure = adminProcedure
   .meta({
-    openapi: { method: 'PUT', path: '/admin/categories', tags: ['admin'], protect: true, summary: 'Update a category (partial; id in the body)' },
+    openapi: {
+      method: 'PUT',
+      path: '/admin/categories',
+      tags: ['admin'],
+      protect: true,
+      summary: 'Update a category (partial; id in the body)',
+    },
   })
   .input(UpdateCategoryInput)
   .output(z.object({ category: AdminCategorySchema }))

@@ -12,7 +12,8 @@ export const updateTemplateProcedure = adminProcedure
       tags: ['admin'],
       protect: true,
       summary: 'Update a template (partial; id in the body); updated_at is bumped',
-      description: 'Only the fields sent change. registry_credentials: a new value replaces it, null removes it, "********" keeps it.',
+      description:
+        'Only the fields sent change. registry_credentials: a new value replaces it, null removes it, "********" keeps it.',
     },
   })
   .input(UpdateTemplateInput)

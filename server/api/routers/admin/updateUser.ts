@@ -12,7 +12,8 @@ export const updateUserProcedure = adminProcedure
       tags: ['admin'],
       protect: true,
       summary: "Update a user's platform role (user | admin | superadmin)",
-      description: 'Only a superadmin may grant or revoke superadmin (403 otherwise); the last superadmin cannot be demoted (409).',
+      description:
+        'Only a superadmin may grant or revoke superadmin (403 otherwise); the last superadmin cannot be demoted (409).',
     },
   })
   .input(z.strictObject({ id: z.uuid(), role: z.enum(PLATFORM_ROLES) }))

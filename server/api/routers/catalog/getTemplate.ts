@@ -2,7 +2,7 @@ import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { recordDownload } from '../../../domain/catalog/downloads';
 import { findTemplateBySlug } from '../../../domain/catalog/queries';
-import { catalogScopeOf } from '../../../domain/principal';
+import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 
@@ -21,14 +21,12 @@ export const getTemplateProcedure = publicProcedure
   .input(z.object({ slug: z.string().min(1).max(200) }))
   .output(TemplateSchema)
   .query(async ({ ctx, input }) => {
-    const row = await findTemplateBySlug(catalogScopeOf(ctx.principal), input.slug);
+    const row = await findTemplateBySlug(catalogScopeOf(ctx.principal), input.slug, readSourceOf(ctx.principal));
     if (!row) throw new DomainError('not_found', `Template "${input.slug}" not found`);
-    if (ctx.principal.kind === 'instance') {
-      // Every read with an instance key counts, also those answered from the response cache (304
-      // included). Written in batches (downloads.ts).
-      const count = () => recordDownload(row.id);
-      count();
-      ctx.repeatOnCachedRead(count);
-    }
+    // Every read with an instance key counts, also those answered from the response cache (304
+    // included): REST runs the effect after each answer with that request's caller. Written in batches.
+    ctx.repeatOnCachedRead((p) => {
+      if (p.kind === 'instance') recordDownload(row.id, { keyId: p.keyId, orgId: p.orgId });
+    });
     return toTemplate(row);
   });

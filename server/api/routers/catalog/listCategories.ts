@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listCategories } from '../../../domain/catalog/queries';
-import { catalogScopeOf } from '../../../domain/principal';
+import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { publicProcedure } from '../../trpc';
 import { CategorySchema, toCategory } from '../../schemas/catalog';
 
@@ -17,6 +17,6 @@ export const listCategoriesProcedure = publicProcedure
   .input(z.object({}))
   .output(z.object({ categories: z.array(CategorySchema) }))
   .query(async ({ ctx }) => {
-    const rows = await listCategories(catalogScopeOf(ctx.principal));
+    const rows = await listCategories(catalogScopeOf(ctx.principal), readSourceOf(ctx.principal));
     return { categories: rows.map(toCategory) };
   });

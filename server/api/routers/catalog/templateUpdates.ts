@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { templateUpdates } from '../../../domain/catalog/queries';
-import { catalogScopeOf } from '../../../domain/principal';
+import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
+import { recordPoll } from '../../../domain/usage';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 import { isoDateTime } from '../../schemas/query';
@@ -27,6 +28,16 @@ export const templateUpdatesProcedure = publicProcedure
     }),
   )
   .query(async ({ ctx, input }) => {
-    const { rows, removed, checkedAt, hasMore } = await templateUpdates(catalogScopeOf(ctx.principal), input.since);
+    const { rows, removed, checkedAt, hasMore } = await templateUpdates(
+      catalogScopeOf(ctx.principal),
+      input.since,
+      readSourceOf(ctx.principal),
+    );
+    // Each answer to an instance key is a poll; a complete one (has_more false) a successful sync (usage.ts).
+    ctx.repeatOnCachedRead((p, status) => {
+      if (p.kind === 'instance') {
+        recordPoll({ keyId: p.keyId, orgId: p.orgId }, { notModified: status === 304, complete: !hasMore, checkedAt });
+      }
+    });
     return { templates: rows.map(toTemplate), removed, checked_at: checkedAt, has_more: hasMore };
   });

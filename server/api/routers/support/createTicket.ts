@@ -9,7 +9,9 @@ export const createTicketInput = z.object({
   subject: lineText(200),
   body: longText(20_000),
   severity: TicketSeverity.default('normal'),
-  diagnostics: jsonObject(MAX_DIAGNOSTICS_BYTES, '256 KB').optional().describe('Any JSON object, at most 256 KB serialized'),
+  diagnostics: jsonObject(MAX_DIAGNOSTICS_BYTES, '256 KB')
+    .optional()
+    .describe('Any JSON object, at most 256 KB serialized'),
 });
 
 export const createTicketProcedure = instanceProcedure

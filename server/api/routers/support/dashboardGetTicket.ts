@@ -6,7 +6,11 @@ import { DashboardTicketSchema, TicketDetailSchema, toDashboardTicket, toTicketD
 /** Dashboard: one ticket with its messages; another organization's ticket is "not found" for members. */
 export const dashboardGetTicketProcedure = userProcedure
   .input(z.object({ id: z.uuid({ error: 'must be a ticket id (UUID)' }) }))
-  .output(z.object({ ticket: TicketDetailSchema.extend(DashboardTicketSchema.pick({ organization: true, instance: true }).shape) }))
+  .output(
+    z.object({
+      ticket: TicketDetailSchema.extend(DashboardTicketSchema.pick({ organization: true, instance: true }).shape),
+    }),
+  )
   .query(async ({ ctx, input }) => {
     const detail = await getTicket(ticketScopeOfUser(ctx.user), input.id);
     const { organization, instance } = toDashboardTicket(detail.ticket);

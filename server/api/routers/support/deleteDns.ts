@@ -10,7 +10,8 @@ export const deleteDnsProcedure = instanceProcedure
       tags: ['dns'],
       protect: true,
       summary: 'Remove the instance’s DNS record',
-      description: 'deleted is false when there was none. Counts as a change for the rate limit (429 with Retry-After).',
+      description:
+        'deleted is false when there was none. Counts as a change for the rate limit (429 with Retry-After).',
     },
   })
   .input(z.object({}))

@@ -11,7 +11,8 @@ export const getInstanceInfoProcedure = instanceProcedure
       tags: ['instance'],
       protect: true,
       summary: 'The calling instance: its key, organization (with tier), last report and DNS record',
-      description: 'Instance key only. A Core instance calls this to check its key and learn its organization and tier.',
+      description:
+        'Instance key only. A Core instance calls this to check its key and learn its organization and tier.',
     },
   })
   .input(z.object({}))

@@ -16,4 +16,6 @@ export const getTicketProcedure = instanceProcedure
   })
   .input(z.object({ id: z.uuid({ error: 'must be a ticket id (UUID)' }) }))
   .output(z.object({ ticket: TicketDetailSchema }))
-  .query(async ({ ctx, input }) => ({ ticket: toTicketDetail(await getTicket(ticketScopeOfInstance(ctx.instance), input.id)) }));
+  .query(async ({ ctx, input }) => ({
+    ticket: toTicketDetail(await getTicket(ticketScopeOfInstance(ctx.instance), input.id)),
+  }));

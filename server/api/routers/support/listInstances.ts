@@ -36,7 +36,11 @@ export const listInstancesProcedure = userProcedure
     else if (ctx.user.orgId && ctx.user.orgRole) scope = { kind: 'org', orgId: ctx.user.orgId };
     else throw new DomainError('forbidden', 'You do not belong to an organization');
     const page = resolvePage(input);
-    const { rows, total } = await listInstances(scope, { orgId: input.org_id, publishState: input.publish_state }, page);
+    const { rows, total } = await listInstances(
+      scope,
+      { orgId: input.org_id, publishState: input.publish_state },
+      page,
+    );
     return {
       instances: rows.map((row) => ({
         ...toInstanceInfo(row).instance,

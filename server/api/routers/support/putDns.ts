@@ -34,7 +34,10 @@ export const putDnsProcedure = instanceProcedure
       if (!address) throw badRequest('Invalid input: ip: the source address of this request is unknown; send ip');
     }
     const reason = unpublishableReason(address.ip, address.family);
-    if (reason) throw badRequest(`Invalid input: ip: ${reason}${input.ip === undefined ? ' (taken from the request; send ip)' : ''}`);
+    if (reason)
+      throw badRequest(
+        `Invalid input: ip: ${reason}${input.ip === undefined ? ' (taken from the request; send ip)' : ''}`,
+      );
     const { record } = await setDnsRecord(ctx.instance, address.ip);
     return { record: toDnsRecord(record) };
   });

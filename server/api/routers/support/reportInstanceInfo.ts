@@ -5,8 +5,14 @@ import { hostName, httpUrl, InstanceInfoSchema, lineText, toInstanceInfo } from 
 
 export const reportInstanceInfoInput = z.object({
   version: lineText(100).nullable().optional().describe('The instance software version'),
-  base_url: httpUrl().nullable().optional().describe('Where the instance is reached (http or https, at most 2,048 characters)'),
-  mcp_url: httpUrl().nullable().optional().describe('The instance’s MCP endpoint URL, used by the Hub MCP proxy (http or https, at most 2,048 characters)'),
+  base_url: httpUrl()
+    .nullable()
+    .optional()
+    .describe('Where the instance is reached (http or https, at most 2,048 characters)'),
+  mcp_url: httpUrl()
+    .nullable()
+    .optional()
+    .describe('The instance’s MCP endpoint URL, used by the Hub MCP proxy (http or https, at most 2,048 characters)'),
   hostname: hostName().nullable().optional().describe('The instance’s own host name'),
 });
 

@@ -30,7 +30,10 @@ export const submitAddonEventsProcedure = instanceProcedure
   .mutation(async ({ ctx, input }) => {
     const bytes = Buffer.byteLength(JSON.stringify(input.events), 'utf8');
     if (bytes > MAX_BATCH_BYTES) {
-      throw new DomainError('too_large', `events: a batch may be at most 1 MB (${MAX_BATCH_BYTES} bytes) of JSON; this one is ${bytes}. Send smaller batches.`);
+      throw new DomainError(
+        'too_large',
+        `events: a batch may be at most 1 MB (${MAX_BATCH_BYTES} bytes) of JSON; this one is ${bytes}. Send smaller batches.`,
+      );
     }
     return ingestAddonEvents(ctx.instance, input.events);
   });

@@ -38,5 +38,11 @@ export const createTokenProcedure = orgMemberProcedure
   .input(createTokenInput)
   .output(IssuedPatSchema)
   .mutation(async ({ ctx, input }) =>
-    toIssuedPat(await mintPat(ctx.user, { name: input.name, instanceId: input.instance_id, expiresInDays: input.expires_in_days })),
+    toIssuedPat(
+      await mintPat(ctx.user, {
+        name: input.name,
+        instanceId: input.instance_id,
+        expiresInDays: input.expires_in_days,
+      }),
+    ),
   );

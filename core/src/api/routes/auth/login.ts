@@ -1,6 +1,7 @@
 /** POST /api/v1/auth/login (public): a local user or the temporary admin signs in. */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { createRoute, z } from '@hono/zod-openapi';
+import { clientAddress } from '../../../auth/clientAddress';
 import type { CoreContext } from '../../../context';
 import { login } from '../../../domain/sessions';
 import { TEMPORARY_ADMIN_WARNING } from '../../errors';
@@ -8,7 +9,9 @@ import type { Router } from '../../hono';
 import { errors, json, jsonBody } from '../../schemas';
 import { SessionSchema } from './schemas';
 
-const LoginSchema = z.strictObject({ username: z.string().min(1).max(320), password: z.string().min(1).max(1024) }).openapi('LoginRequest');
+const LoginSchema = z
+  .strictObject({ username: z.string().min(1).max(320), password: z.string().min(1).max(1024) })
+  .openapi('LoginRequest');
 
 const route = createRoute({
   method: 'post',
@@ -22,9 +25,13 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { username, password } = c.req.valid('json');
-    const address = getConnInfo(c).remote.address ?? 'unknown';
+    const address = clientAddress(
+      getConnInfo(c).remote.address,
+      c.req.header('x-forwarded-for'),
+      core.config.trustedProxies,
+    );
     const session = await login(core, { username, password, address });
     if (session.user.kind === 'temporary_admin') c.header('X-Core-Warning', TEMPORARY_ADMIN_WARNING);
-    core.log.info('signed in', { actor: session.user.email, kind: session.user.kind, address });
+    core.log.info({ actor: session.user.email, kind: session.user.kind, address }, 'signed in');
     return c.json(session, 200);
   });

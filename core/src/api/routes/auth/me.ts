@@ -32,7 +32,13 @@ export default (app: Router) =>
           ? { id: null, email: p.username, name: p.username }
           : null;
     return c.json(
-      { kind: p.kind, role: p.role, temporary: p.kind === 'temporary_admin', user, token_id: p.kind === 'machine_token' ? p.tokenId : null },
+      {
+        kind: p.kind,
+        role: p.role,
+        temporary: p.kind === 'temporary_admin',
+        user,
+        token_id: p.kind === 'machine_token' ? p.tokenId : null,
+      },
       200,
     );
   });

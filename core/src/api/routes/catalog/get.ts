@@ -11,8 +11,16 @@ const route = createRoute({
   path: '/api/v1/catalog/templates/{slug}',
   tags: ['catalog'],
   security: BEARER,
-  request: { params: z.object({ slug: z.string().max(200).openapi({ param: { name: 'slug', in: 'path' } }) }) },
+  request: {
+    params: z.object({
+      slug: z
+        .string()
+        .max(200)
+        .openapi({ param: { name: 'slug', in: 'path' } }),
+    }),
+  },
   responses: { 200: json(TemplateSchema, 'One template'), ...errors(401, 404) },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await getTemplate(core.db, c.req.valid('param').slug), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await getTemplate(core.db, c.req.valid('param').slug), 200));

@@ -17,7 +17,14 @@ const route = createRoute({
   tags: ['catalog'],
   security: BEARER,
   request: { query: ListQuerySchema },
-  responses: { 200: json(z.object({ templates: z.array(TemplateSchema), pagination: PaginationSchema }), 'Templates of the local copy'), ...errors(400, 401) },
+  responses: {
+    200: json(
+      z.object({ templates: z.array(TemplateSchema), pagination: PaginationSchema }),
+      'Templates of the local copy',
+    ),
+    ...errors(400, 401),
+  },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await listCatalog(core.db, c.req.valid('query')), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await listCatalog(core.db, c.req.valid('query')), 200));

@@ -3,12 +3,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { createDeployment } from '../../../domain/deployments';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json, jsonBody } from '../../schemas';
 import { deploymentFields, DeploymentSchema } from './schemas';
 
 const CreateSchema = z
-  .strictObject({ ...deploymentFields, env: deploymentFields.env.default({}), secret_refs: deploymentFields.secret_refs.default([]) })
+  .strictObject({
+    ...deploymentFields,
+    env: deploymentFields.env.default({}),
+    secret_refs: deploymentFields.secret_refs.default([]),
+  })
   .openapi('CreateDeployment');
 
 const route = createRoute({
@@ -18,12 +22,18 @@ const route = createRoute({
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(CreateSchema) },
-  responses: { 201: json(DeploymentSchema, 'Created (validated against the synced template)'), ...errors(400, 401, 403, 409) },
+  responses: {
+    201: json(DeploymentSchema, 'Created (validated against the synced template)'),
+    ...errors(400, 401, 403, 409),
+  },
 });
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const deployment = await createDeployment(core.db, c.req.valid('json'), actorLabel(caller(c)));
-    core.log.info('deployment created', { actor: actorLabel(caller(c)), deployment: deployment.name, template: deployment.template_slug });
+    const deployment = await createDeployment(core.db, c.req.valid('json'), actor(c));
+    core.log.info(
+      { actor: actorLabel(caller(c)), deployment: deployment.name, template: deployment.template_slug },
+      'deployment created',
+    );
     return c.json(deployment, 201);
   });

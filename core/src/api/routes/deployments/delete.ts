@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { deleteDeployment } from '../../../domain/deployments';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema } from '../../schemas';
 
 const route = createRoute({
@@ -19,7 +19,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { id } = c.req.valid('param');
-    await deleteDeployment(core.db, id);
-    core.log.info('deployment deleted', { actor: actorLabel(caller(c)), deployment_id: id });
+    await deleteDeployment(core.db, id, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), deployment_id: id }, 'deployment deleted');
     return c.body(null, 204);
   });

@@ -15,4 +15,5 @@ const route = createRoute({
   responses: { 200: json(DeploymentSchema, 'One deployment'), ...errors(401, 404) },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await getDeployment(core.db, c.req.valid('param').id), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await getDeployment(core.db, c.req.valid('param').id), 200));

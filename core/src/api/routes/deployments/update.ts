@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { updateDeployment } from '../../../domain/deployments';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema, json, jsonBody } from '../../schemas';
 import { deploymentFields, DeploymentSchema } from './schemas';
 
@@ -28,7 +28,7 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const deployment = await updateDeployment(core.db, c.req.valid('param').id, c.req.valid('json'));
-    core.log.info('deployment updated', { actor: actorLabel(caller(c)), deployment: deployment.name });
+    const deployment = await updateDeployment(core.db, c.req.valid('param').id, c.req.valid('json'), actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), deployment: deployment.name }, 'deployment updated');
     return c.json(deployment, 200);
   });

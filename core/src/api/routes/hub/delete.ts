@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors } from '../../schemas';
 
 const route = createRoute({
@@ -16,7 +16,7 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    await core.hub.disconnect();
-    core.log.info('hub disconnected', { actor: actorLabel(caller(c)) });
+    await core.hub.disconnect(actor(c));
+    core.log.info({ actor: actorLabel(caller(c)) }, 'hub disconnected');
     return c.body(null, 204);
   });

@@ -13,4 +13,5 @@ const route = createRoute({
   responses: { 200: json(HubSettingsSchema, 'The Hub connection and its sync state'), ...errors(401) },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await core.hub.status(), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await core.hub.status(), 200));

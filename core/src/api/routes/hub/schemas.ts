@@ -9,10 +9,15 @@ export const HubSettingsSchema = z
       source: z.enum(['environment', 'settings']),
       hub_url: z.string(),
       key_prefix: z.string().openapi({ description: 'The key itself is never shown again' }),
-      instance_id: z.string().nullable().openapi({ description: 'The instance key id at the Hub (the audience of its MCP assertions)' }),
+      instance_id: z
+        .string()
+        .nullable()
+        .openapi({ description: 'The instance key id at the Hub (the audience of its MCP assertions)' }),
       organization: z.object({ id: z.string(), name: z.string(), slug: z.string() }).nullable(),
       connected: z.boolean().openapi({ description: 'The last contact with the Hub succeeded' }),
-      key_refused: z.boolean().openapi({ description: 'The Hub refused the key (401): sync stopped until a new key is set' }),
+      key_refused: z
+        .boolean()
+        .openapi({ description: 'The Hub refused the key (401): sync stopped until a new key is set' }),
       last_sync_at: z.string().nullable(),
       checked_at: z.string().nullable(),
       last_error: z.string().nullable(),
@@ -24,5 +29,8 @@ export const HubSettingsSchema = z
 
 /** A 502: the Hub is unreachable or failing; the message says how. */
 export const badGateway = (description: string) => ({
-  502: { description, content: { 'application/json': { schema: z.object({ code: z.string(), message: z.string() }) } } },
+  502: {
+    description,
+    content: { 'application/json': { schema: z.object({ code: z.string(), message: z.string() }) } },
+  },
 });

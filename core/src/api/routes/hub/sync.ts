@@ -1,7 +1,8 @@
 /** POST /api/v1/catalog/sync (admin): sync now and answer when done. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
-import { requireAdmin, type Router } from '../../hono';
+import { recordActivity } from '../../../domain/activity';
+import { actor, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json } from '../../schemas';
 import { badGateway } from './schemas';
 
@@ -11,7 +12,9 @@ const SyncResultSchema = z
     updated: z.number().int(),
     removed: z.number().int(),
     checked_at: z.string(),
-    not_modified: z.boolean().describe('The Hub answered 304 Not Modified to the poll (If-None-Match): nothing changed since checked_at'),
+    not_modified: z
+      .boolean()
+      .describe('The Hub answered 304 Not Modified to the poll (If-None-Match): nothing changed since checked_at'),
   })
   .openapi('SyncResult');
 
@@ -21,7 +24,22 @@ const route = createRoute({
   tags: ['hub'],
   security: BEARER,
   middleware: [requireAdmin()] as const,
-  responses: { 200: json(SyncResultSchema, 'Synced: what changed in the local copy'), ...errors(401, 403, 404, 409), ...badGateway('The Hub’s problem, in the message') },
+  responses: {
+    200: json(SyncResultSchema, 'Synced: what changed in the local copy'),
+    ...errors(401, 403, 404, 409),
+    ...badGateway('The Hub’s problem, in the message'),
+  },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await core.catalogSync.syncNow(), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => {
+    const result = await core.catalogSync.syncNow();
+    // The catalog's own changes come from the Hub (applied in the sync's transaction); what is recorded here is who asked.
+    const { not_modified, added, updated, removed } = result;
+    await recordActivity(core.db, actor(c), {
+      action: 'catalog.sync',
+      target: { type: 'catalog', id: 'catalog', name: 'catalog' },
+      after: { added, updated, removed, not_modified },
+    });
+    return c.json(result, 200);
+  });

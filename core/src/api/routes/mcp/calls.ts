@@ -9,10 +9,15 @@ const ToolCallSchema = z
   .object({
     id: z.number().int(),
     at: z.string(),
-    via: z.string().openapi({ description: 'hub (a person through the Hub’s /mcp), machine_token, local, oidc or temporary_admin' }),
+    via: z
+      .string()
+      .openapi({ description: 'hub (a person through the Hub’s /mcp), machine_token, local, oidc or temporary_admin' }),
     actor: z.string(),
     user_id: z.string().nullable(),
-    token_id: z.string().nullable().openapi({ description: 'The Hub personal access token id, or the Core machine token id' }),
+    token_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The Hub personal access token id, or the Core machine token id' }),
     tool: z.string(),
     outcome: z.enum(['ok', 'refused', 'error']),
     message: z.string().nullable(),
@@ -25,7 +30,14 @@ const route = createRoute({
   tags: ['mcp'],
   security: BEARER,
   request: { query: PageQuerySchema },
-  responses: { 200: json(z.object({ calls: z.array(ToolCallSchema), pagination: PaginationSchema }), 'MCP tool calls, newest first'), ...errors(400, 401) },
+  responses: {
+    200: json(
+      z.object({ calls: z.array(ToolCallSchema), pagination: PaginationSchema }),
+      'MCP tool calls, newest first',
+    ),
+    ...errors(400, 401),
+  },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await listToolCalls(core.db, c.req.valid('query')), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await listToolCalls(core.db, c.req.valid('query')), 200));

@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
 import { deleteSecret } from '../../../domain/secrets';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors } from '../../schemas';
 import { NameParamSchema } from './schemas';
 
@@ -20,7 +20,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { name } = c.req.valid('param');
-    await deleteSecret(core.db, name);
-    core.log.info('secret deleted', { actor: actorLabel(caller(c)), secret_name: name });
+    await deleteSecret(core.db, name, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), secret_name: name }, 'secret deleted');
     return c.body(null, 204);
   });

@@ -11,7 +11,11 @@ const route = createRoute({
   path: '/api/v1/secrets',
   tags: ['secrets'],
   security: BEARER,
-  responses: { 200: json(z.object({ secrets: z.array(SecretInfoSchema) }), 'Secrets without their values'), ...errors(401) },
+  responses: {
+    200: json(z.object({ secrets: z.array(SecretInfoSchema) }), 'Secrets without their values'),
+    ...errors(401),
+  },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await listSecrets(core.db), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await listSecrets(core.db), 200));

@@ -3,11 +3,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
 import { putSecret } from '../../../domain/secrets';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json, jsonBody } from '../../schemas';
 import { NameParamSchema, SecretInfoSchema } from './schemas';
 
-const PutSecretSchema = z.strictObject({ value: z.string().max(65_536), description: z.string().max(1000).optional() }).openapi('PutSecret');
+const PutSecretSchema = z
+  .strictObject({ value: z.string().max(65_536), description: z.string().max(1000).optional() })
+  .openapi('PutSecret');
 
 const route = createRoute({
   method: 'put',
@@ -22,7 +24,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { name } = c.req.valid('param');
-    const info = await putSecret(core.db, core.sealer, name, c.req.valid('json'));
-    core.log.info('secret stored', { actor: actorLabel(caller(c)), secret_name: name });
+    const info = await putSecret(core.db, core.sealer, name, c.req.valid('json'), actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), secret_name: name }, 'secret stored');
     return c.json(info, 200);
   });

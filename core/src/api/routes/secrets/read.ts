@@ -18,4 +18,5 @@ const route = createRoute({
   responses: { 200: json(SecretSchema, 'The secret with its value'), ...errors(400, 401, 403, 404) },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await readSecret(core.db, core.sealer, c.req.valid('param').name), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await readSecret(core.db, core.sealer, c.req.valid('param').name), 200));

@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json } from '../../schemas';
 import { OidcSettingsSchema, presentOidc } from './schemas';
 
@@ -17,7 +17,7 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const oidc = await core.oidcSettings.clear();
-    core.log.info('OIDC settings cleared', { actor: actorLabel(caller(c)) });
+    const oidc = await core.oidcSettings.clear(actor(c));
+    core.log.info({ actor: actorLabel(caller(c)) }, 'OIDC settings cleared');
     return c.json(presentOidc(oidc), 200);
   });

@@ -1,14 +1,21 @@
 /** PUT /api/v1/settings/oidc (admin): the provider, unless the environment configures it (409). */
 import { createRoute, z } from '@hono/zod-openapi';
+import { insecureTrustAnchor } from '../../../config';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json, jsonBody, RoleSchema } from '../../schemas';
 import { OidcSettingsSchema, presentOidc } from './schemas';
 
 const PutOidcSchema = z
   .strictObject({
-    issuer: z.url().max(500),
+    issuer: z
+      .url()
+      .max(500)
+      .superRefine((v, ctx) => {
+        const problem = insecureTrustAnchor(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
     client_id: z.string().min(1).max(200),
     audience: z.string().min(1).max(500).nullish(),
     scopes: z.string().min(1).max(500).optional(),
@@ -28,7 +35,7 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const oidc = await core.oidcSettings.put(c.req.valid('json'));
-    core.log.info('OIDC settings changed', { actor: actorLabel(caller(c)), issuer: oidc.issuer });
+    const oidc = await core.oidcSettings.put(c.req.valid('json'), actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), issuer: oidc.issuer }, 'OIDC settings changed');
     return c.json(presentOidc(oidc), 200);
   });

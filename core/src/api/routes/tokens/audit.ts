@@ -6,7 +6,14 @@ import type { Router } from '../../hono';
 import { BEARER, errors, IdParamSchema, json, PageQuerySchema, PaginationSchema } from '../../schemas';
 
 const AuditRecordSchema = z
-  .object({ id: z.string(), token_id: z.string(), method: z.string(), path: z.string(), status: z.number().int(), at: z.string() })
+  .object({
+    id: z.string(),
+    token_id: z.string(),
+    method: z.string(),
+    path: z.string(),
+    status: z.number().int(),
+    at: z.string(),
+  })
   .openapi('AuditRecord');
 
 const route = createRoute({
@@ -16,7 +23,10 @@ const route = createRoute({
   security: BEARER,
   request: { params: IdParamSchema, query: PageQuerySchema },
   responses: {
-    200: json(z.object({ records: z.array(AuditRecordSchema), pagination: PaginationSchema }), 'Requests made with the token, newest first'),
+    200: json(
+      z.object({ records: z.array(AuditRecordSchema), pagination: PaginationSchema }),
+      'Requests made with the token, newest first',
+    ),
     ...errors(400, 401, 404),
   },
 });

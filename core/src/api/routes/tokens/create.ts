@@ -2,8 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { createMachineToken, EXPIRY_MAX_DAYS, EXPIRY_MIN_DAYS } from '../../../domain/machineTokens';
-import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json, jsonBody, RoleSchema } from '../../schemas';
 import { IssuedTokenSchema } from './schemas';
 
@@ -12,7 +11,12 @@ const CreateTokenSchema = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
     role: RoleSchema,
-    expires_in_days: z.number({ error: range }).int(range).min(EXPIRY_MIN_DAYS, range).max(EXPIRY_MAX_DAYS, range).nullish(),
+    expires_in_days: z
+      .number({ error: range })
+      .int(range)
+      .min(EXPIRY_MIN_DAYS, range)
+      .max(EXPIRY_MAX_DAYS, range)
+      .nullish(),
   })
   .openapi('CreateMachineToken');
 
@@ -29,8 +33,12 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const body = c.req.valid('json');
-    const actor = actorLabel(caller(c));
-    const token = await createMachineToken(core.db, { name: body.name, role: body.role, expiresInDays: body.expires_in_days ?? null, createdBy: actor });
-    core.log.info('machine token created', { actor, token_id: token.id, role: token.role });
+    const by = actor(c);
+    const token = await createMachineToken(
+      core.db,
+      { name: body.name, role: body.role, expiresInDays: body.expires_in_days ?? null, createdBy: by.label },
+      by,
+    );
+    core.log.info({ actor: by.label, token_id: token.id, role: token.role }, 'machine token created');
     return c.json(token, 201);
   });

@@ -12,7 +12,11 @@ const route = createRoute({
   tags: ['tokens'],
   security: BEARER,
   request: { query: PageQuerySchema },
-  responses: { 200: json(z.object({ tokens: z.array(TokenSchema), pagination: PaginationSchema }), 'Machine tokens'), ...errors(400, 401) },
+  responses: {
+    200: json(z.object({ tokens: z.array(TokenSchema), pagination: PaginationSchema }), 'Machine tokens'),
+    ...errors(400, 401),
+  },
 });
 
-export default (app: Router, core: CoreContext) => app.openapi(route, async (c) => c.json(await listMachineTokens(core.db, c.req.valid('query')), 200));
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => c.json(await listMachineTokens(core.db, c.req.valid('query')), 200));

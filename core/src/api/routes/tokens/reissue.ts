@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { reissueMachineToken } from '../../../domain/machineTokens';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema, json } from '../../schemas';
 import { IssuedTokenSchema } from './schemas';
 
@@ -14,12 +14,15 @@ const route = createRoute({
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema },
-  responses: { 200: json(IssuedTokenSchema, 'New secret, same id; the old secret no longer works'), ...errors(401, 403, 404, 409) },
+  responses: {
+    200: json(IssuedTokenSchema, 'New secret, same id; the old secret no longer works'),
+    ...errors(401, 403, 404, 409),
+  },
 });
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const token = await reissueMachineToken(core.db, c.req.valid('param').id);
-    core.log.info('machine token re-issued', { actor: actorLabel(caller(c)), token_id: token.id });
+    const token = await reissueMachineToken(core.db, c.req.valid('param').id, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), token_id: token.id }, 'machine token re-issued');
     return c.json(token, 200);
   });

@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { revokeMachineToken } from '../../../domain/machineTokens';
 import { actorLabel } from '../../../domain/principal';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema } from '../../schemas';
 
 const route = createRoute({
@@ -19,7 +19,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { id } = c.req.valid('param');
-    await revokeMachineToken(core.db, id);
-    core.log.info('machine token revoked', { actor: actorLabel(caller(c)), token_id: id });
+    await revokeMachineToken(core.db, id, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), token_id: id }, 'machine token revoked');
     return c.body(null, 204);
   });

@@ -3,11 +3,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
 import { createLocalUser } from '../../../domain/users';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, json, jsonBody, RoleSchema } from '../../schemas';
 import { email, name, password, UserSchema } from './schemas';
 
-const CreateUserSchema = z.strictObject({ email, password, role: RoleSchema, name: name.optional() }).openapi('CreateUser');
+const CreateUserSchema = z
+  .strictObject({ email, password, role: RoleSchema, name: name.optional() })
+  .openapi('CreateUser');
 
 const route = createRoute({
   method: 'post',
@@ -21,7 +23,7 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const user = await createLocalUser(core.db, c.req.valid('json'));
-    core.log.info('user created', { actor: actorLabel(caller(c)), user_id: user.id, role: user.role });
+    const user = await createLocalUser(core.db, c.req.valid('json'), actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), user_id: user.id, role: user.role }, 'user created');
     return c.json(user, 201);
   });

@@ -1,9 +1,9 @@
-/** DELETE /api/v1/users/{id} (admin); the last admin cannot be deleted. */
+/** DELETE /api/v1/users/{id} (admin); the last admin cannot be deleted; an OIDC person is blocked until re-admitted. */
 import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
 import { deleteUser } from '../../../domain/users';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema } from '../../schemas';
 
 const route = createRoute({
@@ -19,7 +19,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const { id } = c.req.valid('param');
-    await deleteUser(core.db, id);
-    core.log.info('user deleted', { actor: actorLabel(caller(c)), user_id: id });
+    await deleteUser(core.db, id, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), user_id: id }, 'user deleted');
     return c.body(null, 204);
   });

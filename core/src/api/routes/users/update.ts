@@ -3,12 +3,17 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { actorLabel } from '../../../domain/principal';
 import { updateUser } from '../../../domain/users';
-import { caller, requireAdmin, type Router } from '../../hono';
+import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema, json, jsonBody, RoleSchema } from '../../schemas';
 import { email, name, password, UserSchema } from './schemas';
 
 const UpdateUserSchema = z
-  .strictObject({ email: email.optional(), name: name.optional(), role: RoleSchema.optional(), password: password.optional() })
+  .strictObject({
+    email: email.optional(),
+    name: name.optional(),
+    role: RoleSchema.optional(),
+    password: password.optional(),
+  })
   .openapi('UpdateUser');
 
 const route = createRoute({
@@ -24,7 +29,7 @@ const route = createRoute({
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
     const patch = c.req.valid('json');
-    const user = await updateUser(core.db, c.req.valid('param').id, patch);
-    core.log.info('user updated', { actor: actorLabel(caller(c)), user_id: user.id, fields: Object.keys(patch) });
+    const user = await updateUser(core.db, c.req.valid('param').id, patch, actor(c));
+    core.log.info({ actor: actorLabel(caller(c)), user_id: user.id, fields: Object.keys(patch) }, 'user updated');
     return c.json(user, 200);
   });

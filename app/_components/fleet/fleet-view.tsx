@@ -1,0 +1,457 @@
+'use client';
+/**
+ * The fleet at a glance (admin overview; an organization admin's own instances on the account page): 30 days of
+ * daily rollups as charts (Recharts), each with a table equivalent for screen readers, top templates (admin),
+ * instances by Core version, and the instance health table with its filters in the URL.
+ */
+import Link from 'next/link';
+import { useId, type ReactNode } from 'react';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import { errorMessage } from '../../_lib/errors';
+import { trpc, type RouterOutputs } from '../../_lib/trpc';
+import { fleetInput } from '../../admin/list-params';
+import { useListUrl } from '../../admin/use-list-url';
+import { Cell, ListTable, ListView, Row } from '../list-view';
+import { RelativeTime } from '../relative-time';
+import { Badge, Button, Card, EmptyState, ErrorState, Field, Input, Loading, Select } from '../ui';
+
+type Overview = RouterOutputs['admin']['fleet'];
+type Day = Overview['series'][number];
+type Instance = Overview['instances'][number];
+
+interface Series {
+  key: keyof Day;
+  label: string;
+  color: string;
+}
+
+const AXIS = { fontSize: 11, fill: 'var(--chart-text)' };
+
+function shortDay(day: string) {
+  return day.slice(5); // MM-DD
+}
+
+/** A chart (hidden from assistive technology) and its table equivalent (read instead; shown on request). */
+function ChartCard({
+  title,
+  description,
+  data,
+  series,
+  kind,
+  testId,
+}: {
+  title: string;
+  description: string;
+  data: Day[];
+  series: Series[];
+  kind: 'line' | 'bar';
+  testId: string;
+}) {
+  const tableId = useId();
+  const total = (key: keyof Day) => data.reduce((s, d) => s + Number(d[key]), 0);
+  const Chart = kind === 'line' ? LineChart : BarChart;
+  return (
+    <Card title={title} description={description} className="min-w-0">
+      <p className="mb-2 text-sm text-zinc-700" data-testid={`${testId}-summary`}>
+        {series.map((s) => `${s.label}: ${total(s.key)}`).join(' · ')} <span className="text-zinc-600">(30 days)</span>
+      </p>
+      <div aria-hidden="true" className="h-48 w-full" data-testid={testId}>
+        <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 320, height: 192 }}>
+          <Chart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }} accessibilityLayer={false}>
+            <CartesianGrid stroke="var(--chart-grid)" strokeDasharray="3 3" vertical={false} />
+            <XAxis
+              dataKey="day"
+              tickFormatter={shortDay}
+              tick={AXIS}
+              interval="preserveStartEnd"
+              minTickGap={24}
+              stroke="var(--chart-grid)"
+            />
+            <YAxis allowDecimals={false} tick={AXIS} width={48} stroke="var(--chart-grid)" />
+            <Tooltip
+              contentStyle={{
+                background: 'var(--color-white)',
+                border: '1px solid var(--chart-grid)',
+                borderRadius: 8,
+                fontSize: 12,
+              }}
+              labelStyle={{ color: 'var(--chart-text)' }}
+            />
+            {series.length > 1 ? <Legend wrapperStyle={{ fontSize: 12 }} /> : null}
+            {series.map((s) =>
+              kind === 'line' ? (
+                <Line
+                  key={s.key}
+                  type="monotone"
+                  dataKey={s.key}
+                  name={s.label}
+                  stroke={s.color}
+                  strokeWidth={2}
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ) : (
+                <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} stackId="a" isAnimationActive={false} />
+              ),
+            )}
+          </Chart>
+        </ResponsiveContainer>
+      </div>
+      <details className="mt-2 text-sm">
+        <summary className="cursor-pointer text-blue-700">Show as table</summary>
+        <div
+          className="mt-2 max-h-64 overflow-y-auto"
+          id={tableId}
+          tabIndex={0}
+          role="region"
+          aria-label={`${title}, by day`}
+        >
+          <table className="min-w-full text-xs">
+            <caption className="sr-only">{title}, by day (UTC)</caption>
+            <thead>
+              <tr>
+                <th scope="col" className="px-2 py-1 text-left">
+                  Day
+                </th>
+                {series.map((s) => (
+                  <th key={s.key} scope="col" className="px-2 py-1 text-right">
+                    {s.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {data.map((d) => (
+                <tr key={d.day} className="border-t border-zinc-100">
+                  <th scope="row" className="px-2 py-1 text-left font-normal">
+                    {d.day}
+                  </th>
+                  {series.map((s) => (
+                    <td key={s.key} className="px-2 py-1 text-right tabular-nums">
+                      {d[s.key]}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </Card>
+  );
+}
+
+function formatAge(seconds: number | null): string {
+  if (seconds === null) return 'never synced';
+  if (seconds < 90) return `${seconds} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
+const FRESHNESS_TONE = { fresh: 'green', stale: 'red', never: 'amber' } as const;
+
+function McpCounts({ mcp }: { mcp: Instance['mcp_30d'] }) {
+  const total = mcp.ok + mcp.refused_hub + mcp.refused_instance + mcp.upstream_error;
+  if (total === 0) return <span className="text-zinc-600">none</span>;
+  return (
+    <span className="tabular-nums">
+      {total}{' '}
+      <span className="text-zinc-600">
+        ({mcp.ok} ok, {mcp.refused_hub + mcp.refused_instance} refused, {mcp.upstream_error} failed)
+      </span>
+    </span>
+  );
+}
+
+function TopTable({ title, rows }: { title: string; rows: Overview['top_templates_7d'] }) {
+  return (
+    <Card title={title} className="min-w-0">
+      {rows.length === 0 ? (
+        <p className="text-sm text-zinc-600">No keyed reads yet.</p>
+      ) : (
+        <ol className="space-y-1 text-sm">
+          {rows.map((t, i) => (
+            <li key={t.id} className="flex items-baseline justify-between gap-3">
+              <span className="min-w-0 truncate">
+                <span className="mr-2 text-zinc-600 tabular-nums">{i + 1}.</span>
+                <Link href={`/templates/${t.slug}`} className="text-blue-700 underline-offset-2 hover:underline">
+                  {t.name}
+                </Link>
+              </span>
+              <span className="tabular-nums text-zinc-800">{t.downloads}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Card>
+  );
+}
+
+function VersionsCard({ versions }: { versions: Overview['versions'] }) {
+  const max = Math.max(1, ...versions.map((v) => v.instances));
+  return (
+    <Card
+      title="Instances by Core version"
+      description="Active instance keys, by the version they last reported."
+      className="min-w-0"
+    >
+      {versions.length === 0 ? (
+        <p className="text-sm text-zinc-600">No active instances.</p>
+      ) : (
+        <table className="w-full text-sm" data-testid="versions">
+          <caption className="sr-only">Active instances by Core version</caption>
+          <thead className="sr-only">
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Instances</th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((v) => (
+              <tr key={v.version}>
+                <th scope="row" className="w-32 py-1 pr-2 text-left font-mono text-xs font-normal break-all">
+                  {v.version}
+                </th>
+                <td className="py-1">
+                  <div className="flex items-center gap-2">
+                    <div
+                      aria-hidden="true"
+                      className="h-3 rounded bg-[var(--chart-1)]"
+                      style={{ width: `${(v.instances / max) * 100}%`, minWidth: 4 }}
+                    />
+                    <span className="tabular-nums">{v.instances}</span>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Card>
+  );
+}
+
+function HealthTable({
+  data,
+  admin,
+  go,
+}: {
+  data: Overview;
+  admin: boolean;
+  go: (c: Record<string, string | number | undefined>) => void;
+}) {
+  return (
+    <ListTable
+      caption="Instance health"
+      columns={[
+        { label: 'Instance' },
+        ...(admin ? [{ label: 'Organization' }] : []),
+        { label: 'Version' },
+        { label: 'Last seen' },
+        { label: 'Catalog freshness' },
+        { label: 'Polls (30 d)' },
+        { label: 'MCP calls (30 d)' },
+      ]}
+    >
+      {data.instances.map((i) => (
+        <Row key={i.id} testId={`health-${i.name}`}>
+          <Cell primary>
+            <span className="font-medium break-all">{i.name}</span>
+            {i.base_url ? <span className="block text-xs break-all text-zinc-600">{i.base_url}</span> : null}
+          </Cell>
+          {admin ? (
+            <Cell label="Organization">
+              <Link
+                href={`/admin/organizations/${i.org_id}`}
+                className="text-blue-700 underline-offset-2 hover:underline"
+              >
+                {i.org_name}
+              </Link>
+            </Cell>
+          ) : null}
+          <Cell label="Version" nowrap>
+            <button
+              type="button"
+              className="font-mono text-xs text-blue-700 underline-offset-2 hover:underline"
+              onClick={() => go({ version: i.version ?? 'unknown' })}
+              aria-label={`Show instances of version ${i.version ?? 'unknown'}`}
+            >
+              {i.version ?? 'unknown'}
+            </button>
+          </Cell>
+          <Cell label="Last seen" nowrap>
+            {i.last_seen_at ? <RelativeTime value={i.last_seen_at} /> : 'never'}
+          </Cell>
+          <Cell label="Catalog freshness" nowrap>
+            <Badge tone={FRESHNESS_TONE[i.freshness]}>{i.freshness}</Badge>{' '}
+            <span
+              className="text-xs text-zinc-700"
+              title={i.last_checked_at ? `checked_at ${i.last_checked_at}` : undefined}
+            >
+              {formatAge(i.freshness_s)}
+              {i.poll_interval_s ? ` · polls every ${formatAge(i.poll_interval_s)}` : ''}
+            </span>
+          </Cell>
+          <Cell label="Polls (30 d)" nowrap>
+            <span className="tabular-nums">{i.polls_30d}</span>
+          </Cell>
+          <Cell label="MCP calls (30 d)">
+            <McpCounts mcp={i.mcp_30d} />
+          </Cell>
+        </Row>
+      ))}
+    </ListTable>
+  );
+}
+
+/** The whole fleet view; `scope` picks the procedure: the platform (admin) or the caller's organization. */
+export function FleetView({ scope }: { scope: 'admin' | 'org' }) {
+  const url = useListUrl();
+  const input = fleetInput(url.raw);
+  const adminQuery = trpc.admin.fleet.useQuery(input, { enabled: scope === 'admin', placeholderData: (p) => p });
+  const orgQuery = trpc.account.fleet.useQuery(input, { enabled: scope === 'org', placeholderData: (p) => p });
+  const query = scope === 'admin' ? adminQuery : orgQuery;
+  if (query.isPending) return <Loading label="Loading the fleet overview…" rows={6} />;
+  if (query.isError || !query.data)
+    return <ErrorState title="The fleet overview could not be loaded" message={errorMessage(query.error)} />;
+  const data = query.data;
+  const stale = data.instances.filter((i) => i.freshness === 'stale').length;
+  return (
+    <div className="space-y-4" data-testid={`fleet-${scope}`}>
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <ChartCard
+          testId="chart-downloads"
+          title="Template downloads"
+          description="Keyed template reads by instances, per UTC day."
+          kind="bar"
+          data={data.series}
+          series={[{ key: 'downloads', label: 'Downloads', color: 'var(--chart-1)' }]}
+        />
+        <ChartCard
+          testId="chart-active"
+          title="Active instances"
+          description="Instance keys that polled the catalog or read a template that day."
+          kind="line"
+          data={data.series}
+          series={[{ key: 'active_instances', label: 'Active instances', color: 'var(--chart-2)' }]}
+        />
+        <ChartCard
+          testId="chart-mcp"
+          title="MCP calls by outcome"
+          description="Through the Hub's /mcp proxy: answered, refused by the Hub or by the instance, failed upstream."
+          kind="bar"
+          data={data.series}
+          series={[
+            { key: 'mcp_ok', label: 'OK', color: 'var(--chart-2)' },
+            { key: 'mcp_refused_hub', label: 'Refused by Hub', color: 'var(--chart-3)' },
+            { key: 'mcp_refused_instance', label: 'Refused by instance', color: 'var(--chart-5)' },
+            { key: 'mcp_upstream_error', label: 'Upstream error', color: 'var(--chart-4)' },
+          ]}
+        />
+        <ChartCard
+          testId="chart-tickets"
+          title="Support tickets"
+          description="Opened and closed per UTC day."
+          kind="bar"
+          data={data.series}
+          series={[
+            { key: 'tickets_opened', label: 'Opened', color: 'var(--chart-1)' },
+            { key: 'tickets_closed', label: 'Closed', color: 'var(--chart-2)' },
+          ]}
+        />
+      </div>
+      <div className={scope === 'admin' ? 'grid grid-cols-1 gap-4 lg:grid-cols-3' : 'grid grid-cols-1 gap-4'}>
+        {scope === 'admin' ? (
+          <>
+            <TopTable title="Top templates, 7 days" rows={data.top_templates_7d} />
+            <TopTable title="Top templates, 30 days" rows={data.top_templates_30d} />
+          </>
+        ) : null}
+        <VersionsCard versions={data.versions} />
+      </div>
+      <Card
+        title="Instance health"
+        description={`Catalog freshness is the time since an instance's last successful sync; stale after 3 × its poll interval or 24 h.${stale ? ` ${stale} stale on this page.` : ''}`}
+      >
+        <HealthFilters input={input} go={url.go} />
+        <div className="mt-3">
+          <ListView
+            query={query}
+            items={(d) => d.instances}
+            errorTitle="Instances could not be loaded"
+            empty={<EmptyState title="No instances match">Change or clear the filters.</EmptyState>}
+            onPage={(page) => url.go({ page })}
+          >
+            {() => <HealthTable data={data} admin={scope === 'admin'} go={url.go} />}
+          </ListView>
+        </div>
+      </Card>
+    </div>
+  );
+}
+
+function HealthFilters({
+  input,
+  go,
+}: {
+  input: ReturnType<typeof fleetInput>;
+  go: (c: Record<string, string | number | undefined>) => void;
+}): ReactNode {
+  return (
+    <form
+      className="flex flex-wrap items-end gap-3"
+      role="search"
+      aria-label="Filter instances"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const q = new FormData(e.currentTarget).get('search');
+        go({ search: typeof q === 'string' ? q.trim() : undefined });
+      }}
+    >
+      <Field id="fleet-search" label="Search" className="min-w-[12rem] flex-1">
+        <Input
+          id="fleet-search"
+          name="search"
+          defaultValue={input.search ?? ''}
+          placeholder="Instance, organization or URL"
+          key={input.search ?? ''}
+        />
+      </Field>
+      <Field id="fleet-freshness" label="Freshness" className="w-40">
+        <Select
+          id="fleet-freshness"
+          value={input.freshness ?? ''}
+          onChange={(e) => go({ freshness: e.target.value || undefined })}
+        >
+          <option value="">Any</option>
+          <option value="stale">Stale</option>
+          <option value="never">Never synced</option>
+          <option value="fresh">Fresh</option>
+        </Select>
+      </Field>
+      <Button type="submit" variant="secondary">
+        Apply
+      </Button>
+      {input.version ? (
+        <p className="text-sm">
+          Version <span className="font-mono">{input.version}</span>{' '}
+          <button type="button" className="text-blue-700 underline" onClick={() => go({ version: undefined })}>
+            clear
+          </button>
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,685 @@
+/**
+ * `npm run bench -- --fleet`: a simulated fleet against the scaled-out Hub (docs/operating-at-scale.md).
+ *
+ * Topology: scripts/ci-scale-up.sh (Debian's PgBouncer in transaction mode, a streaming replica), a fresh
+ * database hub_fleet_<random>, two Hub processes (the production edge, tests/fixtures/edge-process.ts: REST,
+ * /metrics, no Next.js pages) through the pooler with reads on the replica, load from this process.
+ * The fleet: FLEET_ORGS organizations × KEYS_PER_ORG instance keys, each instance polling
+ * `updates?since=<checked_at>` with its ETag every POLL_MS on a random phase, to either Hub (a balancer);
+ * 1 % of the polls are a full sync instead (updates for the watermark, then every list page).
+ * Phases: prime (every instance's first poll: no ETag yet), idle (nothing written: what an idle poll costs),
+ * writes (an admin creates a public template every WRITE_EVERY_MS), tail (no writes: the last writes reach
+ * everyone). Per-poll cost is read from the Hubs' /metrics (CPU, statements, bytes, cache look-ups) and
+ * PgBouncer's SHOW STATS; server connections from pg_stat_activity. Results: bench/results/fleet.{json,md}.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import postgres from 'postgres';
+import { issueSecret } from '@shared/tokens';
+import { ensureBuilt, TARGETS } from '../scripts/build-server.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const log = (message: string) => console.error(`[fleet ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+export interface FleetOptions {
+  orgs: number;
+  keysPerOrg: number;
+  pollMs: number;
+  writeEveryMs: number;
+  writesMs: number;
+  fullSyncShare: number;
+  templates: number;
+  /**
+   * Poll intervals without writes after the prime interval. The last one is the "idle" phase that is reported; the
+   * ones before it ("warm") let every process meet every key, so that "idle" shows the steady state.
+   */
+  idleIntervals: number;
+}
+
+export const FULL_FLEET: FleetOptions = {
+  orgs: 1_000,
+  keysPerOrg: 100,
+  pollMs: 60_000,
+  writeEveryMs: 10_000,
+  writesMs: 120_000,
+  fullSyncShare: 0.01,
+  templates: 1_000,
+  idleIntervals: 1,
+};
+
+const METRICS_TOKEN = `fleet-${randomBytes(8).toString('hex')}`;
+const POOL_SIZE = 10;
+
+function scaleUp(...args: string[]): string {
+  const r = spawnSync(path.join(root, 'scripts/ci-scale-up.sh'), args, {
+    encoding: 'utf8',
+    env: { ...process.env, SCALE_POOL_SIZE: String(POOL_SIZE) },
+  });
+  if (r.status !== 0) throw new Error(`ci-scale-up.sh ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+// ---------------------------------------------------------------- metrics of the Hubs and the pooler
+
+type Sample = Map<string, number>;
+
+async function scrape(base: string): Promise<Sample> {
+  let res: Response | undefined;
+  for (let attempt = 0; !res; attempt++) {
+    try {
+      res = await fetch(`${base}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        signal: AbortSignal.timeout(60_000),
+      });
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+  const out: Sample = new Map();
+  for (const line of (await res.text()).split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
+
+/** Sum of the series of `name` whose labels contain every fragment. */
+function sum(sample: Sample, name: string, ...fragments: string[]): number {
+  let total = 0;
+  for (const [series, value] of sample) {
+    if (series !== name && !series.startsWith(`${name}{`)) continue;
+    if (fragments.every((f) => series.includes(f))) total += value;
+  }
+  return total;
+}
+
+async function poolerStats(port: number, db: string) {
+  const admin = postgres({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    database: 'pgbouncer',
+    max: 1,
+    prepare: false,
+    fetch_types: false,
+    onnotice: () => {},
+  });
+  try {
+    const stats = (await admin.unsafe('show stats').simple()) as unknown as Record<string, string>[];
+    const pools = (await admin.unsafe('show pools').simple()) as unknown as Record<string, string>[];
+    const s = stats.find((r) => r.database === db);
+    const p = pools.find((r) => r.database === db);
+    return {
+      queries: Number(s?.total_query_count ?? 0),
+      transactions: Number(s?.total_xact_count ?? 0),
+      waitUs: Number(s?.total_wait_time ?? 0),
+      serverActive: Number(p?.sv_active ?? 0),
+      serverIdle: Number(p?.sv_idle ?? 0),
+      clientWaiting: Number(p?.cl_waiting ?? 0),
+      maxWaitMs: Number(p?.maxwait ?? 0) * 1000 + Number(p?.maxwait_us ?? 0) / 1000,
+    };
+  } finally {
+    await admin.end();
+  }
+}
+
+// ---------------------------------------------------------------- the load
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 96 });
+
+interface Answer {
+  status: number;
+  etag: string | undefined;
+  body: string;
+  ms: number;
+}
+
+function get(base: URL, pathAndQuery: string, headers: Record<string, string>): Promise<Answer> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: base.hostname, port: base.port, path: pathAndQuery, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          etag: res.headers.etag,
+          body: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
+  });
+}
+
+function percentile(sorted: Float64Array | number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Node with a compiled bundle (scripts/build-server.mjs), as production runs the Hub: [command, args]. */
+function compiled(name: keyof typeof TARGETS, ...args: string[]): [string, string[]] {
+  return [process.execPath, [path.join(root, TARGETS[name].outfile), ...args]];
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+// ---------------------------------------------------------------- run
+
+export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void> {
+  const children: ChildProcess[] = [];
+  for (const name of ['hub-cli', 'edge-process'] as const) await ensureBuilt(name);
+  const dbName = `hub_fleet_${randomBytes(4).toString('hex')}`;
+  const urls = Object.fromEntries(
+    scaleUp('up')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  );
+  scaleUp('delay', '0');
+  const forDb = (url: string) => Object.assign(new URL(url), { pathname: `/${dbName}` }).toString();
+  const poolerPort = Number(new URL(urls.DATABASE_URL!).port);
+  const primary = postgres(urls.DATABASE_DIRECT_URL!, { max: 1, onnotice: () => {} });
+  let fleetDb: postgres.Sql | undefined;
+  const stop = async () => {
+    // Each Hub leads a process group of its own: signal the whole group.
+    for (const c of children) {
+      try {
+        process.kill(-c.pid!, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    }
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    await fleetDb?.end().catch(() => {});
+    await primary.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await primary.end();
+  };
+  process.once('SIGINT', () => void stop().finally(() => process.exit(130)));
+  process.once('exit', () => {
+    for (const c of children) {
+      try {
+        process.kill(-c.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  });
+  try {
+    await primary.unsafe(`create database ${dbName}`);
+    const hubEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: forDb(urls.DATABASE_URL!),
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_DIRECT_URL: forDb(urls.DATABASE_DIRECT_URL!),
+      DATABASE_READ_URL: forDb(urls.DATABASE_READ_URL!),
+      DATABASE_POOL_SIZE: String(POOL_SIZE),
+      HUB_URL: 'http://hub.fleet.test',
+      HUB_SECRET: `fleet-secret-${randomBytes(8).toString('hex')}`,
+      HUB_LOG_LEVEL: 'warn',
+      HUB_METRICS_TOKEN: METRICS_TOKEN,
+      // The fleet's settings (docs/operating-at-scale.md): every key cached past its poll interval, every idle answer kept.
+      HUB_CREDENTIAL_CACHE_TTL_MS: String(10 * options.pollMs),
+      HUB_CREDENTIAL_CACHE_MAX: String(2 * options.orgs * options.keysPerOrg),
+      HUB_RESPONSE_CACHE_ENTRIES: String(2 * options.orgs * options.keysPerOrg),
+      HUB_RESPONSE_CACHE_MB: '256',
+      // An organization's full-sync list pages are asked for about once a poll interval: kept past it.
+      HUB_RESPONSE_CACHE_TTL_MS: String(5 * options.pollMs),
+      // Loopback: the whole fleet comes from one address; a real fleet's addresses are its own.
+      HUB_RATE_LIMIT_ADDRESS: '1000000000',
+    };
+    log(`database ${dbName}: migrating through the pooler`);
+    const migrate = spawnSync(...compiled('hub-cli', 'migrate'), {
+      cwd: root,
+      env: hubEnv,
+      encoding: 'utf8',
+    });
+    if (migrate.status !== 0) throw new Error(`migrate: ${migrate.stderr}`);
+
+    // ---- seed: organizations, keys, templates; an admin and their JWT through the Hub's own code
+    fleetDb = postgres(forDb(urls.DATABASE_DIRECT_URL!), { max: 4, onnotice: () => {} });
+    const sql = fleetDb;
+    log(
+      `seeding ${options.orgs} organizations, ${options.orgs * options.keysPerOrg} instance keys, ${options.templates} templates`,
+    );
+    const orgIds = (
+      await sql`insert into organizations (name, slug) select 'Fleet org ' || g, 'fleet-' || g from generate_series(1, ${options.orgs}) g returning id`
+    ).map((r) => r.id as string);
+    await sql`insert into subscriptions (org_id, plan) select unnest(${orgIds}::uuid[]), 'free'`;
+    const [category] =
+      await sql`insert into categories (name, slug, description, icon, sort_order) values ('Fleet', 'fleet', 'Fleet bench', 'box', 1) returning id`;
+    await sql`insert into templates (name, slug, description, version, kind, category_id, image_name, image_tag, is_public)
+              select 'Fleet template ' || g, 'fleet-t-' || g, 'A template of the fleet bench', '1.0.0', 'deployment', ${category!.id}, 'registry.example.com/fleet/t' || g, '1.0.0', true
+                from generate_series(1, ${options.templates}) g`;
+    const instances: { secret: string; since: string; etag: string | undefined; busy: boolean }[] = [];
+    for (let o = 0; o < orgIds.length; o += 100) {
+      const batch: { org: string; name: string; hash: string; prefix: string }[] = [];
+      for (const org of orgIds.slice(o, o + 100)) {
+        for (let k = 0; k < options.keysPerOrg; k++) {
+          const issued = issueSecret('svh_');
+          instances.push({ secret: issued.secret, since: '', etag: undefined, busy: false });
+          batch.push({ org, name: `core-${k}`, hash: issued.hash, prefix: issued.displayPrefix });
+        }
+      }
+      await sql`insert into instance_keys (org_id, name, key_hash, key_prefix)
+                select * from unnest(${batch.map((b) => b.org)}::uuid[], ${batch.map((b) => b.name)}::text[], ${batch.map((b) => b.hash)}::text[], ${batch.map((b) => b.prefix)}::text[])`;
+    }
+    // Every instance starts synced up to now: its first poll finds nothing new.
+    const [{ now }] =
+      (await sql`select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as now`) as unknown as [
+        { now: string },
+      ];
+    for (const inst of instances) inst.since = now;
+    // Seeded: its connections must not count among the database connections the run reports.
+    await sql.end();
+    fleetDb = undefined;
+
+    // ---- two Hub processes
+    const startHub = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(...compiled('edge-process'), {
+          cwd: root,
+          env: { ...hubEnv, HUB_FIXTURE_USERS: '' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+          detached: true,
+        });
+        children.push(child);
+        child.stdout!.on('data', (d) => {
+          const m = /LISTENING (\S+)/.exec(String(d));
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`hub exited ${code}`)));
+      });
+    const hubs = await Promise.all([startHub(), startHub()]);
+    const hubUrls = hubs.map((h) => new URL(h));
+    const pids = children.map((c) => c.pid!);
+    log(`hubs ${hubs.join(', ')}`);
+    const adminJwt =
+      spawnSync(...compiled('hub-cli', 'user', 'create', '--email', 'fleet-admin@example.test', '--role', 'admin'), {
+        cwd: root,
+        env: hubEnv,
+        encoding: 'utf8',
+      }).status === 0
+        ? spawnSync(...compiled('hub-cli', 'token', '--email', 'fleet-admin@example.test'), {
+            cwd: root,
+            env: hubEnv,
+            encoding: 'utf8',
+          }).stdout.trim()
+        : '';
+    if (!adminJwt) throw new Error('could not make the admin token');
+
+    // ---- measurement state
+    const n = instances.length;
+    const phaseOf = new Float64Array(n).map(() => Math.random() * options.pollMs);
+    const order = [...Array(n).keys()].sort((a, b) => phaseOf[a]! - phaseOf[b]!);
+    const PHASES = ['prime', 'warm', 'idle', 'writes', 'tail'] as const;
+    type Phase = (typeof PHASES)[number];
+    const latencies = Object.fromEntries(PHASES.map((p) => [p, [] as number[]])) as Record<Phase, number[]>;
+    const counts = Object.fromEntries(
+      PHASES.map((p) => [p, { polls: 0, notModified: 0, errors: 0, fullSyncs: 0, bytes: 0 }]),
+    ) as Record<Phase, { polls: number; notModified: number; errors: number; fullSyncs: number; bytes: number }>;
+    const errorSamples: string[] = [];
+    const writes: { id: string; at: number; reached: Float64Array; count: number }[] = [];
+    const writeIndex = new Map<string, number>();
+    let phase: Phase = 'prime';
+    let inFlight = 0;
+
+    const noteTemplates = (ids: string[], at: number, who: number) => {
+      for (const id of ids) {
+        const w = writeIndex.get(id);
+        if (w === undefined) continue;
+        const write = writes[w]!;
+        if (Number.isNaN(write.reached[who]!)) {
+          write.reached[who] = at - write.at;
+          write.count++;
+        }
+      }
+    };
+
+    const fail = (what: string) => {
+      counts[phase].errors++;
+      if (errorSamples.length < 20) errorSamples.push(what);
+    };
+
+    const poll = async (who: number) => {
+      const inst = instances[who]!;
+      if (inst.busy) return;
+      inst.busy = true;
+      inFlight++;
+      const hub = hubUrls[Math.floor(Math.random() * hubUrls.length)]!;
+      const auth = { authorization: `Bearer ${inst.secret}` };
+      const current = phase;
+      try {
+        if (Math.random() < options.fullSyncShare) {
+          counts[current].fullSyncs++;
+          const mark = await get(
+            hub,
+            `/api/v1/catalog/templates/updates?since=${encodeURIComponent(new Date().toISOString())}`,
+            auth,
+          );
+          if (mark.status !== 200) return fail(`full sync mark ${mark.status}`);
+          const checkedAt = JSON.parse(mark.body).checked_at as string;
+          for (let page = 1; ; page++) {
+            const list = await get(hub, `/api/v1/catalog/templates?limit=100&page=${page}`, auth);
+            if (list.status !== 200) return fail(`list ${list.status}`);
+            const body = JSON.parse(list.body);
+            noteTemplates(
+              body.templates.map((t: { id: string }) => t.id),
+              Date.now(),
+              who,
+            );
+            if (page >= body.pagination.totalPages) break;
+          }
+          inst.since = checkedAt;
+          inst.etag = undefined;
+          return;
+        }
+        for (let more = true; more;) {
+          const answer = await get(hub, `/api/v1/catalog/templates/updates?since=${encodeURIComponent(inst.since)}`, {
+            ...auth,
+            ...(inst.etag && { 'if-none-match': inst.etag }),
+          });
+          counts[current].polls++;
+          latencies[current].push(answer.ms);
+          counts[current].bytes += answer.body.length;
+          if (answer.status === 304) {
+            counts[current].notModified++;
+            return;
+          }
+          if (answer.status !== 200) return fail(`updates ${answer.status} ${answer.body.slice(0, 120)}`);
+          const body = JSON.parse(answer.body);
+          noteTemplates(
+            body.templates.map((t: { id: string }) => t.id),
+            Date.now(),
+            who,
+          );
+          inst.since = body.checked_at;
+          more = body.has_more;
+          inst.etag = more ? undefined : answer.etag;
+        }
+      } catch (err) {
+        fail((err as Error).message);
+      } finally {
+        inst.busy = false;
+        inFlight--;
+      }
+    };
+
+    const writeTemplate = async (k: number) => {
+      const body = JSON.stringify({
+        name: `Fleet write ${k}`,
+        slug: `fleet-write-${k}`,
+        category_id: category!.id,
+        image_name: 'registry.example.com/fleet/write',
+        is_public: true,
+      });
+      const at = Date.now();
+      let template: { id: string };
+      try {
+        const res = await fetch(`${hubs[k % 2]}/api/v1/admin/templates`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${adminJwt}`, 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(30_000),
+        });
+        if (res.status !== 200) return fail(`admin write ${res.status} ${await res.text()}`);
+        ({ template } = (await res.json()) as { template: { id: string } });
+      } catch (err) {
+        return fail(`admin write: ${(err as Error).message}`);
+      }
+      log(`write ${k} took ${Date.now() - at} ms`);
+      writeIndex.set(template.id, writes.length);
+      writes.push({ id: template.id, at, reached: new Float64Array(n).fill(NaN), count: 0 });
+    };
+
+    // ---- the schedule: every instance at its phase, every poll interval
+    const warmMs = (options.idleIntervals - 1) * options.pollMs;
+    const phases: { name: Phase; ms: number }[] = [
+      { name: 'prime', ms: options.pollMs },
+      ...(warmMs > 0 ? [{ name: 'warm' as const, ms: warmMs }] : []),
+      { name: 'idle', ms: options.pollMs },
+      { name: 'writes', ms: options.writesMs },
+      { name: 'tail', ms: 2 * options.pollMs + 5_000 },
+    ];
+    const snapshots: Record<
+      string,
+      { hubs: Sample[]; pooler: Awaited<ReturnType<typeof poolerStats>>; at: number; cpu: number[] }
+    > = {};
+    const cpuOf = (pid: number) => {
+      // utime + stime of the Hub's process (compiled: no loader process in between).
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(stat[11]) + Number(stat[12])) * 10;
+    };
+    const snapshot = async (label: string) => {
+      snapshots[label] = {
+        hubs: await Promise.all(hubs.map(scrape)),
+        pooler: await poolerStats(poolerPort, dbName),
+        at: Date.now(),
+        cpu: pids.map(cpuOf),
+      };
+    };
+    // Client backends only: autovacuum workers on the bench database also show its name in pg_stat_activity.
+    // The Hubs' direct connections (application_name hub-direct: LISTEN, the migration lock) are counted apart.
+    const connectionSamples: { all: number; direct: number }[] = [];
+    const connectionTimer = setInterval(() => {
+      void primary`select count(*)::int as n, count(*) filter (where application_name = 'hub-direct')::int as direct
+                     from pg_stat_activity where datname = ${dbName} and backend_type = 'client backend'`
+        .then(([r]) => connectionSamples.push({ all: r!.n as number, direct: r!.direct as number }))
+        .catch(() => {});
+    }, 2_000);
+
+    const start = Date.now();
+    let cursor = 0;
+    let cycle = 0;
+    let writeCount = 0;
+    let nextWrite = Infinity;
+    await snapshot('start');
+    for (const p of phases) {
+      phase = p.name;
+      const phaseEnd = Date.now() + p.ms;
+      log(`phase ${p.name} (${Math.round(p.ms / 1000)} s)`);
+      if (p.name === 'writes') nextWrite = Date.now();
+      if (p.name === 'tail') nextWrite = Infinity;
+      while (Date.now() < phaseEnd) {
+        const elapsed = Date.now() - start;
+        while (phaseOf[order[cursor]!]! + cycle * options.pollMs <= elapsed) {
+          void poll(order[cursor]!);
+          if (++cursor === n) {
+            cursor = 0;
+            cycle++;
+          }
+        }
+        if (Date.now() >= nextWrite) {
+          void writeTemplate(writeCount++);
+          nextWrite += options.writeEveryMs;
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await snapshot(p.name);
+    }
+    clearInterval(connectionTimer);
+    while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
+
+    // ---- figures
+    const delta = (from: string, to: string, f: (s: Sample) => number) =>
+      snapshots[to]!.hubs.reduce((acc, s, i) => acc + f(s) - f(snapshots[from]!.hubs[i]!), 0);
+    const perPhase = (from: string, to: Phase) => {
+      const polls = delta(from, to, (s) => sum(s, 'hub_http_requests_total', 'route="catalog_updates"'));
+      const statements = delta(from, to, (s) => sum(s, 'hub_db_statements_total'));
+      const cpuSeconds = delta(from, to, (s) => sum(s, 'process_cpu_seconds_total'));
+      const bytes = delta(from, to, (s) => sum(s, 'hub_http_response_bytes_total', 'route="catalog_updates"'));
+      const allRequests = delta(from, to, (s) => sum(s, 'hub_http_requests_total'));
+      const credHits = delta(from, to, (s) => sum(s, 'hub_credential_cache_lookups_total', 'result="hit"'));
+      const credMiss = delta(from, to, (s) => sum(s, 'hub_credential_cache_lookups_total', 'result="miss"'));
+      const replica = delta(from, to, (s) => sum(s, 'hub_catalog_reads_total', 'target="replica"'));
+      const onPrimary = delta(from, to, (s) => sum(s, 'hub_catalog_reads_total', 'target="primary"'));
+      const notModified = delta(from, to, (s) =>
+        sum(s, 'hub_http_requests_total', 'route="catalog_updates"', 'status="304"'),
+      );
+      const errors5xx = delta(from, to, (s) => sum(s, 'hub_http_requests_total', 'status="5'));
+      const poolerQueries = snapshots[to]!.pooler.queries - snapshots[from]!.pooler.queries;
+      const seconds = (snapshots[to]!.at - snapshots[from]!.at) / 1000;
+      const sorted = Float64Array.from(latencies[to]).sort();
+      return {
+        seconds: round(seconds, 1),
+        pollsPerSecond: round(polls / seconds, 1),
+        requestsPerSecond: round(allRequests / seconds, 1),
+        p50Ms: round(percentile(sorted, 50)),
+        p99Ms: round(percentile(sorted, 99)),
+        maxMs: round(sorted.at(-1) ?? NaN),
+        notModifiedShare: round(polls ? notModified / polls : 0, 4),
+        hubCpuMsPerPoll: round(polls ? (cpuSeconds * 1000) / polls : 0, 3),
+        hubCpuMsPerRequest: round(allRequests ? (cpuSeconds * 1000) / allRequests : 0, 3),
+        statementsPerPoll: round(polls ? statements / polls : 0, 4),
+        statementsPerRequest: round(allRequests ? statements / allRequests : 0, 4),
+        poolerQueriesPerRequest: round(allRequests ? poolerQueries / allRequests : 0, 4),
+        bytesPerPoll: round(polls ? bytes / polls : 0, 1),
+        credentialCacheHitRate: round(credHits + credMiss ? credHits / (credHits + credMiss) : 0, 4),
+        catalogReadsOnReplica: round(replica + onPrimary ? replica / (replica + onPrimary) : 0, 4),
+        hub5xx: errors5xx,
+        client: counts[to],
+      };
+    };
+    const propagation = writes.map((w) => {
+      const delays = Float64Array.from([...w.reached].filter((d) => !Number.isNaN(d))).sort();
+      return {
+        reached: w.count,
+        p50: percentile(delays, 50),
+        p99: percentile(delays, 99),
+        max: delays.at(-1) ?? NaN,
+        at99: percentile(delays, 99),
+      };
+    });
+    const allDelays = Float64Array.from(writes.flatMap((w) => [...w.reached].filter((d) => !Number.isNaN(d)))).sort();
+    const fleetShare99 = writes.map((w) => {
+      const delays = Float64Array.from([...w.reached].map((d) => (Number.isNaN(d) ? Infinity : d))).sort();
+      return { p99: percentile(delays, 99), max: delays.at(-1)! };
+    });
+    const report = {
+      generatedAt: new Date().toISOString(),
+      machine: { cpus: (await import('node:os')).cpus().length },
+      fleet: {
+        instances: n,
+        organizations: options.orgs,
+        pollSeconds: options.pollMs / 1000,
+        writeEverySeconds: options.writeEveryMs / 1000,
+        templates: options.templates,
+        fullSyncShare: options.fullSyncShare,
+        idleIntervals: options.idleIntervals,
+      },
+      topology: {
+        hubProcesses: 2,
+        pooler: 'PgBouncer 1.18, pool_mode transaction',
+        poolSize: POOL_SIZE,
+        hubPoolSize: POOL_SIZE,
+        replica: 'streaming replica (pg_basebackup), no apply delay',
+      },
+      phases: {
+        prime: perPhase('start', 'prime'),
+        ...(warmMs > 0 ? { warm: perPhase('prime', 'warm') } : {}),
+        idle: perPhase(warmMs > 0 ? 'warm' : 'prime', 'idle'),
+        writes: perPhase('idle', 'writes'),
+        tail: perPhase('writes', 'tail'),
+      },
+      propagation: {
+        writes: writes.length,
+        everyInstanceReached: writes.every((w) => w.count === n),
+        delayMs: {
+          p50: round(percentile(allDelays, 50)),
+          p99: round(percentile(allDelays, 99)),
+          max: round(allDelays.at(-1) ?? NaN),
+        },
+        fleet99WithinMs: round(Math.max(...fleetShare99.map((f) => f.p99))),
+        fleet100WithinMs: round(Math.max(...fleetShare99.map((f) => f.max))),
+        perWrite: propagation.map((p) => ({
+          reached: p.reached,
+          p50: round(p.p50),
+          p99: round(p.p99),
+          max: round(p.max),
+        })),
+      },
+      database: {
+        serverConnectionsMax: Math.max(...connectionSamples.map((c) => c.all)),
+        directConnectionsMax: Math.max(...connectionSamples.map((c) => c.direct)),
+        serverConnectionsSamples: connectionSamples.length,
+        poolerAtEnd: snapshots.tail!.pooler,
+        note: "client backends in pg_stat_activity on the primary for the bench database: the pooler's server connections plus the Hubs' direct connections (DATABASE_DIRECT_URL: LISTEN, the migration lock at start)",
+      },
+      errors: errorSamples,
+    };
+    const idle = report.phases.idle;
+    const all = [report.phases.idle, report.phases.writes, report.phases.tail];
+    report['targets' as never] = {
+      pollsPerSecond: { target: n / (options.pollMs / 1000), measured: report.phases.writes.pollsPerSecond },
+      p99Ms: { target: 50, measured: Math.max(...all.map((p) => p.p99Ms)), met: all.every((p) => p.p99Ms <= 50) },
+      noError: { met: all.every((p) => p.client.errors === 0 && p.hub5xx === 0) },
+      statementsPerIdlePoll: { target: 0.05, measured: idle.statementsPerPoll, met: idle.statementsPerPoll <= 0.05 },
+      fleet99WithinMs: {
+        target: options.pollMs + 5_000,
+        measured: report.propagation.fleet99WithinMs,
+        met: report.propagation.fleet99WithinMs <= options.pollMs + 5_000,
+      },
+      fleet100WithinMs: {
+        target: 2 * options.pollMs,
+        measured: report.propagation.fleet100WithinMs,
+        met: report.propagation.fleet100WithinMs <= 2 * options.pollMs,
+      },
+      connectionsAtPoolSize: {
+        target: POOL_SIZE + 2,
+        measured: report.database.serverConnectionsMax,
+        met: report.database.serverConnectionsMax <= POOL_SIZE + 2,
+      },
+    } as never;
+    const outDir = path.join(root, 'bench/results');
+    fs.mkdirSync(outDir, { recursive: true });
+    // The full fleet's figures stay in fleet.*; a scaled run (other options) gets a name of its own.
+    const name = options === FULL_FLEET ? 'fleet' : `fleet-${n}-keys-${options.idleIntervals}-idle`;
+    fs.writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(path.join(outDir, `${name}.md`), fleetMarkdown(report));
+    log(`written bench/results/${name}.{json,md}`);
+    console.log(fleetMarkdown(report));
+  } finally {
+    await stop();
+  }
+}
+
+function fleetMarkdown(r: Record<string, any>): string {
+  const rows = Object.entries(r.phases as Record<string, any>).map(
+    ([name, p]) =>
+      `| ${name} | ${p.seconds} | ${p.pollsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.notModifiedShare} | ${p.hubCpuMsPerPoll} | ${p.statementsPerPoll} | ${p.poolerQueriesPerRequest} | ${p.bytesPerPoll} | ${p.credentialCacheHitRate} | ${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} |`,
+  );
+  const t = r.targets as Record<string, any>;
+  return `# Fleet simulation (${r.generatedAt})
+
+${r.fleet.instances.toLocaleString('en')} instance keys in ${r.fleet.organizations.toLocaleString('en')} organizations, each polling \`updates\` with its ETag every ${r.fleet.pollSeconds} s on a random phase${r.fleet.idleIntervals > 1 ? ` (the idle phase is the last of ${r.fleet.idleIntervals} poll intervals without writes; "warm" is the ones before it)` : ''}; ${r.fleet.fullSyncShare * 100} % of polls a full sync; an admin creates a public template every ${r.fleet.writeEverySeconds} s in the writes phase. ${r.topology.hubProcesses} Hub processes (production edge) → ${r.topology.pooler} (pool ${r.topology.poolSize}) → PostgreSQL 15, catalog reads on a ${r.topology.replica}. Machine: ${r.machine.cpus} cores, shared with the load generator, the pooler, both PostgreSQL clusters.
+
+Per-poll figures come from the Hubs' /metrics (CPU: process_cpu_seconds_total; statements: hub_db_statements_total, the query builder's statements without BEGIN/COMMIT) and PgBouncer's SHOW STATS (every query, per request of any kind).
+
+| phase | s | polls/s | p50 ms | p99 ms | 304 share | Hub CPU ms/poll | statements/poll | pooler queries/request | bytes/poll | credential cache hits | catalog reads on replica | errors |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Write propagation (${r.propagation.writes} writes; every instance reached by every write: ${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${r.propagation.delayMs.p50} ms, p99 ${r.propagation.delayMs.p99} ms, max ${r.propagation.delayMs.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms, 100 % within ${r.propagation.fleet100WithinMs} ms.
+
+Database connections (max of ${r.database.serverConnectionsSamples} samples): ${r.database.serverConnectionsMax}, of which the Hubs' direct ones at most ${r.database.directConnectionsMax ?? 'not sampled'} — ${r.database.note}.
+
+## Targets
+
+| target | measured | met |
+|---|---|---|
+| ${t.pollsPerSecond.target.toFixed(0)} polls/s | ${t.pollsPerSecond.measured} | ${t.pollsPerSecond.measured >= 0.97 * t.pollsPerSecond.target} |
+| p99 ≤ 50 ms | ${t.p99Ms.measured} | ${t.p99Ms.met} |
+| no error | ${r.errors.length} error samples | ${t.noError.met} |
+| ≤ 0.05 statements per idle poll | ${t.statementsPerIdlePoll.measured} | ${t.statementsPerIdlePoll.met} |
+| 99 % of the fleet within ${t.fleet99WithinMs.target} ms | ${t.fleet99WithinMs.measured} | ${t.fleet99WithinMs.met} |
+| 100 % within ${t.fleet100WithinMs.target} ms | ${t.fleet100WithinMs.measured} | ${t.fleet100WithinMs.met} |
+| server connections ≤ pool size + one LISTEN per Hub (${t.connectionsAtPoolSize.target}) | ${t.connectionsAtPoolSize.measured} | ${t.connectionsAtPoolSize.met} |
+${r.errors.length ? `\nError samples: ${r.errors.map((e: string) => `\`${e}\``).join(', ')}\n` : ''}`;
+}

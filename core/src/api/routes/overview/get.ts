@@ -1,0 +1,70 @@
+/**
+ * GET /api/v1/overview (both roles): what Core's overview page shows — the Hub connection and its last
+ * sync (with the last error), catalog size, deployments by status, machine-token requests and MCP tool
+ * calls per day (from the daily rollups), and the latest activity.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { CoreContext } from '../../../context';
+import { recentActivity } from '../../../domain/activity';
+import { countTemplates } from '../../../domain/catalog';
+import { deploymentsByStatus, machineTokenUsage, mcpUsage } from '../../../domain/overview';
+import { ROLLUP_DAYS } from '../../../domain/usage';
+import type { Router } from '../../hono';
+import { BEARER, errors, json } from '../../schemas';
+import { ActivityEntrySchema } from '../activity/schemas';
+import { HubSettingsSchema } from '../hub/schemas';
+
+const n = z.number().int();
+const OverviewSchema = z
+  .object({
+    days: n.openapi({ description: 'The series cover this many UTC days, today included' }),
+    hub: HubSettingsSchema,
+    catalog: z.object({ templates: n }),
+    deployments: z.object({ total: n, by_status: z.object({ ok: n, template_missing: n }) }),
+    machine_token_requests: z.object({
+      days: z.array(z.object({ day: z.string(), '2xx': n, '3xx': n, '4xx': n, '5xx': n })),
+      by_token: z.array(z.object({ token_id: z.string(), name: z.string(), total: n, errors: n })),
+    }),
+    mcp_calls: z.object({
+      days: z.array(z.object({ day: z.string(), ok: n, refused: n, error: n })),
+      by_tool: z.array(z.object({ tool: z.string(), ok: n, refused: n, error: n, total: n })),
+    }),
+    recent_activity: z.array(ActivityEntrySchema),
+  })
+  .openapi('Overview');
+
+const route = createRoute({
+  method: 'get',
+  path: '/api/v1/overview',
+  tags: ['overview'],
+  security: BEARER,
+  request: {
+    query: z.object({
+      days: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(ROLLUP_DAYS)
+        .default(30)
+        .openapi({ description: `1 to ${ROLLUP_DAYS} (the rollups are kept ${ROLLUP_DAYS} days)` }),
+    }),
+  },
+  responses: { 200: json(OverviewSchema, 'The overview'), ...errors(400, 401) },
+});
+
+export default (app: Router, core: CoreContext) =>
+  app.openapi(route, async (c) => {
+    const { days } = c.req.valid('query');
+    const [hub, templates, deployments, machine_token_requests, mcp_calls, recent_activity] = await Promise.all([
+      core.hub.status(),
+      countTemplates(core.db),
+      deploymentsByStatus(core.db),
+      machineTokenUsage(core.db, days),
+      mcpUsage(core.db, days),
+      recentActivity(core.db, 8),
+    ]);
+    return c.json(
+      { days, hub, catalog: { templates }, deployments, machine_token_requests, mcp_calls, recent_activity },
+      200,
+    );
+  });

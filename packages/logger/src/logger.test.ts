@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger, requestIdFrom, withRequestId } from './index';
+
+function capture(opts: { redact?: boolean } = {}) {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({
+    service: 'test',
+    level: 'info',
+    destination: { write: (l: string) => void lines.push(JSON.parse(l)) },
+    ...opts,
+  });
+  return { log, lines };
+}
+
+describe('createLogger', () => {
+  it('writes JSON lines with the service, level, message and fields; below the level nothing', () => {
+    const { log, lines } = capture();
+    log.info({ user_id: 'u1', count: 2 }, 'hello');
+    log.debug({ x: 1 }, 'too detailed');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        service: 'test',
+        level: 30,
+        msg: 'hello',
+        user_id: 'u1',
+        count: 2,
+        time: expect.any(Number),
+      }),
+    ]);
+  });
+
+  it('masks credential-bearing fields at the top level and one level down, keeps ids', () => {
+    const { log, lines } = capture();
+    log.warn(
+      {
+        authorization: 'Bearer abc',
+        token: 't',
+        secret: 's',
+        password: 'p',
+        cookie: 'c',
+        token_id: 'id1',
+        req: { authorization: 'Bearer x', token: 'y' },
+      },
+      'm',
+    );
+    const line = JSON.stringify(lines[0]);
+    for (const leaked of ['Bearer abc', '"t"', '"s"', '"p"', '"c"', 'Bearer x', '"y"'])
+      expect(line).not.toContain(leaked);
+    expect(lines[0]).toMatchObject({
+      authorization: '[redacted]',
+      token: '[redacted]',
+      password: '[redacted]',
+      token_id: 'id1',
+      req: { token: '[redacted]' },
+    });
+  });
+
+  it('redact: false writes fields as given (fixed-field loggers)', () => {
+    const { log, lines } = capture({ redact: false });
+    log.info({ token: 'visible' }, 'm');
+    expect(lines[0]!.token).toBe('visible');
+  });
+});
+
+describe('request ids', () => {
+  it('keeps a sane incoming id, replaces anything else with a UUID', () => {
+    expect(requestIdFrom('lb-1234567890')).toBe('lb-1234567890');
+    expect(requestIdFrom('a.b_c:d-e0')).toBe('a.b_c:d-e0');
+    for (const bad of [
+      undefined,
+      null,
+      '',
+      'short',
+      'has space 123',
+      'x'.repeat(129),
+      '<script>alert</script>',
+      ['lb-1234567890', 'x'],
+    ]) {
+      expect(requestIdFrom(bad)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+  });
+
+  it('a request’s child logger puts its id on every line', () => {
+    const { log, lines } = capture();
+    withRequestId(log, 'req-12345678').info({ a: 1 }, 'one');
+    expect(lines[0]).toMatchObject({ requestId: 'req-12345678', a: 1, msg: 'one' });
+  });
+});

@@ -1,0 +1,5 @@
+/** Small operational pieces shared by the Hub and Core. */
+export { ERROR_CODES, ERROR_STATUS, withHeader, type ErrorBody, type ErrorCode, type ErrorIssue } from './errors';
+export { isDatabaseUnavailable } from './outage';
+export { pagination, type PageRequest, type Pagination } from './pagination';
+export { parseAddressList } from './addresses';

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: the typecheck, the lint, the formatting check (Prettier), the Hub's tests and Core's tests, run
+ * side by side rather than one after another (each suite already shares one build and one migrated database per run: tests/global-setup.ts,
+ * core/tests/global-setup.ts). The Hub's tests print as they run; the other three print when they finish, each
+ * under its own heading, then a summary of what passed and how long each took. Exits non-zero when one failed.
+ *
+ * The bundles the suites start (scripts/build-server.mjs) are compiled here first, so that the two suites'
+ * global setups never compile the same bundle at once.
+ */
+import { Buffer } from 'node:buffer';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ensureBuilt, TARGETS } from './build-server.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const bin = (name) => path.join(root, 'node_modules/.bin', name);
+const started = Date.now();
+for (const name of Object.keys(TARGETS)) await ensureBuilt(name);
+
+const jobs = [
+  { name: 'typecheck', command: bin('tsc'), args: ['--noEmit'] },
+  { name: 'lint', command: bin('eslint'), args: ['.'] },
+  { name: 'format', command: bin('prettier'), args: ['--check', '.'] },
+  { name: 'Hub tests', command: bin('vitest'), args: ['run'], live: true },
+  { name: 'Core tests', command: bin('vitest'), args: ['run', '-c', 'core/vitest.config.ts'] },
+];
+
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+
+function run(job) {
+  return new Promise((resolve) => {
+    const begun = Date.now();
+    const chunks = [];
+    const child = spawn(job.command, job.args, {
+      cwd: root,
+      stdio: ['ignore', job.live ? 'inherit' : 'pipe', job.live ? 'inherit' : 'pipe'],
+    });
+    if (!job.live) {
+      child.stdout.on('data', (d) => chunks.push(d));
+      child.stderr.on('data', (d) => chunks.push(d));
+    }
+    child.on('close', (code, signal) => {
+      const ok = code === 0;
+      if (!job.live)
+        process.stdout.write(
+          `\n=== ${job.name}: ${ok ? 'passed' : 'FAILED'} (${seconds(Date.now() - begun)})\n${Buffer.concat(chunks).toString()}`,
+        );
+      resolve({ ...job, ok, code: code ?? signal, took: Date.now() - begun });
+    });
+  });
+}
+
+const stop = (signal) => process.exit(signal === 'SIGINT' ? 130 : 143);
+process.on('SIGINT', stop).on('SIGTERM', stop);
+
+const results = await Promise.all(jobs.map(run));
+process.stdout.write(`\n=== npm test (${seconds(Date.now() - started)})\n`);
+for (const r of results)
+  process.stdout.write(
+    `  ${r.ok ? 'passed' : 'FAILED'}  ${r.name} (${seconds(r.took)}${r.ok ? '' : `, exit ${r.code}`})\n`,
+  );
+process.exit(results.every((r) => r.ok) ? 0 : 1);

@@ -1,0 +1,327 @@
+/**
+ * Daily rollups of what the fleet does (migration 0009), written beside the batched counters, so that no
+ * page ever counts the raw rows:
+ *   - template_downloads_daily / instance_usage_daily.downloads: keyed template reads with an instance key,
+ *     written by the download counter's flush (catalog/downloads.ts) in the same statement as download_count;
+ *   - instance_usage_daily polls / not_modified / full_syncs and instance_sync_state: each `updates` call of an
+ *     instance key (a 304 counted as not modified; a complete answer, has_more false, marks a successful sync
+ *     with its checked_at) and each first page of the template list (what Core reads in a full sync), tallied
+ *     in memory and written every FLUSH_INTERVAL_MS (and on shutdown, flushUsage);
+ *   - instance_usage_daily mcp_*: each proxied MCP call by outcome, written with its mcp_calls row in one
+ *     transaction (pats.ts);
+ *   - tickets_daily: tickets opened and closed, in the ticket's own transaction (support/tickets.ts).
+ * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
+ * at most once an hour per process (compactRollups).
+ */
+import { logger } from '../log';
+import { inArray, sql } from 'drizzle-orm';
+import { getDb, type Queryable, type Tx } from '../db/client';
+import { instanceSyncState, ticketsDaily } from '../db/schema';
+
+export type McpOutcome = 'ok' | 'refused_hub' | 'refused_instance' | 'upstream_error';
+export const MCP_OUTCOMES: readonly McpOutcome[] = ['ok', 'refused_hub', 'refused_instance', 'upstream_error'];
+
+export const RETENTION_DAYS = 400;
+/** The day older rows are summed into. */
+export const EARLIER_DAY = '1970-01-01';
+const FLUSH_INTERVAL_MS = 500;
+const COMPACT_EVERY_MS = 3_600_000;
+
+/** The UTC day of a moment, as YYYY-MM-DD. */
+export function utcDay(at: Date = new Date()): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/**
+ * What a proxied MCP call came to: the instance answered (2xx, or 304/204) → ok; refused it (4xx other
+ * than 401) → refused_instance; failed, timed out, could not be reached, redirected, or refused the Hub's
+ * assertion (401) → upstream_error. Not forwarded because the instance has no MCP URL, or the token was
+ * refused → refused_hub.
+ */
+export function mcpOutcomeOf(upstreamStatus: number | null, forwarded: boolean): McpOutcome {
+  if (!forwarded) return 'refused_hub';
+  if (upstreamStatus === null) return 'upstream_error';
+  if (upstreamStatus < 300 || upstreamStatus === 304) return 'ok';
+  if (upstreamStatus >= 400 && upstreamStatus < 500 && upstreamStatus !== 401) return 'refused_instance';
+  return 'upstream_error';
+}
+
+const MCP_COLUMN: Record<McpOutcome, string> = {
+  ok: 'mcp_ok',
+  refused_hub: 'mcp_refused_hub',
+  refused_instance: 'mcp_refused_instance',
+  upstream_error: 'mcp_upstream_error',
+};
+
+/** Adds MCP calls to the instances' day rows, inside the transaction that stores their mcp_calls rows. */
+export async function addMcpCalls(
+  tx: Tx,
+  calls: { instanceKeyId: string; orgId: string; outcome: McpOutcome; at?: Date }[],
+): Promise<void> {
+  const tally = new Map<string, { day: string; keyId: string; orgId: string; n: Record<McpOutcome, number> }>();
+  for (const c of calls) {
+    const d = utcDay(c.at);
+    const k = `${d} ${c.instanceKeyId}`;
+    let t = tally.get(k);
+    if (!t)
+      tally.set(
+        k,
+        (t = {
+          day: d,
+          keyId: c.instanceKeyId,
+          orgId: c.orgId,
+          n: { ok: 0, refused_hub: 0, refused_instance: 0, upstream_error: 0 },
+        }),
+      );
+    t.n[c.outcome]++;
+  }
+  if (tally.size === 0) return;
+  const rows = [...tally.values()];
+  const col = (o: McpOutcome) => sql.raw(MCP_COLUMN[o]);
+  const arr = (o: McpOutcome) => `{${rows.map((r) => r.n[o]).join(',')}}`;
+  // Keys deleted meanwhile (an organization removed) are skipped by the join, never an error.
+  await tx.execute(sql`
+    insert into instance_usage_daily (day, instance_key_id, org_id, ${col('ok')}, ${col('refused_hub')}, ${col('refused_instance')}, ${col('upstream_error')})
+    select v.day, v.key_id, v.org_id, v.ok, v.rh, v.ri, v.ue
+      from (select unnest(${`{${rows.map((r) => r.day).join(',')}}`}::date[]) as day,
+                   unnest(${`{${rows.map((r) => r.keyId).join(',')}}`}::uuid[]) as key_id,
+                   unnest(${`{${rows.map((r) => r.orgId).join(',')}}`}::uuid[]) as org_id,
+                   unnest(${arr('ok')}::int[]) as ok, unnest(${arr('refused_hub')}::int[]) as rh,
+                   unnest(${arr('refused_instance')}::int[]) as ri, unnest(${arr('upstream_error')}::int[]) as ue) v
+      join instance_keys k on k.id = v.key_id
+    on conflict (day, instance_key_id) do update set
+      mcp_ok = instance_usage_daily.mcp_ok + excluded.mcp_ok,
+      mcp_refused_hub = instance_usage_daily.mcp_refused_hub + excluded.mcp_refused_hub,
+      mcp_refused_instance = instance_usage_daily.mcp_refused_instance + excluded.mcp_refused_instance,
+      mcp_upstream_error = instance_usage_daily.mcp_upstream_error + excluded.mcp_upstream_error`);
+}
+
+/** One ticket opened or closed today, inside the ticket's transaction. */
+export async function countTicket(tx: Queryable, orgId: string, what: 'opened' | 'closed'): Promise<void> {
+  const column = what === 'opened' ? ticketsDaily.opened : ticketsDaily.closed;
+  await tx
+    .insert(ticketsDaily)
+    .values({ day: utcDay(), orgId, [what]: 1 })
+    .onConflictDoUpdate({ target: [ticketsDaily.day, ticketsDaily.orgId], set: { [what]: sql`${column} + 1` } });
+}
+
+// ---------------------------------------------------------------- catalog polls (batched)
+
+interface PollTally {
+  day: string;
+  keyId: string;
+  orgId: string;
+  polls: number;
+  notModified: number;
+  fullSyncs: number;
+}
+
+interface SyncMark {
+  firstPollAt: Date | null;
+  lastPollAt: Date | null;
+  lastSyncAt: Date | null;
+  lastCheckedAt: string | null;
+  /** Latest gap of at least a second between two polls within the batch. */
+  gapS: number | null;
+}
+
+const holder = globalThis as {
+  __hubUsage?: {
+    tally: Map<string, PollTally>;
+    marks: Map<string, SyncMark>;
+    timer: NodeJS.Timeout | null;
+    compactedAt: number;
+  };
+};
+const state = (holder.__hubUsage ??= { tally: new Map(), marks: new Map(), timer: null, compactedAt: 0 });
+
+export interface InstanceRef {
+  keyId: string;
+  orgId: string;
+}
+
+function tallyOf(instance: InstanceRef, at: Date): PollTally {
+  const d = utcDay(at);
+  const k = `${d} ${instance.keyId}`;
+  let t = state.tally.get(k);
+  if (!t)
+    state.tally.set(
+      k,
+      (t = { day: d, keyId: instance.keyId, orgId: instance.orgId, polls: 0, notModified: 0, fullSyncs: 0 }),
+    );
+  return t;
+}
+
+function schedule() {
+  if (state.timer) return;
+  state.timer = setTimeout(() => {
+    state.timer = null;
+    void flushUsage().catch((err) => logger.warn({ err: (err as Error).message }, 'usage counts not written yet'));
+  }, FLUSH_INTERVAL_MS);
+  state.timer.unref();
+}
+
+/**
+ * One `updates` answer to an instance key: `notModified` for a 304; `complete` when has_more was false
+ * (the instance's copy is then current up to checkedAt: a successful sync).
+ */
+export function recordPoll(
+  instance: InstanceRef,
+  answer: { notModified: boolean; complete: boolean; checkedAt: string },
+  at = new Date(),
+) {
+  const t = tallyOf(instance, at);
+  t.polls++;
+  if (answer.notModified) t.notModified++;
+  let m = state.marks.get(instance.keyId);
+  if (!m)
+    state.marks.set(
+      instance.keyId,
+      (m = { firstPollAt: null, lastPollAt: null, lastSyncAt: null, lastCheckedAt: null, gapS: null }),
+    );
+  if (m.lastPollAt) {
+    const gap = Math.round((at.getTime() - m.lastPollAt.getTime()) / 1000);
+    if (gap >= 1) m.gapS = gap;
+  }
+  m.firstPollAt ??= at;
+  m.lastPollAt = at;
+  if (answer.complete) {
+    m.lastSyncAt = at;
+    m.lastCheckedAt = answer.checkedAt;
+  }
+  schedule();
+}
+
+/** The first page of the template list read with an instance key: the start of a full sync. */
+export function recordFullSync(instance: InstanceRef, at = new Date()) {
+  tallyOf(instance, at).fullSyncs++;
+  schedule();
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : '');
+
+/** Writes the poll tallies and sync marks now. A failed write puts them back. */
+export async function flushUsage(): Promise<void> {
+  if (state.tally.size === 0 && state.marks.size === 0) return;
+  const tally = state.tally;
+  const marks = state.marks;
+  state.tally = new Map();
+  state.marks = new Map();
+  try {
+    const db = await getDb();
+    const rows = [...tally.values()];
+    const ms = [...marks.entries()];
+    await db.transaction(async (tx) => {
+      if (rows.length > 0) {
+        const a = (f: (r: PollTally) => string | number) => `{${rows.map(f).join(',')}}`;
+        await tx.execute(sql`
+          insert into instance_usage_daily (day, instance_key_id, org_id, polls, not_modified, full_syncs)
+          select v.day, v.key_id, v.org_id, v.polls, v.nm, v.fs
+            from (select unnest(${a((r) => r.day)}::date[]) as day, unnest(${a((r) => r.keyId)}::uuid[]) as key_id,
+                         unnest(${a((r) => r.orgId)}::uuid[]) as org_id, unnest(${a((r) => r.polls)}::int[]) as polls,
+                         unnest(${a((r) => r.notModified)}::int[]) as nm, unnest(${a((r) => r.fullSyncs)}::int[]) as fs) v
+            join instance_keys k on k.id = v.key_id
+          on conflict (day, instance_key_id) do update set
+            polls = instance_usage_daily.polls + excluded.polls,
+            not_modified = instance_usage_daily.not_modified + excluded.not_modified,
+            full_syncs = instance_usage_daily.full_syncs + excluded.full_syncs`);
+      }
+      if (ms.length > 0) {
+        // The poll interval the Hub observes: the latest gap of at least a second between two polls (has_more
+        // follow-ups come at once), inside this batch or since the stored last poll.
+        const stored = await tx
+          .select({ keyId: instanceSyncState.instanceKeyId, lastPollAt: instanceSyncState.lastPollAt })
+          .from(instanceSyncState)
+          .where(
+            inArray(
+              instanceSyncState.instanceKeyId,
+              ms.map(([k]) => k),
+            ),
+          )
+          .for('update');
+        const before = new Map(stored.map((r) => [r.keyId, r.lastPollAt]));
+        const a = (f: (m: SyncMark, keyId: string) => string | number | null) =>
+          `{${ms
+            .map(([k, m]) => {
+              const v = f(m, k);
+              return v === null || v === '' ? 'NULL' : `"${v}"`;
+            })
+            .join(',')}}`;
+        const gapOf = (m: SyncMark, keyId: string): number | null => {
+          if (m.gapS !== null) return m.gapS;
+          const prev = before.get(keyId);
+          if (!prev || !m.firstPollAt) return null;
+          const gap = Math.round((m.firstPollAt.getTime() - prev.getTime()) / 1000);
+          return gap >= 1 ? gap : null;
+        };
+        await tx.execute(sql`
+          insert into instance_sync_state as s (instance_key_id, last_poll_at, last_sync_at, last_checked_at, poll_interval_s)
+          select v.key_id, v.last_poll, v.last_sync, v.checked, v.gap
+            from (select unnest(${a((_m, k) => k)}::uuid[]) as key_id,
+                         unnest(${a((m) => iso(m.lastPollAt))}::timestamptz[]) as last_poll,
+                         unnest(${a((m) => iso(m.lastSyncAt))}::timestamptz[]) as last_sync,
+                         unnest(${a((m) => m.lastCheckedAt)}::text[]) as checked,
+                         unnest(${a(gapOf)}::int[]) as gap) v
+            join instance_keys k on k.id = v.key_id
+          on conflict (instance_key_id) do update set
+            poll_interval_s = coalesce(excluded.poll_interval_s, s.poll_interval_s),
+            last_poll_at = greatest(s.last_poll_at, excluded.last_poll_at),
+            last_sync_at = greatest(s.last_sync_at, excluded.last_sync_at),
+            last_checked_at = case when excluded.last_sync_at is not null
+                                    and (s.last_sync_at is null or excluded.last_sync_at >= s.last_sync_at)
+                                   then excluded.last_checked_at else s.last_checked_at end`);
+      }
+    });
+  } catch (err) {
+    for (const [k, t] of tally) {
+      const cur = state.tally.get(k);
+      if (cur) {
+        cur.polls += t.polls;
+        cur.notModified += t.notModified;
+        cur.fullSyncs += t.fullSyncs;
+      } else state.tally.set(k, t);
+    }
+    for (const [k, m] of marks) if (!state.marks.has(k)) state.marks.set(k, m);
+    throw err;
+  }
+  if (Date.now() - state.compactedAt > COMPACT_EVERY_MS) {
+    state.compactedAt = Date.now();
+    await compactRollups().catch((err) => logger.error({ err: (err as Error).message }, 'rollup compaction failed'));
+  }
+}
+
+/** Sums the day rows older than RETENTION_DAYS into one row per key dated EARLIER_DAY. */
+export async function compactRollups(now = new Date()): Promise<void> {
+  const cutoff = utcDay(new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`
+      with old as (delete from template_downloads_daily where day < ${cutoff}::date and day > ${EARLIER_DAY}::date returning *)
+      insert into template_downloads_daily (day, template_id, downloads)
+      select ${EARLIER_DAY}::date, template_id, sum(downloads)::int from old group by template_id
+      on conflict (day, template_id) do update set downloads = template_downloads_daily.downloads + excluded.downloads`);
+    await tx.execute(sql`
+      with old as (delete from instance_usage_daily where day < ${cutoff}::date and day > ${EARLIER_DAY}::date returning *)
+      insert into instance_usage_daily (day, instance_key_id, org_id, downloads, polls, not_modified, full_syncs,
+                                        mcp_ok, mcp_refused_hub, mcp_refused_instance, mcp_upstream_error)
+      select ${EARLIER_DAY}::date, instance_key_id, min(org_id::text)::uuid, sum(downloads)::int, sum(polls)::int,
+             sum(not_modified)::int, sum(full_syncs)::int, sum(mcp_ok)::int, sum(mcp_refused_hub)::int,
+             sum(mcp_refused_instance)::int, sum(mcp_upstream_error)::int
+        from old group by instance_key_id
+      on conflict (day, instance_key_id) do update set
+        downloads = instance_usage_daily.downloads + excluded.downloads,
+        polls = instance_usage_daily.polls + excluded.polls,
+        not_modified = instance_usage_daily.not_modified + excluded.not_modified,
+        full_syncs = instance_usage_daily.full_syncs + excluded.full_syncs,
+        mcp_ok = instance_usage_daily.mcp_ok + excluded.mcp_ok,
+        mcp_refused_hub = instance_usage_daily.mcp_refused_hub + excluded.mcp_refused_hub,
+        mcp_refused_instance = instance_usage_daily.mcp_refused_instance + excluded.mcp_refused_instance,
+        mcp_upstream_error = instance_usage_daily.mcp_upstream_error + excluded.mcp_upstream_error`);
+    await tx.execute(sql`
+      with old as (delete from tickets_daily where day < ${cutoff}::date and day > ${EARLIER_DAY}::date returning *)
+      insert into tickets_daily (day, org_id, opened, closed)
+      select ${EARLIER_DAY}::date, org_id, sum(opened)::int, sum(closed)::int from old group by org_id
+      on conflict (day, org_id) do update set opened = tickets_daily.opened + excluded.opened,
+                                              closed = tickets_daily.closed + excluded.closed`);
+  });
+}

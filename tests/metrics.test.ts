@@ -1,0 +1,54 @@
+/**
+ * GET /metrics (server/http/metrics.ts): off without HUB_METRICS_TOKEN, 401 without the token, and the
+ * figures move with real calls through the REST handler: response-cache and credential-cache look-ups,
+ * statements, catalog reads.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { metricsAnswer } from '../server/http/metrics';
+import { api, createKey, createOrg } from './helpers';
+
+function value(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+async function scrape() {
+  const answer = await metricsAnswer('Bearer test-metrics-token');
+  expect(answer.status).toBe(200);
+  expect(answer.headers['content-type']).toContain('text/plain');
+  return answer.body;
+}
+
+afterEach(() => {
+  delete process.env.HUB_METRICS_TOKEN;
+});
+
+it('is off without HUB_METRICS_TOKEN and refuses a missing or wrong token', async () => {
+  const off = await metricsAnswer('Bearer anything');
+  expect(off.status).toBe(404);
+  expect(JSON.parse(off.body).error.message).toContain('HUB_METRICS_TOKEN');
+  process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  expect((await metricsAnswer(undefined)).status).toBe(401);
+  expect((await metricsAnswer('Bearer wrong-token')).status).toBe(401);
+  expect((await metricsAnswer('Bearer test-metrics-token')).status).toBe(200);
+});
+
+it('counts response-cache and credential-cache look-ups and statements as calls are made', async () => {
+  process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  const org = await createOrg();
+  const key = await createKey(org.id);
+  const before = await scrape();
+  expect((await api('/catalog/categories', { token: key.secret })).status).toBe(200);
+  expect((await api('/catalog/categories', { token: key.secret })).status).toBe(200);
+  const after = await scrape();
+  const delta = (series: string) => value(after, series) - value(before, series);
+  expect(delta('hub_response_cache_lookups_total{result="hit"}')).toBeGreaterThanOrEqual(1);
+  expect(delta('hub_response_cache_lookups_total{result="miss"}')).toBeGreaterThanOrEqual(1);
+  expect(delta('hub_credential_cache_lookups_total{result="hit"}')).toBeGreaterThanOrEqual(1);
+  expect(delta('hub_credential_cache_lookups_total{result="miss"}')).toBeGreaterThanOrEqual(1);
+  expect(delta('hub_db_statements_total{pool="primary"}')).toBeGreaterThan(0);
+  // Instance-key catalog reads may use a replica; without one they run on the primary.
+  expect(delta('hub_catalog_reads_total{target="primary"}')).toBeGreaterThanOrEqual(1);
+  expect(after).toContain('hub_batched_write_queue{queue="download_counts"}');
+  expect(after).toContain('process_cpu_seconds_total');
+});
