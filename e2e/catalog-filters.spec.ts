@@ -6,7 +6,7 @@
  * journeys' "first person to sign in becomes superadmin" still holds when this file runs first.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { checkPage } from './helpers';
+import { checkPage, waitForHydration } from './helpers';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -108,9 +108,12 @@ test('category chips and the select are one state; every filter is in the URL; r
   await expect(f.currentChip()).toHaveText(/^Databases/);
 });
 
+const FILTER_FORM = 'form[role="search"]';
+
 test('Enter and Apply send the filters at once', async ({ page }) => {
   const f = filters(page);
   await page.goto('/');
+  await waitForHydration(page, FILTER_FORM);
   await f.search.fill('postgres');
   await f.search.press('Enter');
   await expect(page).toHaveURL(/\/\?search=postgres$/);
@@ -123,6 +126,26 @@ test('Enter and Apply send the filters at once', async ({ page }) => {
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/\/\?tags=cache$/);
   await expect(page.getByRole('link', { name: 'Redis', exact: true })).toBeVisible();
+});
+
+test('what is typed before the page is interactive is kept and sent', async ({ page }) => {
+  // Hold the page's scripts so the text goes in before React hydrates the form (a slow connection does this).
+  const held: Array<() => Promise<void>> = [];
+  let release = false;
+  await page.route('**/_next/static/**/*.js', (route) =>
+    release ? route.continue() : void held.push(() => route.continue()),
+  );
+  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  const f = filters(page);
+  await f.search.fill('postgres');
+  expect(held.length, 'the scripts were held').toBeGreaterThan(0);
+  release = true;
+  await Promise.all(held.map((go) => go()));
+  await waitForHydration(page, FILTER_FORM);
+  // Adopted as if typed now: the debounced write sends it, and the box keeps it.
+  await expect(page).toHaveURL(/\/\?search=postgres$/);
+  await expect(f.search).toHaveValue('postgres');
+  await expect(page.getByText(/^\d+ templates?$/)).toHaveText('1 template');
 });
 
 test('tag badges are links that filter the catalog, on cards and on the template page', async ({ page }) => {

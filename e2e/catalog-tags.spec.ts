@@ -3,6 +3,7 @@
  * once that change is merged with the catalog UI).
  */
 import { expect, test } from '@playwright/test';
+import { waitForHydration } from './helpers';
 
 test('tag search is case-insensitive, from the URL and from the tags box', async ({ page }) => {
   await page.goto('/?tags=gpu');
@@ -12,8 +13,8 @@ test('tag search is case-insensitive, from the URL and from the tags box', async
   await expect(page.getByText(/^\d+ templates?$/)).toHaveText(lower!);
 
   await page.goto('/');
-  // Typing before React has hydrated the page loses keystrokes (the field is server-rendered).
-  await page.waitForLoadState('networkidle');
+  // Typed letter by letter: each keystroke must reach the handlers, so wait until they are attached.
+  await waitForHydration(page, 'form[role="search"]');
   await page
     .getByRole('search', { name: 'Catalog filters' })
     .getByLabel('Tags')

@@ -29,6 +29,17 @@ export async function signIn(
   if (opts.expectPath) await expect(page).toHaveURL(opts.expectPath);
 }
 
+/**
+ * Waits until React has hydrated the element `selector` finds (its handlers are attached). What is typed before that
+ * lands in the DOM only; the page adopts it at hydration, but Enter pressed that early is the browser's own submit.
+ */
+export async function waitForHydration(page: Page, selector: string) {
+  await page.waitForFunction((s) => {
+    const element = document.querySelector(s);
+    return element !== null && Object.keys(element).some((key) => key.startsWith('__reactProps$'));
+  }, selector);
+}
+
 /** axe-core on the current page (WCAG 2.1 A/AA rules): no serious or critical violations. */
 export async function expectAccessible(page: Page, label: string) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

@@ -10,7 +10,7 @@
  */
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useRef, useState, useTransition } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, useTransition } from 'react';
 import { catalogHref, normalizeTags, type CatalogParams } from '../_lib/catalog-params';
 import { Pager } from './pager';
 import { buttonClass, cx, Input, Select } from './ui';
@@ -36,7 +36,11 @@ function useUrlText(urlValue: string | undefined) {
   const [text, setText] = useState(value);
   // Values this box wrote to the URL that the URL does not show yet (oldest first).
   const sent = useRef<string[]>([]);
+  const seen = useRef(value);
   useEffect(() => {
+    // Only a change of the URL: at mount the state already is the URL's, or what was typed before hydration.
+    if (seen.current === value) return;
+    seen.current = value;
     const i = sent.current.lastIndexOf(value);
     if (i === -1) {
       sent.current = [];
@@ -50,7 +54,12 @@ function useUrlText(urlValue: string | undefined) {
 
 function useUrlValue<T>(urlValue: T) {
   const [value, setValue] = useState(urlValue);
-  useEffect(() => setValue(urlValue), [urlValue]);
+  const seen = useRef(urlValue);
+  useEffect(() => {
+    if (seen.current === urlValue) return;
+    seen.current = urlValue;
+    setValue(urlValue);
+  }, [urlValue]);
   return [value, setValue] as const;
 }
 
@@ -113,6 +122,26 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
     }, SEARCH_DELAY_MS);
   };
 
+  // What was typed or chosen before React hydrated the page is in the DOM but not in this state: adopt it as if it
+  // had been typed now (a layout effect runs before any event reaches the handlers), or Enter would send the URL's
+  // old filters and the typed text would vanish on the next render.
+  const form = useRef<HTMLFormElement>(null);
+  useLayoutEffect(() => {
+    const field = (name: string) => form.current?.elements.namedItem(name) as HTMLInputElement | null;
+    for (const name of ['search', 'tags'] as const) {
+      const dom = field(name)?.value;
+      if (dom !== undefined && dom !== latest.current[name]) onType(name, dom);
+    }
+    const domCategory = field('category')?.value ?? category;
+    const domFeatured = field('featured')?.checked ?? featured;
+    if (domCategory !== category || domFeatured !== featured) {
+      setCategory(domCategory);
+      setFeatured(domFeatured);
+      commit({ category: domCategory || undefined, featured: domFeatured || undefined });
+    }
+    // Once, at hydration: later changes reach the handlers.
+  }, []);
+
   const chipHref = (slug: string | undefined) =>
     catalogHref(
       { ...params, search: search.text.trim() || undefined, tags: normalizeTags(tags.text) },
@@ -126,6 +155,7 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
   return (
     <>
       <form
+        ref={form}
         method="get"
         action="/"
         role="search"
