@@ -8,7 +8,7 @@
  * first to sign in and becomes superadmin.
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { expectAccessible, signIn, uniqueSuffix } from './helpers';
+import { expectAccessible, gotoBeforeHydration, signIn, uniqueSuffix, waitForHydration } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -17,6 +17,7 @@ const admin = { email: `admin-${run}@example.test`, name: 'Ada Admin' };
 const bob = { email: `bob-${run}@example.test`, name: 'Bob Builder' };
 const bobOrg = `Bobco ${run}`;
 const PHONE = { width: 390, height: 844 };
+const SEARCH_FORM = 'form[role="search"]';
 
 let adminContext: BrowserContext;
 let page: Page;
@@ -129,8 +130,10 @@ test('suspending an organization is stated and confirmed; Cancel changes nothing
 });
 
 test('the admin templates search and page are in the URL: reload, Back and Edit → Save keep them', async () => {
-  await page.goto('/admin/templates');
+  // Typed before the page is interactive (scripts held back): kept, and Enter after hydration sends it.
+  const loading = await gotoBeforeHydration(page, '/admin/templates');
   await page.getByLabel('Search templates').fill('postgres');
+  await loading.release(SEARCH_FORM);
   await page.getByLabel('Search templates').press('Enter');
   await expect(page).toHaveURL(/\/admin\/templates\?search=postgres$/);
   await expect(page.getByRole('link', { name: 'PostgreSQL', exact: true })).toBeVisible();
@@ -140,6 +143,8 @@ test('the admin templates search and page are in the URL: reload, Back and Edit 
   await expect(page.getByLabel('Search templates')).toHaveValue('postgres');
   await expect(page.getByRole('link', { name: 'PostgreSQL', exact: true })).toBeVisible();
 
+  // Enter before hydration would be the browser's own submit; wait for the handlers.
+  await waitForHydration(page, SEARCH_FORM);
   await page.getByLabel('Search templates').fill('redis');
   await page.getByLabel('Search templates').press('Enter');
   await expect(page).toHaveURL(/search=redis$/);

@@ -6,7 +6,7 @@
  * journeys' "first person to sign in becomes superadmin" still holds when this file runs first.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { checkPage, waitForHydration } from './helpers';
+import { checkPage, gotoBeforeHydration, waitForHydration } from './helpers';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -129,19 +129,10 @@ test('Enter and Apply send the filters at once', async ({ page }) => {
 });
 
 test('what is typed before the page is interactive is kept and sent', async ({ page }) => {
-  // Hold the page's scripts so the text goes in before React hydrates the form (a slow connection does this).
-  const held: Array<() => Promise<void>> = [];
-  let release = false;
-  await page.route('**/_next/static/**/*.js', (route) =>
-    release ? route.continue() : void held.push(() => route.continue()),
-  );
-  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  const loading = await gotoBeforeHydration(page, '/');
   const f = filters(page);
   await f.search.fill('postgres');
-  expect(held.length, 'the scripts were held').toBeGreaterThan(0);
-  release = true;
-  await Promise.all(held.map((go) => go()));
-  await waitForHydration(page, FILTER_FORM);
+  await loading.release(FILTER_FORM);
   // Adopted as if typed now: the debounced write sends it, and the box keeps it.
   await expect(page).toHaveURL(/\/\?search=postgres$/);
   await expect(f.search).toHaveValue('postgres');

@@ -40,6 +40,28 @@ export async function waitForHydration(page: Page, selector: string) {
   }, selector);
 }
 
+const SCRIPTS = '**/_next/static/**/*.js';
+
+/**
+ * Opens `url` with the page's scripts held back, as on a slow connection: the server-rendered HTML is there but React
+ * has not hydrated it. `release()` lets the scripts load and waits until `selector`'s element is hydrated.
+ */
+export async function gotoBeforeHydration(page: Page, url: string) {
+  const held: Array<() => Promise<void>> = [];
+  let released = false;
+  await page.route(SCRIPTS, (route) => (released ? route.continue() : void held.push(() => route.continue())));
+  await page.goto(url, { waitUntil: 'domcontentloaded' });
+  return {
+    async release(selector: string) {
+      expect(held.length, 'scripts were held back').toBeGreaterThan(0);
+      released = true;
+      await Promise.all(held.map((go) => go()));
+      await page.unroute(SCRIPTS);
+      await waitForHydration(page, selector);
+    },
+  };
+}
+
 /** axe-core on the current page (WCAG 2.1 A/AA rules): no serious or critical violations. */
 export async function expectAccessible(page: Page, label: string) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();

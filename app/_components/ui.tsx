@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import type {
   ButtonHTMLAttributes,
+  ComponentProps,
   InputHTMLAttributes,
   ReactNode,
   SelectHTMLAttributes,
@@ -62,7 +63,7 @@ export function ButtonLink({
 const fieldClass =
   'block w-full rounded-lg border border-zinc-400 bg-white px-3 py-2 text-sm text-zinc-900 placeholder:text-zinc-500 aria-[invalid=true]:border-red-600 disabled:bg-zinc-100';
 
-export function Input({ className, ...props }: InputHTMLAttributes<HTMLInputElement>) {
+export function Input({ className, ...props }: ComponentProps<'input'>) {
   return <input className={cx(fieldClass, className)} {...props} />;
 }
 
