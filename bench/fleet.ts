@@ -527,6 +527,22 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       const poolerQueries = snapshots[to]!.pooler.queries - snapshots[from]!.pooler.queries;
       const seconds = (snapshots[to]!.at - snapshots[from]!.at) / 1000;
       const sorted = Float64Array.from(latencies[to]).sort();
+      // Statements per second by what sent them (a route class or a background job: the metric's source label).
+      const sources = new Set<string>();
+      for (const sample of snapshots[to]!.hubs)
+        for (const series of sample.keys()) {
+          const source = /^hub_db_statements_total\{.*source="([^"]+)"/.exec(series)?.[1];
+          if (source) sources.add(source);
+        }
+      const statementsPerSecondBySource = Object.fromEntries(
+        [...sources]
+          .map((source) => {
+            const count = delta(from, to, (s) => sum(s, 'hub_db_statements_total', `source="${source}"`));
+            return [source, round(count / seconds, 2)] as const;
+          })
+          .filter(([, perSecond]) => perSecond > 0)
+          .sort((a, b) => b[1] - a[1]),
+      );
       return {
         seconds: round(seconds, 1),
         pollsPerSecond: round(polls / seconds, 1),
@@ -541,6 +557,7 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         statementsPerRequest: round(allRequests ? statements / allRequests : 0, 4),
         poolerQueriesPerRequest: round(allRequests ? poolerQueries / allRequests : 0, 4),
         bytesPerPoll: round(polls ? bytes / polls : 0, 1),
+        statementsPerSecondBySource,
         credentialCacheHitRate: round(credHits + credMiss ? credHits / (credHits + credMiss) : 0, 4),
         catalogReadsOnReplica: round(replica + onPrimary ? replica / (replica + onPrimary) : 0, 4),
         hub5xx: errors5xx,
@@ -656,6 +673,11 @@ function fleetMarkdown(r: Record<string, any>): string {
       `| ${name} | ${p.seconds} | ${p.pollsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.notModifiedShare} | ${p.hubCpuMsPerPoll} | ${p.statementsPerPoll} | ${p.poolerQueriesPerRequest} | ${p.bytesPerPoll} | ${p.credentialCacheHitRate} | ${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} |`,
   );
   const t = r.targets as Record<string, any>;
+  const idle = r.phases.idle;
+  const bySource = Object.entries((idle.statementsPerSecondBySource ?? {}) as Record<string, number>).map(
+    ([source, perSecond]) =>
+      `| ${source} | ${perSecond} | ${idle.pollsPerSecond ? round(perSecond / idle.pollsPerSecond, 4) : 0} |`,
+  );
   return `# Fleet simulation (${r.generatedAt})
 
 ${r.fleet.instances.toLocaleString('en')} instance keys in ${r.fleet.organizations.toLocaleString('en')} organizations, each polling \`updates\` with its ETag every ${r.fleet.pollSeconds} s on a random phase${r.fleet.idleIntervals > 1 ? ` (the idle phase is the last of ${r.fleet.idleIntervals} poll intervals without writes; "warm" is the ones before it)` : ''}; ${r.fleet.fullSyncShare * 100} % of polls a full sync; an admin creates a public template every ${r.fleet.writeEverySeconds} s in the writes phase. ${r.topology.hubProcesses} Hub processes (production edge) → ${r.topology.pooler} (pool ${r.topology.poolSize}) → PostgreSQL 15, catalog reads on a ${r.topology.replica}. Machine: ${r.machine.cpus} cores, shared with the load generator, the pooler, both PostgreSQL clusters.
@@ -665,6 +687,12 @@ Per-poll figures come from the Hubs' /metrics (CPU: process_cpu_seconds_total; s
 | phase | s | polls/s | p50 ms | p99 ms | 304 share | Hub CPU ms/poll | statements/poll | pooler queries/request | bytes/poll | credential cache hits | catalog reads on replica | errors |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+Statements in the idle phase by what sent them (\`hub_db_statements_total\`'s source: a request's route class, or a background job), both Hubs together:
+
+| source | statements/s | per poll |
+|---|---|---|
+${bySource.join('\n')}
 
 Write propagation (${r.propagation.writes} writes; every instance reached by every write: ${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${r.propagation.delayMs.p50} ms, p99 ${r.propagation.delayMs.p99} ms, max ${r.propagation.delayMs.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms, 100 % within ${r.propagation.fleet100WithinMs} ms.
 

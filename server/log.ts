@@ -59,10 +59,27 @@ export interface Caller {
 
 export interface RequestContext {
   requestId: string;
+  /** What the request is (routeClass in metrics.ts; set by the edge), for attributing its database statements. */
+  route?: string;
   caller?: Caller;
 }
 
 const requests = new AsyncLocalStorage<RequestContext>();
+const background = new AsyncLocalStorage<string>();
+
+/**
+ * Runs batched or periodic work (flushes, monitors) as `job`, outside the request that happened to start its timer
+ * (a timer inherits the context it was created in): its log lines carry no request's id, and its statements count
+ * under the job's name.
+ */
+export function runInBackground<T>(job: string, fn: () => T): T {
+  return requests.exit(() => background.run(job, fn));
+}
+
+/** What is running now, for attribution: a background job's name, a request's route class, or undefined. */
+export function currentWork(): string | undefined {
+  return background.getStore() ?? requests.getStore()?.route;
+}
 
 /** Runs `fn` with a request context; everything it starts (awaits, streams) sees it. */
 export function withRequestContext<T>(context: RequestContext, fn: () => T): T {

@@ -44,8 +44,8 @@ function create() {
   });
   const statements = new Counter({
     name: 'hub_db_statements_total',
-    help: 'Statements sent to the database, by connection pool',
-    labelNames: ['pool'] as const,
+    help: 'Statements sent to the database, by connection pool and by what sent them (a route class or a background job)',
+    labelNames: ['pool', 'source'] as const,
     registers: [registry],
   });
   const statementTimeouts = new Counter({
@@ -140,9 +140,8 @@ export function routeClass(pathname: string): string {
 const requestChildren = new Map<string, { count: { inc(): void } }>();
 const routeChildren = new Map<string, { duration: { observe(v: number): void }; bytes: { inc(v: number): void } }>();
 
-/** One finished request (the edge calls it once per request). */
-export function observeRequest(pathname: string, status: number, durationMs: number, bodyBytes: number): void {
-  const route = routeClass(pathname);
+/** One finished request, by its route class (the edge calls it once per request). */
+export function observeRequest(route: string, status: number, durationMs: number, bodyBytes: number): void {
   const key = `${route} ${status}`;
   let child = requestChildren.get(key);
   if (!child) requestChildren.set(key, (child = { count: m.requests.labels(route, String(status)) }));
@@ -181,6 +180,18 @@ export const hubMetrics = {
               : 'upstream_error',
       )
       .inc(),
-  /** A counter of statements for one pool, to bump from the driver's per-statement hook. */
-  statementCounter: (pool: string) => m.statements.labels(pool),
+  /**
+   * Statements of one pool, to count from the driver's per-statement hook: `inc(source)` with what sent the
+   * statement (log.ts currentWork(); 'other' when nothing is known, e.g. start-up).
+   */
+  statementCounter: (pool: string) => {
+    const bySource = new Map<string, { inc(): void }>();
+    return {
+      inc(source = 'other') {
+        let child = bySource.get(source);
+        if (!child) bySource.set(source, (child = m.statements.labels(pool, source)));
+        child.inc();
+      },
+    };
+  },
 };

@@ -1,9 +1,13 @@
 /**
  * GET /metrics (server/http/metrics.ts): off without HUB_METRICS_TOKEN, 401 without the token, and the
  * figures move with real calls through the REST handler: response-cache and credential-cache look-ups,
- * statements, catalog reads.
+ * statements (by what sent them: the request's route class, or the background job), catalog reads.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
+import { getDatabase } from '../server/db/client';
+import { createEdge } from '../server/http/edge';
 import { metricsAnswer } from '../server/http/metrics';
 import { api, createKey, createOrg } from './helpers';
 
@@ -46,9 +50,39 @@ it('counts response-cache and credential-cache look-ups and statements as calls 
   expect(delta('hub_response_cache_lookups_total{result="miss"}')).toBeGreaterThanOrEqual(1);
   expect(delta('hub_credential_cache_lookups_total{result="hit"}')).toBeGreaterThanOrEqual(1);
   expect(delta('hub_credential_cache_lookups_total{result="miss"}')).toBeGreaterThanOrEqual(1);
-  expect(delta('hub_db_statements_total{pool="primary"}')).toBeGreaterThan(0);
+  expect(delta('hub_db_statements_total{pool="primary",source="other"}')).toBeGreaterThan(0);
   // Instance-key catalog reads may use a replica; without one they run on the primary.
   expect(delta('hub_catalog_reads_total{target="primary"}')).toBeGreaterThanOrEqual(1);
   expect(after).toContain('hub_batched_write_queue{queue="download_counts"}');
   expect(after).toContain('process_cpu_seconds_total');
+});
+
+it('attributes statements to the route class of the request that sent them, and batched writes to their job', async () => {
+  process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  const org = await createOrg();
+  const key = await createKey(org.id);
+  const server: http.Server = createEdge(await getDatabase(), (_req, res) => void res.writeHead(404).end()).server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const before = await scrape();
+    // A key this process has not met: its look-up and the catalog read run in the request.
+    const res = await fetch(`${base}/api/v1/catalog/templates?per_page=5`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
+    expect(res.status).toBe(200);
+    const series = (source: string) => `hub_db_statements_total{pool="primary",source="${source}"}`;
+    const during = await scrape();
+    expect(value(during, series('catalog')) - value(before, series('catalog'))).toBeGreaterThanOrEqual(2);
+    // The key's last-used mark is written by the batch (its timer started in that request), counted as its own.
+    await expect
+      .poll(async () => value(await scrape(), series('last_used')) - value(before, series('last_used')), {
+        timeout: 5000,
+      })
+      .toBeGreaterThanOrEqual(1);
+    const after = await scrape();
+    expect(value(after, series('catalog'))).toBe(value(during, series('catalog')));
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

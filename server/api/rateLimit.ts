@@ -24,7 +24,7 @@ import { rateLimitWindows } from '../db/schema';
 import { DomainError } from '../domain/errors';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
-import { logger } from '../log';
+import { logger, runInBackground } from '../log';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -156,7 +156,7 @@ function scheduleFlush() {
   if (state.timer) return;
   state.timer = setTimeout(() => {
     state.timer = null;
-    void flushRateLimits();
+    void runInBackground('rate_limit', flushRateLimits);
   }, syncInterval());
   state.timer.unref();
 }

@@ -27,7 +27,7 @@ import { recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats'
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
-import { logger } from '../log';
+import { logger, runInBackground } from '../log';
 
 /**
  * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
@@ -135,7 +135,7 @@ function touchLastUsed(kind: LastUsedKind, id: string): void {
   if (!ids) lastUsed.pending.set(kind, (ids = new Set<string>()));
   ids.add(id);
   if (!lastUsed.timer) {
-    lastUsed.timer = setTimeout(() => void flushLastUsed(), LAST_USED_FLUSH_MS);
+    lastUsed.timer = setTimeout(() => void runInBackground('last_used', flushLastUsed), LAST_USED_FLUSH_MS);
     lastUsed.timer.unref();
   }
 }

@@ -10,7 +10,7 @@ import { DataFolderInUse, lockDataFolder, preparePrivateDataFolder, restrictData
 import type { Db, Queryable } from './types';
 import * as schema from './schema';
 import { config } from '../config';
-import { logger } from '../log';
+import { currentWork, logger } from '../log';
 import { bump, bumpAll, generation, INVALIDATION_CHANNEL } from './invalidation';
 import { MASTER_SECRET_REQUIRED, MasterSecretMismatch, MasterSecretRequired, prepareSealing } from './sealed';
 import { embeddedSocketPath, EMBEDDED_SOCKET_PORT } from './socket-path';
@@ -70,7 +70,7 @@ function statementLogger(pool: string) {
   const counter = hubMetrics.statementCounter(pool);
   return {
     logQuery(statement: string) {
-      counter.inc();
+      counter.inc(currentWork());
       if (statementListeners.size > 0) for (const listener of statementListeners) listener(statement);
     },
   };

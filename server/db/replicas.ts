@@ -18,6 +18,7 @@
  */
 import type { Sql } from 'postgres';
 import type { Db } from './types';
+import { currentWork, runInBackground } from '../log';
 import { gaugeOf, hubMetrics } from '../metrics';
 
 const monitorStatements = hubMetrics.statementCounter('replica_monitor');
@@ -85,7 +86,7 @@ export class ReadReplicas {
   }
 
   private async primaryPosition(): Promise<bigint> {
-    monitorStatements.inc();
+    monitorStatements.inc(currentWork());
     const [row] = await this.primary.unsafe(`select ${LSN_SQL} as lsn`);
     return BigInt(row!.lsn as string);
   }
@@ -106,7 +107,7 @@ export class ReadReplicas {
   async start(): Promise<void> {
     await this.advanceFence();
     await this.monitor();
-    this.timer = setInterval(() => void this.monitor(), MONITOR_MS);
+    this.timer = setInterval(() => void runInBackground('replica_monitor', () => this.monitor()), MONITOR_MS);
     this.timer.unref();
   }
 
@@ -152,7 +153,7 @@ export class ReadReplicas {
   }
 
   private async refresh(r: Replica): Promise<void> {
-    monitorStatements.inc();
+    monitorStatements.inc(currentWork());
     const [row] = await r.client.unsafe(
       `select pg_is_in_recovery() as standby,
               case when pg_is_in_recovery() then (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::text else ${LSN_SQL} end as lsn`,

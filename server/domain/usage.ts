@@ -13,7 +13,7 @@
  * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
  * at most once an hour per process (compactRollups).
  */
-import { logger } from '../log';
+import { logger, runInBackground } from '../log';
 import { inArray, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
 import { instanceSyncState, ticketsDaily } from '../db/schema';
@@ -156,7 +156,9 @@ function schedule() {
   if (state.timer) return;
   state.timer = setTimeout(() => {
     state.timer = null;
-    void flushUsage().catch((err) => logger.warn({ err: (err as Error).message }, 'usage counts not written yet'));
+    void runInBackground('usage', flushUsage).catch((err) =>
+      logger.warn({ err: (err as Error).message }, 'usage counts not written yet'),
+    );
   }, FLUSH_INTERVAL_MS);
   state.timer.unref();
 }

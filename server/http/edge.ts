@@ -28,7 +28,7 @@ import { serveMcp } from '../mcp/mcpProxy';
 import { forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 import { metricsAnswer } from './metrics';
-import { observeRequest } from '../metrics';
+import { observeRequest, routeClass } from '../metrics';
 
 const isRest = (pathname: string) =>
   pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
@@ -108,7 +108,10 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const pathname = query === -1 ? url : url.slice(0, query);
-    const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']) };
+    const context: RequestContext = {
+      requestId: requestIdFrom(req.headers['x-request-id']),
+      route: routeClass(pathname),
+    };
     res.setHeader('x-request-id', context.requestId);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
     // Pages get theirs, with a nonce, from proxy.ts.
@@ -135,7 +138,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
       if (!res.writableFinished) line.aborted = true;
       accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
       observeRequest(
-        pathname,
+        context.route!,
         res.statusCode,
         performance.now() - started,
         Number(res.getHeader('content-length') ?? 0),

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { utcDay, type InstanceRef } from '../usage';
 import { gaugeOf } from '../../metrics';
-import { logger } from '../../log';
+import { logger, runInBackground } from '../../log';
 
 const FLUSH_INTERVAL_MS = 500;
 
@@ -30,7 +30,7 @@ export function recordDownload(templateId: string, instance: InstanceRef) {
   if (!state.timer) {
     state.timer = setTimeout(() => {
       state.timer = null;
-      void flushDownloads().catch((err) =>
+      void runInBackground('downloads', flushDownloads).catch((err) =>
         logger.warn({ err: (err as Error).message }, 'download counts not written yet'),
       );
     }, FLUSH_INTERVAL_MS);

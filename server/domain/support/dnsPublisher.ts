@@ -20,7 +20,7 @@ import { dnsRecords } from '../../db/schema';
 import { normalizeIp } from './addresses';
 import { DnsPushError, pushDeletion, pushRecord } from './powerdns';
 import { supportSettings, SupportConfigError } from './settings';
-import { logger } from '../../log';
+import { logger, runInBackground } from '../../log';
 
 export const MAX_PUBLISH_ATTEMPTS = 10;
 const LEASE = sql.raw(`interval '30 seconds'`);
@@ -159,13 +159,13 @@ export function ensureDnsPublisher(): void {
 function schedule(generation: number, delay: number) {
   const state = poller.__hubDnsPoller!;
   state.timer = setTimeout(() => {
-    state.running = (async () => {
+    state.running = runInBackground('dns_publisher', async () => {
       try {
         if (supportSettings.dnsProvider === 'powerdns') await runPublishPass();
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'DNS publisher pass failed');
       }
-    })();
+    });
     void state.running.finally(() => {
       state.running = null;
       if (state.generation === generation) schedule(generation, POLL_MS);
