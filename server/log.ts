@@ -69,8 +69,8 @@ const background = new AsyncLocalStorage<string>();
 
 /**
  * Runs batched or periodic work (flushes, monitors) as `job`, outside the request that happened to start its timer
- * (a timer inherits the context it was created in): its log lines carry no request's id, and its statements count
- * under the job's name.
+ * (a timer inherits the context it was created in): its statements count under the job's name, and what it calls
+ * finds no current request (requestLogger, currentRequest).
  */
 export function runInBackground<T>(job: string, fn: () => T): T {
   return requests.exit(() => background.run(job, fn));
