@@ -467,11 +467,19 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
     };
     // Client backends only: autovacuum workers on the bench database also show its name in pg_stat_activity.
     // The Hubs' direct connections (application_name hub-direct: LISTEN, the migration lock) are counted apart.
-    const connectionSamples: { all: number; direct: number }[] = [];
+    // Each sample also counts by application_name (the pooler's server connections carry their last client's).
+    const connectionSamples: { phase: Phase; all: number; direct: number; byApplication: Record<string, number> }[] =
+      [];
     const connectionTimer = setInterval(() => {
-      void primary`select count(*)::int as n, count(*) filter (where application_name = 'hub-direct')::int as direct
-                     from pg_stat_activity where datname = ${dbName} and backend_type = 'client backend'`
-        .then(([r]) => connectionSamples.push({ all: r!.n as number, direct: r!.direct as number }))
+      const sampledIn = phase;
+      void primary`select coalesce(nullif(application_name, ''), '(none)') as app, count(*)::int as n
+                     from pg_stat_activity where datname = ${dbName} and backend_type = 'client backend'
+                    group by 1`
+        .then((rows) => {
+          const byApplication = Object.fromEntries(rows.map((r) => [r.app as string, r.n as number]));
+          const all = rows.reduce((acc, r) => acc + (r.n as number), 0);
+          connectionSamples.push({ phase: sampledIn, all, direct: byApplication['hub-direct'] ?? 0, byApplication });
+        })
         .catch(() => {});
     }, 2_000);
 
@@ -626,6 +634,18 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         serverConnectionsMax: Math.max(...connectionSamples.map((c) => c.all)),
         directConnectionsMax: Math.max(...connectionSamples.map((c) => c.direct)),
         serverConnectionsSamples: connectionSamples.length,
+        // The largest sample of each phase, with what it was made of.
+        byPhase: Object.fromEntries(
+          phases.map(({ name }) => {
+            const largest = connectionSamples
+              .filter((c) => c.phase === name)
+              .reduce<(typeof connectionSamples)[number] | undefined>(
+                (a, c) => (!a || c.all > a.all ? c : a),
+                undefined,
+              );
+            return [name, largest ? { max: largest.all, byApplication: largest.byApplication } : null];
+          }),
+        ),
         poolerAtEnd: snapshots.tail!.pooler,
         note: "client backends in pg_stat_activity on the primary for the bench database: the pooler's server connections plus the Hubs' direct connections (DATABASE_DIRECT_URL: LISTEN, the migration lock at start)",
       },
@@ -696,7 +716,20 @@ ${bySource.join('\n')}
 
 Write propagation (${r.propagation.writes} writes; every instance reached by every write: ${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${r.propagation.delayMs.p50} ms, p99 ${r.propagation.delayMs.p99} ms, max ${r.propagation.delayMs.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms, 100 % within ${r.propagation.fleet100WithinMs} ms.
 
-Database connections (max of ${r.database.serverConnectionsSamples} samples): ${r.database.serverConnectionsMax}, of which the Hubs' direct ones at most ${r.database.directConnectionsMax ?? 'not sampled'} — ${r.database.note}.
+Database connections (max of ${r.database.serverConnectionsSamples} samples): ${r.database.serverConnectionsMax}, of which the Hubs' direct ones at most ${r.database.directConnectionsMax ?? 'not sampled'} — ${r.database.note}. The largest sample of each phase, by application_name: ${Object.entries(
+    (r.database.byPhase ?? {}) as Record<string, { max: number; byApplication: Record<string, number> } | null>,
+  )
+    .map(
+      ([name, c]) =>
+        `${name} ${
+          c
+            ? `${c.max} (${Object.entries(c.byApplication)
+                .map(([app, n]) => `${app} ${n}`)
+                .join(', ')})`
+            : 'no sample'
+        }`,
+    )
+    .join('; ')}.
 
 ## Targets
 
