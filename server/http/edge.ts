@@ -108,10 +108,8 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const pathname = query === -1 ? url : url.slice(0, query);
-    const context: RequestContext = {
-      requestId: requestIdFrom(req.headers['x-request-id']),
-      route: routeClass(pathname),
-    };
+    const kind = routeClass(pathname);
+    const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']), route: kind };
     res.setHeader('x-request-id', context.requestId);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
     // Pages get theirs, with a nonce, from proxy.ts.
@@ -137,12 +135,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
       };
       if (!res.writableFinished) line.aborted = true;
       accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
-      observeRequest(
-        context.route!,
-        res.statusCode,
-        performance.now() - started,
-        Number(res.getHeader('content-length') ?? 0),
-      );
+      observeRequest(kind, res.statusCode, performance.now() - started, Number(res.getHeader('content-length') ?? 0));
     });
     withRequestContext(context, () => route(req, res, pathname));
   });
