@@ -141,6 +141,28 @@ export async function coreWithAdmin(overrides: Partial<CoreConfig> = {}) {
 }
 
 /** The one error shape of both services: {code (tRPC's names), message, request_id, issues?}, the id as in X-Request-Id. */
+/**
+ * Cores started one per case, each on a fresh database of its own: `start(overrides)` starts one, `stopAll()`
+ * (in afterAll) stops every one and drops its database.
+ */
+export function corePerCase() {
+  const started: { t: TestCore; db: Awaited<ReturnType<typeof freshDatabase>> }[] = [];
+  return {
+    async start(overrides: Partial<CoreConfig>): Promise<TestCore> {
+      const db = await freshDatabase();
+      const t = await startCore(overrides, db);
+      started.push({ t, db });
+      return t;
+    },
+    async stopAll() {
+      for (const { t, db } of started.splice(0)) {
+        await t.stop();
+        await db.drop();
+      }
+    },
+  };
+}
+
 export function expectErrorShape(res: { status: number; body: any; headers: Headers }, label = '') {
   const requestId = res.headers.get('x-request-id');
   expect(requestId, label).toMatch(/^[A-Za-z0-9._:-]{8,128}$/);

@@ -9,18 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, limitKey } from '../src/auth/clientAddress';
 import { parseAddressList } from '@shared/ops';
 import { LOGIN_USERNAME_LOCK_AT, LOGIN_USERNAME_LOCK_SECONDS } from '../src/domain/sessions';
-import { ADMIN_PASSWORD, freshDatabase, localUser, startCore, type TestCore } from './helpers';
+import { ADMIN_PASSWORD, corePerCase, localUser, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
-const started: { t: TestCore; db: Awaited<ReturnType<typeof freshDatabase>> }[] = [];
+const cores = corePerCase();
 
 async function core(trusted: string | null) {
-  const db = await freshDatabase();
-  const t = await startCore(
-    { temporaryAdmin: TEMP, trustedProxies: trusted ? parseAddressList(trusted, 'CORE_TRUSTED_PROXIES') : null },
-    db,
-  );
-  started.push({ t, db });
+  const t = await cores.start({
+    temporaryAdmin: TEMP,
+    trustedProxies: trusted ? parseAddressList(trusted, 'CORE_TRUSTED_PROXIES') : null,
+  });
   const admin = (await t.call('POST', '/api/v1/auth/login', { body: TEMP })).body.access_token as string;
   return { t, admin };
 }
@@ -30,12 +28,7 @@ const login = (t: TestCore, username: string, password: string, from?: string) =
     headers: from ? { 'x-forwarded-for': from } : {},
   });
 
-afterAll(async () => {
-  for (const { t, db } of started) {
-    await t.stop();
-    await db.drop();
-  }
-});
+afterAll(() => cores.stopAll());
 
 describe('client addresses', () => {
   it('groups IPv6 by /64 and reads X-Forwarded-For only through trusted proxies', () => {

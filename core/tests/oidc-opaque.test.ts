@@ -8,35 +8,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreConfig } from '../src/config';
 import { INTROSPECTION_CLIENT, OTHER_CLIENT_ID, startOidcProvider, type OidcFixture } from './fixtures/oidc';
-import { freshDatabase, startCore, type TestCore } from './helpers';
+import { corePerCase, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
 let oidc: OidcFixture;
-const started: { t: TestCore; db: Awaited<ReturnType<typeof freshDatabase>> }[] = [];
+const cores = corePerCase();
 
-async function core(overrides: Partial<CoreConfig>) {
-  const db = await freshDatabase();
-  const t = await startCore(
-    {
-      temporaryAdmin: TEMP,
-      oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: null, scopes: 'openid' },
-      ...overrides,
-    },
-    db,
-  );
-  started.push({ t, db });
-  return t;
-}
+const core = (overrides: Partial<CoreConfig>) =>
+  cores.start({
+    temporaryAdmin: TEMP,
+    oidc: { issuer: oidc.issuer, clientId: oidc.clientId, audience: null, scopes: 'openid' },
+    ...overrides,
+  });
 const me = (t: TestCore, token: string) => t.call('GET', '/api/v1/auth/me', { token });
 
 beforeAll(async () => {
   oidc = await startOidcProvider();
 });
 afterAll(async () => {
-  for (const { t, db } of started) {
-    await t.stop();
-    await db.drop();
-  }
+  await cores.stopAll();
   await oidc?.close();
 });
 

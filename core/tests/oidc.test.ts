@@ -6,29 +6,20 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOidcProvider, type OidcFixture } from './fixtures/oidc';
-import { freshDatabase, startCore, type TestCore } from './helpers';
+import { corePerCase, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
 let oidc: OidcFixture;
-const started: { t: TestCore; db: Awaited<ReturnType<typeof freshDatabase>> }[] = [];
-
 /** Each case its own Core on its own database. */
-async function core(overrides: Parameters<typeof startCore>[0]) {
-  const db = await freshDatabase();
-  const t = await startCore({ temporaryAdmin: TEMP, ...overrides }, db);
-  started.push({ t, db });
-  return t;
-}
+const cores = corePerCase();
+const core = (overrides: Parameters<typeof cores.start>[0]) => cores.start({ temporaryAdmin: TEMP, ...overrides });
 const me = (t: TestCore, token: string) => t.call('GET', '/api/v1/auth/me', { token });
 
 beforeAll(async () => {
   oidc = await startOidcProvider();
 });
 afterAll(async () => {
-  for (const { t, db } of started) {
-    await t.stop();
-    await db.drop();
-  }
+  await cores.stopAll();
   await oidc?.close();
 });
 
