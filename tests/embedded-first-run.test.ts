@@ -98,7 +98,7 @@ async function catalog(url: string, query = '') {
 describe('a running embedded Hub', () => {
   it('answers the seed CLI and psql while it runs, and its caches see their writes', async () => {
     const dir = newDataDir();
-    const { hub, url, output } = await startHub(dir, { HUB_SEED_DEMO: 'false' });
+    const { hub, url, output } = await startHub(dir, { HUB_SEED_DEMO: 'false', HUB_DB_STATEMENT_TIMEOUT_MS: '5000' });
 
     // HUB_SEED_DEMO=false: a new database starts with an empty catalog (and this answer is now cached).
     expect((await catalog(url)).pagination.total).toBe(0);
@@ -149,6 +149,22 @@ describe('a running embedded Hub', () => {
     session.stdin!.end('select count(*) from templates;\n');
     const sessionOut = await sessionDone;
     expect(sessionOut.out).toContain('relation "templates" does not exist');
+
+    // One long statement from psql does not stop the Hub (the database runs on a thread of its own): /healthz
+    // answers meanwhile; at HUB_DB_STATEMENT_TIMEOUT_MS the statement is ended (PGlite cannot cancel one: its
+    // thread is restarted), psql is told why, and the Hub answers from the database again, nothing lost.
+    const runaway = finished(psql(dir, 'select count(*) from generate_series(1, 100000000000)'));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const asked = Date.now();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(Date.now() - asked).toBeLessThan(1_000);
+    const ended = await runaway;
+    expect(ended.code).not.toBe(0);
+    expect(ended.out).toContain('canceling statement due to statement timeout');
+    expect(ended.out).toContain('HUB_DB_STATEMENT_TIMEOUT_MS');
+    await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+    expect((await catalog(url, '?search=ollama')).templates.map((t) => t.slug)).toContain('ollama');
+    expect(output()).toContain('embedded database restarted');
 
     // Stopped, the Hub removes its socket; the CLI then opens the folder itself.
     await stopHub(hub);

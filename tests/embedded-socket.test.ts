@@ -1,26 +1,39 @@
 /**
- * server/db/socket.ts on a real PGlite and a real postgres.js client over the Unix socket: a client's
- * transaction holds the database (the owner's queries wait for it and never run inside it), a client
- * idle inside a transaction is rolled back and told why, and notifications of its commits reach the owner.
+ * server/db/socket.ts on the real engine (PGlite on its worker thread, embedded-engine.ts) and a real
+ * postgres.js client over the Unix socket: a client's transaction holds the database (the owner's queries
+ * wait for it and never run inside it), a client idle inside a transaction is rolled back and told why,
+ * notifications of its commits reach the owner, and a statement that runs past the statement timeout is
+ * ended (the engine restarts) while the owner's thread goes on.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { PGlite, protocol } from '@electric-sql/pglite';
+import { protocol } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EmbeddedEngine } from '../server/db/embedded-engine';
 import { EMBEDDED_SOCKET_PORT, shareEmbeddedDatabase, type SharedDatabase } from '../server/db/socket';
+import { seedDataFolder } from '../scripts/test-databases';
 
-let pg: PGlite;
+const STATEMENT_TIMEOUT_MS = 1_500;
+let pg: EmbeddedEngine;
 let shared: SharedDatabase;
 let dir: string;
 const notified: string[] = [];
+const restarts: string[] = [];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-socket-'));
-  pg = await PGlite.create();
-  await pg.exec('create table t (id int)');
+  seedDataFolder(dir, process.env.HUB_TEST_PGLITE_SNAPSHOT);
+  pg = await EmbeddedEngine.open(dir, {
+    statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+    onRestart: (owner, reason) => {
+      restarts.push(reason);
+      shared.restarted(owner, reason);
+    },
+  });
+  await pg.query('create table t (id int)');
   await pg.listen('hub_invalidate', () => {});
   shared = await shareEmbeddedDatabase(pg, dir, {
     idleHoldMs: 500,
@@ -88,7 +101,7 @@ it('rolls back and disconnects a client idle inside a transaction', async () => 
   // The owner is not blocked, and the client's insert is gone.
   const rows = await pg.query<{ n: number }>('select count(*)::int as n from t where id = 99');
   expect(rows.rows[0]!.n).toBe(0);
-  expect(pg.isInTransaction()).toBe(false);
+  expect(await pg.isInTransaction()).toBe(false);
 });
 
 it('tells a client it cut why, as PostgreSQL does (FATAL 25P03)', async () => {
@@ -104,7 +117,7 @@ it('tells a client it cut why, as PostgreSQL does (FATAL 25P03)', async () => {
   expect(text).toContain('C25P03');
   expect(text).toContain('idle-in-transaction timeout');
   await expect.poll(() => shared.clients()).toBe(0); // cleaned up: rolled back
-  expect(pg.isInTransaction()).toBe(false);
+  expect(await pg.isInTransaction()).toBe(false);
 });
 
 it('refuses COPY FROM STDIN (PGlite would wait for its data inside one blocking call), and the session goes on', async () => {
@@ -131,4 +144,52 @@ it("passes on the notifications of a client's commits", async () => {
   } finally {
     await sql.end();
   }
+});
+
+/** A client on a raw socket, signed in and idle: what it is sent, and when it is closed. */
+async function rawClient() {
+  const socket = net.connect(shared.path);
+  let received = '';
+  socket.on('data', (d) => (received += d.toString('latin1')));
+  const closed = new Promise((r) => socket.once('close', r));
+  socket.write(protocol.serialize.startup({ user: 'postgres', database: 'postgres' }));
+  await expect.poll(() => received).toContain('Z');
+  return { received: () => received, closed };
+}
+
+it('ends a statement that runs past the timeout, tells its client why, and the owner goes on', async () => {
+  const sql = connect();
+  try {
+    await sql`insert into t values (7)`; // committed before: kept through the restart
+    const other = await rawClient(); // another client, idle
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 50);
+    const started = Date.now();
+    const failure = await sql`select count(*) from generate_series(1, 1000000000)`.catch((err: unknown) => err);
+    const elapsed = Date.now() - started;
+    clearInterval(ticker);
+    expect(failure).toMatchObject({ code: '57014' });
+    expect((failure as Error).message).toContain('HUB_DB_STATEMENT_TIMEOUT_MS');
+    expect(elapsed).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS);
+    expect(elapsed).toBeLessThan(STATEMENT_TIMEOUT_MS + 3_000);
+    // This thread ran all along (PGlite on it would have frozen every timer for the whole statement).
+    expect(ticks).toBeGreaterThan(elapsed / 50 / 3);
+    expect(restarts).toHaveLength(1);
+    // The other client's session ended too, and it was told why.
+    await other.closed;
+    expect(other.received()).toContain('C57P01');
+    expect(other.received()).toContain('the Hub restarted its embedded database');
+    // The database is back, with what was committed before, for the owner and for new clients.
+    expect((await pg.query<{ n: number }>('select count(*)::int as n from t where id = 7')).rows[0]!.n).toBe(1);
+    expect(await sql`select count(*)::int as n from t where id = 7`).toEqual([{ n: 1 }]);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+});
+
+it("fails the owner's own statement past the timeout with 57P01 (a 503), and its next one works", async () => {
+  const failure = await pg.query('select pg_sleep(30)').catch((err: unknown) => err);
+  expect(failure).toMatchObject({ code: '57P01' });
+  expect(restarts).toHaveLength(2);
+  expect((await pg.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
 });

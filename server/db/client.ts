@@ -15,6 +15,8 @@ import { bump, bumpAll, generation, INVALIDATION_CHANNEL } from './invalidation'
 import { MASTER_SECRET_REQUIRED, MasterSecretMismatch, MasterSecretRequired, prepareSealing } from './sealed';
 import { embeddedSocketPath, EMBEDDED_SOCKET_PORT } from './socket-path';
 import type { SharedDatabase } from './socket';
+import type { PGlite } from '@electric-sql/pglite';
+import { EmbeddedEngine } from './embedded-engine';
 import { ReadReplicas, type ReplicaStatus } from './replicas';
 import { gaugeOf, hubMetrics } from '../metrics';
 
@@ -268,22 +270,31 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 }
 
 async function openPglite(dir: string | undefined, release: () => void): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   const pendingFile = dir && path.join(dir, DEMO_PENDING_FILE);
-  let client;
+  let shared: SharedDatabase | undefined;
+  let client: PGlite | EmbeddedEngine | undefined;
   try {
     const isNew = dir !== undefined && !fs.existsSync(path.join(dir, 'PG_VERSION'));
-    // Tests only (tests/global-setup.ts): an in-memory database starts from a snapshot of a migrated one
-    // instead of running initdb and every migration again in each test file. Migrations still run (none pending).
-    const snapshot = dir === undefined ? process.env.HUB_TEST_PGLITE_SNAPSHOT : undefined;
-    const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
-    client = await PGlite.create(dir, { extensions: { pg_trgm }, loadDataDir });
+    // A data folder: on a thread of its own, so that no statement stops this one (embedded-engine.ts).
+    client = dir
+      ? await EmbeddedEngine.open(dir, {
+          statementTimeoutMs: config.databaseStatementTimeoutMs,
+          onRestart: (owner, reason) => {
+            logger.error(
+              { data_dir: dir, statement_of: owner === 0 ? 'hub' : 'socket client', reason },
+              'embedded database restarted: a statement ran past HUB_DB_STATEMENT_TIMEOUT_MS (committed changes are kept)',
+            );
+            shared?.restarted(owner, reason);
+            bumpAll();
+          },
+        })
+      : await openInMemory();
     if (isNew && pendingFile) fs.writeFileSync(pendingFile, '');
-    await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
-    await prepareSealing(drizzle(client, { schema }) as unknown as Db, { kind: 'embedded', dir });
+    const migrating = drizzle(client as PGlite, { schema });
+    await migrate(migrating, { migrationsFolder: migrationsFolder() });
+    await prepareSealing(migrating as unknown as Db, { kind: 'embedded', dir });
     if (dir) restrictDataFolder(dir); // PGlite creates its files 0666 whatever the umask (data-folder package)
   } catch (err) {
     await client?.close().catch(() => {});
@@ -291,29 +302,41 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
     throw err;
   }
   const pg = client;
-  let shared: SharedDatabase | undefined;
   return {
-    db: drizzle(pg, { schema, logger: statementLogger('primary') }) as unknown as Db,
+    db: drizzle(pg as PGlite, { schema, logger: statementLogger('primary') }) as unknown as Db,
     kind: 'pglite',
     close: async () => {
       await shared?.close();
       await pg.close();
       release();
     },
-    ...(dir && {
-      share: async () => {
-        // The backend listens, so a socket client's commits carry their notifications (socket.ts).
-        await pg.listen(INVALIDATION_CHANNEL, bump);
-        const { shareEmbeddedDatabase } = await import('./socket');
-        shared ??= await shareEmbeddedDatabase(pg, dir, {
-          onNotification: (channel, topic) => channel === INVALIDATION_CHANNEL && bump(topic),
-        });
-        return shared.path;
-      },
-      demoCatalogPending: () => fs.existsSync(pendingFile!),
-      demoCatalogOffered: () => fs.rmSync(pendingFile!, { force: true }),
-    }),
+    ...(pg instanceof EmbeddedEngine &&
+      dir && {
+        share: async () => {
+          // The Hub's own commits' notifications; a socket client's are read from its answers (socket.ts).
+          await pg.listen(INVALIDATION_CHANNEL, bump);
+          const { shareEmbeddedDatabase } = await import('./socket');
+          shared ??= await shareEmbeddedDatabase(pg, dir, {
+            onNotification: (channel, topic) => channel === INVALIDATION_CHANNEL && bump(topic),
+          });
+          return shared.path;
+        },
+        demoCatalogPending: () => fs.existsSync(pendingFile!),
+        demoCatalogOffered: () => fs.rmSync(pendingFile!, { force: true }),
+      }),
   };
+}
+
+/**
+ * An in-memory database, on this thread (nothing else reaches it). Tests only (tests/global-setup.ts): it starts
+ * from a snapshot of a migrated one instead of running initdb and every migration again in each test file.
+ */
+async function openInMemory(): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const snapshot = process.env.HUB_TEST_PGLITE_SNAPSHOT;
+  const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
+  return PGlite.create(undefined, { extensions: { pg_trgm }, loadDataDir });
 }
 
 const holder = globalThis as unknown as { __hubDatabase?: Promise<Database> };

@@ -24,10 +24,12 @@
  *    it disconnects.
  *  - notifications the client's commits raise on the invalidation channel reach this process's caches
  *    (invalidation.ts), as LISTEN/NOTIFY does between Hub processes on PostgreSQL.
+ *  - a statement that runs past HUB_DB_STATEMENT_TIMEOUT_MS restarts the engine (embedded-engine.ts): its
+ *    client is told so (57014), every other client that its session ended (57P01).
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import { protocol, type PGlite } from '@electric-sql/pglite';
+import { protocol } from '@electric-sql/pglite';
 import { embeddedSocketPath, MAX_SOCKET_PATH } from './socket-path';
 
 export { EMBEDDED_SOCKET_PORT, embeddedSocketPath } from './socket-path';
@@ -42,7 +44,18 @@ const PROTOCOL_3 = 196608;
 export interface SharedDatabase {
   path: string;
   clients(): number;
+  /**
+   * The engine ended a statement that ran too long by restarting (embedded-engine.ts): every client's session
+   * is gone. `owner` (the client whose statement it was) is told so; the others that their session ended.
+   */
+  restarted(owner: number, reason: string): void;
   close(): Promise<void>;
+}
+
+/** What the socket needs of the database (embedded-engine.ts): hold it for one client, run its messages. */
+export interface SocketEngine {
+  hold(client: number): Promise<() => void>;
+  raw(message: Uint8Array): Promise<{ data: Uint8Array; inTransaction: boolean }>;
 }
 
 interface Options {
@@ -51,9 +64,9 @@ interface Options {
   idleHoldMs?: number;
 }
 
-/** Serves `pg` on the data folder's socket. Call with the data folder locked by this process. */
+/** Serves the engine's database on the data folder's socket. Call with the data folder locked by this process. */
 export async function shareEmbeddedDatabase(
-  pg: PGlite,
+  engine: SocketEngine,
   dataDir: string,
   options: Options = {},
 ): Promise<SharedDatabase> {
@@ -65,8 +78,9 @@ export async function shareEmbeddedDatabase(
   }
   fs.rmSync(socketPath, { force: true }); // left by a Hub that did not shut down; the folder's lock is ours
   const connections = new Set<Connection>();
+  let nextId = 1;
   const server = net.createServer((socket) => {
-    const connection = new Connection(pg, socket, options);
+    const connection = new Connection(nextId++, engine, socket, options);
     connections.add(connection);
     void connection.finished.then(() => connections.delete(connection));
   });
@@ -89,6 +103,9 @@ export async function shareEmbeddedDatabase(
   return {
     path: socketPath,
     clients: () => connections.size,
+    restarted: (owner, reason) => {
+      for (const connection of connections) connection.lose(owner, reason);
+    },
     close: async () => {
       process.off('exit', removeSocket);
       for (const connection of connections) await connection.end();
@@ -127,13 +144,6 @@ function fatal(code: string, message: string): Buffer {
   return errorResponse('FATAL', code, message);
 }
 
-/** Takes PGlite's transaction lock (what its query(), exec() and transaction() take) until released. */
-function holdDatabase(pg: PGlite): Promise<() => void> {
-  return new Promise((acquired) => {
-    void pg._runExclusiveTransaction(() => new Promise<void>((release) => acquired(release)));
-  });
-}
-
 class Connection {
   private input = Buffer.alloc(0);
   private started = false;
@@ -143,12 +153,18 @@ class Connection {
   private idleTimer: NodeJS.Timeout | undefined;
   private settings: [string, string][] = [];
   private readyStatus: string | null = null;
+  private inTransaction = false;
+  /** Between a message's arrival and its answer. */
+  private working = false;
+  /** The engine restarted: this client's session is gone, nothing to clean up. */
+  private lost = false;
   private readonly parser = new protocol.Parser();
   /** Settles once the client is gone and what it left in the session is cleaned up. */
   readonly finished: Promise<void>;
 
   constructor(
-    private readonly pg: PGlite,
+    readonly id: number,
+    private readonly engine: SocketEngine,
     private readonly socket: net.Socket,
     private readonly options: Options,
   ) {
@@ -158,7 +174,7 @@ class Connection {
       this.work = this.work
         .then(() => this.drain())
         .catch(() => {
-          this.socket.destroy();
+          if (!this.lost) this.socket.destroy();
         });
     });
     socket.on('error', () => {});
@@ -166,7 +182,11 @@ class Connection {
       socket.on('close', () => {
         this.closed = true;
         clearTimeout(this.idleTimer);
-        this.work = this.work.then(() => this.cleanUp()).finally(resolve);
+        // A cleanup that fails met a restart of the engine, which ended the session anyway.
+        this.work = this.work
+          .then(() => this.cleanUp())
+          .catch(() => {})
+          .finally(resolve);
       });
     });
   }
@@ -176,6 +196,26 @@ class Connection {
     this.socket.end();
     this.socket.destroySoon();
     await this.finished;
+  }
+
+  /** Its session ended with a restart of the engine: say why, as PostgreSQL would, and disconnect. */
+  lose(owner: number, reason: string) {
+    if (this.lost) return;
+    this.lost = true;
+    this.release = null;
+    clearTimeout(this.idleTimer);
+    // A client waiting for an answer reads an error only with the ReadyForQuery that ends it (libpq, postgres.js).
+    const answer = (code: string, message: string) =>
+      this.working ? [errorResponse('ERROR', code, message), readyForQuery('I')] : [];
+    const ended = fatal('57P01', 'terminating connection: the Hub restarted its embedded database');
+    this.socket.end(
+      Buffer.concat([
+        ...(this.id === owner
+          ? answer('57014', `canceling statement due to statement timeout: ${reason}; committed changes are kept`)
+          : answer('57P01', `terminating connection: another client's ${reason}`)),
+        ended,
+      ]),
+    );
   }
 
   private next(): Buffer | null {
@@ -194,6 +234,15 @@ class Connection {
   }
 
   private async drain() {
+    this.working = true;
+    try {
+      await this.drainMessages();
+    } finally {
+      this.working = false;
+    }
+  }
+
+  private async drainMessages() {
     for (let message = this.next(); message && !this.closed; message = this.next()) {
       if (!this.started) {
         const code = message.readInt32BE(4);
@@ -240,7 +289,8 @@ class Connection {
   }
 
   /**
-   * PGlite's backend waits for COPY data inside one synchronous call: it would stop the whole Hub.
+   * PGlite's backend waits for COPY data inside one synchronous call: it would stop the database until the
+   * statement timeout restarts it.
    * A simple Query gets an error (the session goes on); an extended-query Parse a FATAL one.
    */
   private refuseCopyIn(type: 'Q' | 'P') {
@@ -250,7 +300,7 @@ class Connection {
       this.socket.end(errorResponse('FATAL', '0A000', message));
       return;
     }
-    const inTransaction = this.release !== null && this.pg.isInTransaction();
+    const inTransaction = this.release !== null && this.inTransaction;
     this.socket.write(
       Buffer.concat([errorResponse('ERROR', '0A000', message), readyForQuery(inTransaction ? 'T' : 'I')]),
     );
@@ -263,19 +313,15 @@ class Connection {
    */
   private async execute(message: Buffer, mayBeIdle: boolean) {
     if (!this.release) {
-      this.release = await holdDatabase(this.pg);
+      this.release = await this.engine.hold(this.id);
       if (this.settings.length) await this.restoreSettings();
     }
     this.readyStatus = null;
-    await this.pg._runExclusiveQuery(() =>
-      this.pg.execProtocolRawStream(new Uint8Array(message), {
-        onRawData: (data) => {
-          if (!this.closed) this.socket.write(Buffer.from(data));
-          this.watch(data);
-        },
-      }),
-    );
-    if (mayBeIdle && this.readyStatus === 'I' && !this.pg.isInTransaction()) await this.letGo();
+    const { data, inTransaction } = await this.engine.raw(new Uint8Array(message));
+    this.inTransaction = inTransaction;
+    if (!this.closed) this.socket.write(data);
+    this.watch(data);
+    if (mayBeIdle && this.readyStatus === 'I' && !inTransaction) await this.letGo();
   }
 
   /** What the backend answers: ReadyForQuery's status, and notifications for the Hub's caches. */
@@ -297,14 +343,15 @@ class Connection {
 
   /** Keep the client's own session settings aside, reset them for the Hub, and hand the database back. */
   private async letGo() {
-    const result = await this.pg.execProtocol(
+    const { data } = await this.engine.raw(
       protocol.serialize.query(
         "select coalesce(json_agg(json_build_array(name, setting)), '[]')::text from pg_settings where source = 'session'; reset all",
       ),
-      { throwOnError: false },
     );
-    const row = result.messages.find((m) => m.name === 'dataRow') as
-      InstanceType<typeof protocol.messages.DataRowMessage> | undefined;
+    let row: InstanceType<typeof protocol.messages.DataRowMessage> | undefined;
+    new protocol.Parser().parse(data, (msg) => {
+      if (msg.name === 'dataRow') row ??= msg as InstanceType<typeof protocol.messages.DataRowMessage>;
+    });
     this.settings = row?.fields[0] ? (JSON.parse(row.fields[0]) as [string, string][]) : [];
     const release = this.release;
     this.release = null;
@@ -313,23 +360,22 @@ class Connection {
 
   private async restoreSettings() {
     const json = JSON.stringify(this.settings).replace(/'/g, "''");
-    await this.pg.execProtocol(
+    await this.engine.raw(
       protocol.serialize.query(`select set_config(s->>0, s->>1, false) from json_array_elements('${json}'::json) s`),
-      { throwOnError: false },
     );
   }
 
   /** The client is gone: end what it left open, drop its statements and settings. */
   private async cleanUp() {
-    if (!this.started) return;
+    if (!this.started || this.lost) return;
     if (!this.release) {
-      this.release = await holdDatabase(this.pg);
+      this.release = await this.engine.hold(this.id);
     }
     try {
       // A Sync ends an unfinished extended-query batch; then roll back an open transaction.
-      await this.pg.execProtocolRaw(protocol.serialize.sync());
-      if (this.pg.isInTransaction()) await this.pg.execProtocolRaw(protocol.serialize.query('rollback'));
-      await this.pg.execProtocolRaw(
+      const { inTransaction } = await this.engine.raw(protocol.serialize.sync());
+      if (inTransaction) await this.engine.raw(protocol.serialize.query('rollback'));
+      await this.engine.raw(
         protocol.serialize.query('deallocate all; close all; reset all; select pg_advisory_unlock_all()'),
       );
     } finally {
