@@ -5,14 +5,15 @@
  * core/tests/global-setup.ts). The Hub's tests print as they run; the other three print when they finish, each
  * under its own heading, then a summary of what passed and how long each took. Exits non-zero when one failed.
  *
- * The bundles the suites start (scripts/build-server.mjs) are compiled here first, so that the two suites'
- * global setups never compile the same bundle at once.
+ * The bundles the suites start (scripts/build-server.mjs) and Core's web frontend are built here first, so that
+ * the two suites' global setups and processes never build the same thing at once.
  *
  * `npm test -- --suites-only` runs the two test suites without the static checks (CI's second run, on another
  * database and Node version: the checks' answer does not depend on either).
  */
 import { Buffer } from 'node:buffer';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, TARGETS } from './build-server.mjs';
 
@@ -27,6 +28,15 @@ const root = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(root, 'node_modules/.bin', name);
 const started = Date.now();
 for (const name of Object.keys(TARGETS)) await ensureBuilt(name);
+// Core builds its web frontend at `serve` when it is missing: once here, not by two test files' Cores at once
+// (on a fresh clone two builds side by side outlasted the loop tests' 60 s start-up wait).
+if (!fs.existsSync(path.join(root, 'core/web/dist/index.html'))) {
+  const web = spawnSync('npm', ['run', 'build'], {
+    cwd: path.join(root, 'core/web'),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (web.status !== 0) process.exit(web.status ?? 1);
+}
 
 const staticChecks = [
   { name: 'typecheck', command: bin('tsc'), args: ['--noEmit'] },

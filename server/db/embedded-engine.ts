@@ -94,9 +94,13 @@ export class EmbeddedEngine {
     this.worker = worker;
     this.pending = pending;
     worker.unref(); // referenced only while a call waits for it (call())
+    let opened = false;
     this.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
-        if ('ready' in message) return resolve();
+        if ('ready' in message) {
+          opened = true;
+          return resolve();
+        }
         if ('failed' in message) return reject(rebuildError(message.failed));
         if ('notification' in message) {
           const { channel, payload } = message.notification;
@@ -115,8 +119,8 @@ export class EmbeddedEngine {
         const cause = new Error('the embedded database thread ended');
         reject(cause);
         failAll(pending, cause);
-        // Not ended by the watchdog or close(): it died (an engine abort). Open the folder again.
-        if (!this.ended.has(worker) && !this.closed) this.restart(cause.message, 0);
+        // Not ended by the watchdog or close() after it had opened the folder: it died (an engine abort).
+        if (opened && !this.ended.has(worker) && !this.closed) this.restart(cause.message, 0);
       });
     });
     this.ready.catch(() => {});
