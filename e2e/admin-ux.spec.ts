@@ -167,6 +167,20 @@ test('the admin templates search and page are in the URL: reload, Back and Edit 
   await expect(page.getByText(/^Page 2 of \d+/)).toBeVisible();
 });
 
+test('a form filled in before the page is interactive keeps every field (the new-category form)', async () => {
+  // Two fields whose handlers each copy the whole form state: both must arrive, not only the last one.
+  const name = `Early ${uniqueSuffix()}`;
+  const loading = await gotoBeforeHydration(page, '/admin/categories');
+  await page.locator('#cat-new-name').fill(name);
+  await page.locator('#cat-new-description').fill('Typed before hydration');
+  await loading.release('#cat-new-name');
+  await expect(page.locator('#cat-new-slug')).toHaveValue(/^early-/); // derived from the name by its handler
+  await page.getByRole('button', { name: 'Create category' }).click();
+  await page.getByRole('link', { name: `Edit ${name}` }).click();
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue(name);
+  await expect(page.getByLabel('Description', { exact: true })).toHaveValue('Typed before hydration');
+});
+
 test('at 390 px every admin table action is within the viewport and nothing scrolls sideways; the tab bar scrolls', async () => {
   await page.setViewportSize(PHONE);
   for (const path of [

@@ -124,7 +124,8 @@ export function CatalogFilters({ params, categories }: { params: CatalogParams; 
 
   // What was typed or chosen before React hydrated the page is in the DOM but not in this state: adopt it as if it
   // had been typed now (a layout effect runs before any event reaches the handlers), or Enter would send the URL's
-  // old filters and the typed text would vanish on the next render.
+  // old filters. All four at once, so that one navigation carries them (the fields' own hand-over, fields.tsx, then
+  // finds the text already rendered and leaves it).
   const form = useRef<HTMLFormElement>(null);
   useLayoutEffect(() => {
     const field = (name: string) => form.current?.elements.namedItem(name) as HTMLInputElement | null;

@@ -4,7 +4,7 @@
  * `value` shows the search the list currently has (e.g. from the URL; the box follows it when it changes
  * elsewhere, as after Back), and `delayMs` also searches as you type, that long after the last keystroke.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Button, Input } from './ui';
 
 export function SearchForm({
@@ -49,15 +49,6 @@ export function SearchForm({
     }, delayMs);
   };
 
-  // Typed before React hydrated the page: in the DOM but not in this state. Adopt it as if typed now (a layout effect
-  // runs before any event reaches the handlers), or Enter would send the old search.
-  const input = useRef<HTMLInputElement>(null);
-  useLayoutEffect(() => {
-    const typed = input.current?.value;
-    if (typed !== undefined && typed !== text) type(typed);
-    // Once, at hydration: later typing reaches onChange.
-  }, []);
-
   return (
     <form
       role="search"
@@ -70,14 +61,7 @@ export function SearchForm({
       <label htmlFor={id} className="sr-only">
         {label}
       </label>
-      <Input
-        id={id}
-        type="search"
-        placeholder={placeholder}
-        ref={input}
-        value={text}
-        onChange={(e) => type(e.target.value)}
-      />
+      <Input id={id} type="search" placeholder={placeholder} value={text} onChange={(e) => type(e.target.value)} />
       <Button type="submit" variant="secondary">
         Search
       </Button>

@@ -1,17 +1,10 @@
 /** The dashboard's small component kit (Tailwind): one look for every page. Server-safe (no hooks). */
 import Link from 'next/link';
-import type {
-  ButtonHTMLAttributes,
-  ComponentProps,
-  InputHTMLAttributes,
-  ReactNode,
-  SelectHTMLAttributes,
-  TextareaHTMLAttributes,
-} from 'react';
+import { cx, fieldClass } from './style';
+import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 
-export function cx(...classes: (string | false | null | undefined)[]) {
-  return classes.filter(Boolean).join(' ');
-}
+export { cx } from './style';
+export { Input, Textarea } from './fields';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 const VARIANTS: Record<Variant, string> = {
@@ -58,17 +51,6 @@ export function ButtonLink({
       {children}
     </Link>
   );
-}
-
-const fieldClass =
-  'block w-full rounded-lg border border-zinc-400 bg-white px-3 py-2 text-sm text-zinc-900 placeholder:text-zinc-500 aria-[invalid=true]:border-red-600 disabled:bg-zinc-100';
-
-export function Input({ className, ...props }: ComponentProps<'input'>) {
-  return <input className={cx(fieldClass, className)} {...props} />;
-}
-
-export function Textarea({ className, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <textarea className={cx(fieldClass, 'font-mono', className)} {...props} />;
 }
 
 export function Select({ className, ...props }: SelectHTMLAttributes<HTMLSelectElement>) {
