@@ -172,8 +172,9 @@ it('ends a statement that runs past the timeout, tells its client why, and the o
     expect((failure as Error).message).toContain('HUB_DB_STATEMENT_TIMEOUT_MS');
     expect(elapsed).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS);
     expect(elapsed).toBeLessThan(STATEMENT_TIMEOUT_MS + 3_000);
-    // This thread ran all along (PGlite on it would have frozen every timer for the whole statement).
-    expect(ticks).toBeGreaterThan(elapsed / 50 / 3);
+    // This thread ran all along: PGlite on it would have frozen every timer for the whole statement (one tick at
+    // most, after it). A loaded machine may delay some of the 30 or so.
+    expect(ticks).toBeGreaterThanOrEqual(5);
     expect(restarts).toHaveLength(1);
     // The other client's session ended too, and it was told why.
     await other.closed;
