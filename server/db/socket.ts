@@ -169,6 +169,7 @@ class Connection {
     private readonly options: Options,
   ) {
     socket.on('data', (data) => {
+      if (this.lost) return; // its session ended with the engine's restart: nothing more of it runs
       clearTimeout(this.idleTimer);
       this.input = Buffer.concat([this.input, data]);
       this.work = this.work
@@ -243,7 +244,7 @@ class Connection {
   }
 
   private async drainMessages() {
-    for (let message = this.next(); message && !this.closed; message = this.next()) {
+    for (let message = this.next(); message && !this.closed && !this.lost; message = this.next()) {
       if (!this.started) {
         const code = message.readInt32BE(4);
         if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
