@@ -28,6 +28,7 @@ import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/pri
 import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
 import { logger, runInBackground } from '../log';
+import { oneAtATime } from '../batched';
 
 /**
  * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
@@ -117,9 +118,10 @@ const lastUsed = ((
       touched: Map<string, number>;
       pending: Map<LastUsedKind, Set<string>>;
       timer: NodeJS.Timeout | null;
+      flushing: Promise<void> | undefined;
     };
   }
-).__hubLastUsed ??= { touched: new Map(), pending: new Map(), timer: null });
+).__hubLastUsed ??= { touched: new Map(), pending: new Map(), timer: null, flushing: undefined });
 gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queue: 'last_used' }, () => {
   let n = 0;
   for (const ids of lastUsed.pending.values()) n += ids.size;
@@ -140,8 +142,8 @@ function touchLastUsed(kind: LastUsedKind, id: string): void {
   }
 }
 
-/** Writes the pending last-used marks now (also on shutdown). */
-export async function flushLastUsed(): Promise<void> {
+/** Writes the pending last-used marks now, after a write already under way (also on shutdown). */
+export const flushLastUsed = oneAtATime(lastUsed, async () => {
   if (lastUsed.timer) clearTimeout(lastUsed.timer);
   lastUsed.timer = null;
   const batches: [LastUsedKind, Set<string>][] = [...lastUsed.pending];
@@ -168,7 +170,7 @@ export async function flushLastUsed(): Promise<void> {
       'could not record credential use',
     );
   }
-}
+});
 
 // ---------------------------------------------------------------- instance keys (svh_)
 

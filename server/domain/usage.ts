@@ -14,6 +14,7 @@
  * at most once an hour per process (compactRollups).
  */
 import { logger, runInBackground } from '../log';
+import { oneAtATime } from '../batched';
 import { inArray, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
 import { instanceSyncState, ticketsDaily } from '../db/schema';
@@ -131,9 +132,16 @@ const holder = globalThis as {
     marks: Map<string, SyncMark>;
     timer: NodeJS.Timeout | null;
     compactedAt: number;
+    flushing: Promise<void> | undefined;
   };
 };
-const state = (holder.__hubUsage ??= { tally: new Map(), marks: new Map(), timer: null, compactedAt: 0 });
+const state = (holder.__hubUsage ??= {
+  tally: new Map(),
+  marks: new Map(),
+  timer: null,
+  compactedAt: 0,
+  flushing: undefined,
+});
 
 export interface InstanceRef {
   keyId: string;
@@ -202,8 +210,8 @@ export function recordFullSync(instance: InstanceRef, at = new Date()) {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
-/** Writes the poll tallies and sync marks now. A failed write puts them back. */
-export async function flushUsage(): Promise<void> {
+/** Writes the poll tallies and sync marks now, after a write already under way. A failed write puts them back. */
+export const flushUsage = oneAtATime(state, async () => {
   if (state.tally.size === 0 && state.marks.size === 0) return;
   const tally = state.tally;
   const marks = state.marks;
@@ -290,7 +298,7 @@ export async function flushUsage(): Promise<void> {
     state.compactedAt = Date.now();
     await compactRollups().catch((err) => logger.error({ err: (err as Error).message }, 'rollup compaction failed'));
   }
-}
+});
 
 /** Sums the day rows older than RETENTION_DAYS into one row per key dated EARLIER_DAY. */
 export async function compactRollups(now = new Date()): Promise<void> {

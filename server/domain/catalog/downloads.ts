@@ -11,11 +11,14 @@ import { getDb } from '../../db/client';
 import { utcDay, type InstanceRef } from '../usage';
 import { gaugeOf } from '../../metrics';
 import { logger, runInBackground } from '../../log';
+import { oneAtATime } from '../../batched';
 
 const FLUSH_INTERVAL_MS = 500;
 
-const holder = globalThis as { __hubDownloads?: { pending: Map<string, number>; timer: NodeJS.Timeout | null } };
-const state = (holder.__hubDownloads ??= { pending: new Map(), timer: null });
+const holder = globalThis as {
+  __hubDownloads?: { pending: Map<string, number>; timer: NodeJS.Timeout | null; flushing: Promise<void> | undefined };
+};
+const state = (holder.__hubDownloads ??= { pending: new Map(), timer: null, flushing: undefined });
 gaugeOf(
   'hub_batched_write_queue',
   'Entries waiting for a batched write',
@@ -38,8 +41,8 @@ export function recordDownload(templateId: string, instance: InstanceRef) {
   }
 }
 
-/** Writes the tally now. Resolves when it is stored. */
-export async function flushDownloads(): Promise<void> {
+/** Writes the tally now, after a write already under way. Resolves when every read counted so far is stored. */
+export const flushDownloads = oneAtATime(state, async () => {
   if (state.pending.size === 0) return;
   const batch = state.pending;
   state.pending = new Map();
@@ -73,4 +76,4 @@ export async function flushDownloads(): Promise<void> {
     for (const [k, n] of batch) state.pending.set(k, (state.pending.get(k) ?? 0) + n);
     throw err;
   }
-}
+});
