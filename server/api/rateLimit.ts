@@ -25,6 +25,7 @@ import { DomainError } from '../domain/errors';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
 import { logger, runInBackground } from '../log';
+import { oneAtATime } from '../batched';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -55,12 +56,12 @@ interface Window {
 interface State {
   windows: Map<string, Window>;
   timer: NodeJS.Timeout | null;
-  flushing: Promise<void> | null;
+  flushing: Promise<void> | undefined;
 }
 const state = ((globalThis as { __hubRateLimits?: State }).__hubRateLimits ??= {
   windows: new Map(),
   timer: null,
-  flushing: null,
+  flushing: undefined,
 });
 gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queue: 'rate_limit_windows' }, () => {
   let n = 0;
@@ -163,9 +164,11 @@ function scheduleFlush() {
 
 let lastSweep = 0;
 
-/** Adds this process's pending hits to the table and reads back the totals (one statement). */
-export async function flushRateLimits(): Promise<void> {
-  if (state.flushing) return state.flushing;
+/**
+ * Adds this process's pending hits to the table and reads back the totals (one statement), after a flush already
+ * under way: awaiting it means every hit counted so far is shared.
+ */
+export const flushRateLimits = oneAtATime(state, async () => {
   const now = Date.now();
   // In key order: processes upserting overlapping keys then lock their rows in the same order (no deadlock).
   const batch = [...state.windows]
@@ -175,40 +178,36 @@ export async function flushRateLimits(): Promise<void> {
   for (const [key, w] of state.windows) if (w.start + WINDOW_MS < now) state.windows.delete(key);
   // Sharing is best effort: after closeDatabase (shutdown, a test's teardown) the counts stay in memory.
   if (batch.length === 0 || !databaseIsOpen()) return;
-  state.flushing = (async () => {
-    try {
-      const db = await getDb();
-      const rows = await db
-        .insert(rateLimitWindows)
-        .values(batch.map(({ key, w, hits }) => ({ key, windowStart: new Date(w.start), hits })))
-        .onConflictDoUpdate({
-          target: [rateLimitWindows.key, rateLimitWindows.windowStart],
-          set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
-        })
-        .returning({
-          key: rateLimitWindows.key,
-          windowStart: rateLimitWindows.windowStart,
-          hits: rateLimitWindows.hits,
-        });
-      const totals = new Map(rows.map((r) => [`${r.key} ${r.windowStart.getTime()}`, r.hits]));
-      for (const { key, w, hits } of batch) {
-        w.pending -= hits;
-        w.shared = totals.get(`${key} ${w.start}`) ?? w.shared + hits;
-      }
-      if (now - lastSweep > WINDOW_MS) {
-        lastSweep = now;
-        await db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, new Date(now - 2 * WINDOW_MS)));
-      }
-    } catch (err) {
-      // The database is away: keep counting in memory; the pending hits are added on the next flush.
-      logger.warn({ err: (err as Error).message }, 'rate-limit counts not shared');
-    } finally {
-      state.flushing = null;
-      if (batch.some(({ w }) => w.pending > 0)) scheduleFlush();
+  try {
+    const db = await getDb();
+    const rows = await db
+      .insert(rateLimitWindows)
+      .values(batch.map(({ key, w, hits }) => ({ key, windowStart: new Date(w.start), hits })))
+      .onConflictDoUpdate({
+        target: [rateLimitWindows.key, rateLimitWindows.windowStart],
+        set: { hits: sql`${rateLimitWindows.hits} + excluded.hits` },
+      })
+      .returning({
+        key: rateLimitWindows.key,
+        windowStart: rateLimitWindows.windowStart,
+        hits: rateLimitWindows.hits,
+      });
+    const totals = new Map(rows.map((r) => [`${r.key} ${r.windowStart.getTime()}`, r.hits]));
+    for (const { key, w, hits } of batch) {
+      w.pending -= hits;
+      w.shared = totals.get(`${key} ${w.start}`) ?? w.shared + hits;
     }
-  })();
-  return state.flushing;
-}
+    if (now - lastSweep > WINDOW_MS) {
+      lastSweep = now;
+      await db.delete(rateLimitWindows).where(lt(rateLimitWindows.windowStart, new Date(now - 2 * WINDOW_MS)));
+    }
+  } catch (err) {
+    // The database is away: keep counting in memory; the pending hits are added on the next flush.
+    logger.warn({ err: (err as Error).message }, 'rate-limit counts not shared');
+  } finally {
+    if (batch.some(({ w }) => w.pending > 0)) scheduleFlush();
+  }
+});
 
 /** Forgets every in-memory window (tests: a fresh process's view). */
 export function resetRateLimitMemory(): void {
