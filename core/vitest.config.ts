@@ -19,6 +19,8 @@ export default defineConfig({
     // Files that start real processes first (the longest ones; tests/sequencer.ts).
     sequence: { sequencer: ProcessesFirst },
     pool: 'forks',
+    // Files share their worker's loaded modules (each opens its own Core and database): ~18 s of CPU less per run.
+    isolate: false,
     // Every file opens PGlite: see TEST_NODE_FLAGS.
     execArgv: TEST_NODE_FLAGS,
     maxWorkers: 2,

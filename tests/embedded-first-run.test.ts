@@ -178,7 +178,8 @@ describe('a running embedded Hub', () => {
     const dir = newDataDir();
     const first = await startHub(dir, { HUB_SEED_DEMO: 'true' });
     expect((await catalog(first.url)).pagination.total).toBeGreaterThanOrEqual(29);
-    expect(first.output()).toContain('loaded the demo catalog');
+    // The log line goes out through pino's own asynchronous stream, not necessarily before LISTENING.
+    await expect.poll(() => first.output()).toContain('loaded the demo catalog');
     await stopHub(first.hub);
 
     // Emptied by the operator, the catalog stays empty on the next start.

@@ -147,7 +147,11 @@ describe('MCP client through the Hub', () => {
       expect(c.upstreamStatus === null || (c.upstreamStatus >= 200 && c.upstreamStatus < 500)).toBe(true);
     }
     expect(calls.find((c) => c.method === 'tools/list')?.upstreamStatus).toBe(200);
-    const [row] = await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, pat.id));
+    // Last-used marks are a batched write of their own (server/auth/credentials.ts), not part of the call record.
+    const patRow = async () =>
+      (await db.select().from(personalAccessTokens).where(eq(personalAccessTokens.id, pat.id)))[0]!;
+    await waitFor(async () => (await patRow()).lastUsedAt !== null);
+    const row = await patRow();
     expect(row!.lastUsedAt).toBeInstanceOf(Date);
     expect(Date.now() - row!.lastUsedAt!.getTime()).toBeLessThan(60_000);
   });

@@ -8,6 +8,14 @@ import postgres from 'postgres';
 import { afterAll } from 'vitest';
 import { closeDatabase } from '../server/db/client';
 
+// Files share a worker (vitest.config.ts, isolate: false): what a file sets in the environment ends with it.
+// Registered first, so it runs after every other afterAll of the file (hooks run as a stack).
+const environmentAtStart = { ...process.env };
+afterAll(() => {
+  for (const name of Object.keys(process.env)) if (!(name in environmentAtStart)) delete process.env[name];
+  Object.assign(process.env, environmentAtStart);
+});
+
 process.env.HUB_URL = 'http://hub.test';
 // The suite sends thousands of calls from one (unknown) address; rate-limit.test.ts sets its own limits.
 for (const name of ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'])

@@ -343,6 +343,12 @@ const holder = globalThis as unknown as { __hubDatabase?: Promise<Database> };
 /** The database once open (for synchronous readers: /readyz, /metrics). */
 let opened: Database | undefined;
 
+let openings = 0;
+/** How many times this process has opened its database: state read from it is stale once this changes. */
+export function databaseOpenings(): number {
+  return openings;
+}
+
 /** The process-wide database, opened (and migrated) on first use. */
 export function getDatabase(): Promise<Database> {
   if (!holder.__hubDatabase) {
@@ -350,6 +356,9 @@ export function getDatabase(): Promise<Database> {
     if (config.databaseUrl && !config.secret) return Promise.reject(new MasterSecretRequired(MASTER_SECRET_REQUIRED));
     const opening = config.databaseUrl ? openPostgres(config.databaseUrl) : openEmbedded(config.dataDir);
     holder.__hubDatabase = opening;
+    openings++;
+    // What this process cached came from another database, or from this one before it was closed.
+    bumpAll();
     opening
       .then((database) => (opened = database))
       .catch(() => {

@@ -21,7 +21,7 @@ import {
 } from 'jose';
 import { asc } from 'drizzle-orm';
 import { config, HUB_API_AUDIENCE } from '../config';
-import { getDb } from '../db/client';
+import { databaseOpenings, getDb } from '../db/client';
 import { signingKeys } from '../db/schema';
 import { decryptSecret, encryptSecret, sealedFields } from './sealing';
 
@@ -33,7 +33,8 @@ interface KeyRing {
   verify: ReturnType<typeof createLocalJWKSet>;
 }
 
-let ring: Promise<KeyRing> | undefined;
+/** The keys, with the database they were read from (another database, once reopened, has its own). */
+let ring: { opening: number; keys: Promise<KeyRing> } | undefined;
 
 function publicPart(jwk: JWK): JWK {
   const { kty, crv, x, y } = jwk;
@@ -75,11 +76,14 @@ async function loadKeyRing(): Promise<KeyRing> {
 }
 
 function getKeyRing(): Promise<KeyRing> {
-  ring ??= loadKeyRing().catch((err) => {
-    ring = undefined;
-    throw err;
-  });
-  return ring;
+  if (ring?.opening !== databaseOpenings()) {
+    const keys = loadKeyRing().catch((err) => {
+      if (ring?.keys === keys) ring = undefined;
+      throw err;
+    });
+    ring = { opening: databaseOpenings(), keys };
+  }
+  return ring.keys;
 }
 
 export async function publicJwks(): Promise<JSONWebKeySet> {
