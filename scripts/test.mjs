@@ -29,9 +29,10 @@ const bin = (name) => path.join(root, 'node_modules/.bin', name);
 const started = Date.now();
 for (const name of Object.keys(TARGETS)) await ensureBuilt(name);
 // Core builds its web frontend at `serve` when it is missing: once here, not by two test files' Cores at once
-// (on a fresh clone two builds side by side outlasted the loop tests' 60 s start-up wait).
+// (on a fresh clone two builds side by side outlasted the loop tests' 60 s start-up wait). The bundle only: the
+// typecheck job below checks the frontend's sources too (its own `npm run build` would check them again first).
 if (!fs.existsSync(path.join(root, 'core/web/dist/index.html'))) {
-  const web = spawnSync('npm', ['run', 'build'], {
+  const web = spawnSync(bin('vite'), ['build'], {
     cwd: path.join(root, 'core/web'),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
