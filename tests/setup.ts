@@ -1,5 +1,5 @@
 /**
- * Runs before each test file, in that file's own process: gives the file an isolated database.
+ * Runs before each test file, in the worker that runs it (files share workers): gives the file an isolated database.
  * DATABASE_URL set → a fresh database on that PostgreSQL server, dropped afterwards;
  * unset → embedded PGlite in memory.
  */
@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll } from 'vitest';
 import { closeDatabase } from '../server/db/client';
+import { flushBatchedWrites } from '../server/http/edge';
 
 // Files share a worker (vitest.config.ts, isolate: false): what a file sets in the environment ends with it.
 // Registered first, so it runs after every other afterAll of the file (hooks run as a stack).
@@ -34,11 +35,17 @@ if (serverUrl) {
   url.pathname = `/${name}`;
   process.env.DATABASE_URL = url.toString();
   afterAll(async () => {
-    await closeDatabase();
+    await closeFileDatabase();
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
   });
 } else {
   process.env.HUB_DATA_DIR = 'memory://';
-  afterAll(() => closeDatabase());
+  afterAll(closeFileDatabase);
+}
+
+/** What this file's batched writes hold goes to its own database, not to the next file's in this worker. */
+async function closeFileDatabase() {
+  await flushBatchedWrites();
+  await closeDatabase();
 }

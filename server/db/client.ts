@@ -17,6 +17,7 @@ import { embeddedSocketPath, EMBEDDED_SOCKET_PORT } from './socket-path';
 import type { SharedDatabase } from './socket';
 import type { PGlite } from '@electric-sql/pglite';
 import { EmbeddedEngine } from './embedded-engine';
+import { openInMemory } from './inMemory';
 import { ReadReplicas, type ReplicaStatus } from './replicas';
 import { gaugeOf, hubMetrics } from '../metrics';
 
@@ -325,18 +326,6 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
         demoCatalogOffered: () => fs.rmSync(pendingFile!, { force: true }),
       }),
   };
-}
-
-/**
- * An in-memory database, on this thread (nothing else reaches it). Tests only (tests/global-setup.ts): it starts
- * from a snapshot of a migrated one instead of running initdb and every migration again in each test file.
- */
-async function openInMemory(): Promise<PGlite> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const snapshot = process.env.HUB_TEST_PGLITE_SNAPSHOT;
-  const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
-  return PGlite.create(undefined, { extensions: { pg_trgm }, loadDataDir });
 }
 
 const holder = globalThis as unknown as { __hubDatabase?: Promise<Database> };

@@ -15,6 +15,7 @@ import { checkDatabase, closeDatabase, replicaStatus, type Database } from '../d
 import { flushDownloads } from '../domain/catalog/downloads';
 import { flushUsage } from '../domain/usage';
 import { flushLastUsed } from '../auth/credentials';
+import { flushRateLimits } from '../api/rateLimit';
 import {
   accessLogger,
   endLogs,
@@ -172,14 +173,23 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (inFlight.size > 0)
       logger.warn({ cut: inFlight.size }, 'shutdown deadline reached: closing the remaining connections');
     server.closeAllConnections();
-    await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
-    await flushUsage().catch((err) => logger.error({ err: (err as Error).message }, 'usage counts not written'));
-    await flushLastUsed();
+    await flushBatchedWrites();
     await closeDatabase().catch((err) => logger.error({ err: (err as Error).message }, 'database not closed cleanly'));
     logger.info('stopped');
   }
 
   return { server, drain };
+}
+
+/**
+ * Writes what the batched writers hold (download counts, poll tallies, last-used marks, shared rate-limit counts)
+ * to the open database: before it closes, so that nothing counted is lost or lands in another database.
+ */
+export async function flushBatchedWrites(): Promise<void> {
+  await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
+  await flushUsage().catch((err) => logger.error({ err: (err as Error).message }, 'usage counts not written'));
+  await flushLastUsed();
+  await flushRateLimits();
 }
 
 /** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */
