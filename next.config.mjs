@@ -9,6 +9,7 @@ const nextConfig = {
     '@shared/api-reference',
     '@shared/data-folder',
     '@shared/logger',
+    '@shared/pglite-memory',
     '@shared/ops',
     '@shared/seal',
     '@shared/tokens',

@@ -1,11 +1,13 @@
 /**
- * The in-memory database the tests run on (server/db/inMemory.ts): closing one puts it back to the migrated
+ * The in-memory database the tests run on (@shared/pglite-memory, here with the Hub's snapshot): closing one puts it back to the migrated
  * snapshot's state for the next opening, exactly, or closes it when that cannot be done; a closed handle is
  * unusable.
  */
 import { expect, it } from 'vitest';
-import { openInMemory } from '../server/db/inMemory';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { openInMemory as openAny } from '@shared/pglite-memory';
 
+const openInMemory = () => openAny({ snapshot: process.env.HUB_TEST_PGLITE_SNAPSHOT, extensions: { pg_trgm } });
 /** When this PGlite's Postgres started: the same after a reuse, later after a fresh load. */
 async function startedAt(pg: Awaited<ReturnType<typeof openInMemory>>) {
   return (await pg.query<{ at: string }>('select pg_postmaster_start_time()::text as at')).rows[0]!.at;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import { DataFolderInUse, lockDataFolder, preparePrivateDataFolder, restrictDataFolder } from '@shared/data-folder';
+import { openInMemory } from '@shared/pglite-memory';
 import type { Db, Queryable } from './types';
 import * as schema from './schema';
 import { config } from '../config';
@@ -17,7 +18,6 @@ import { embeddedSocketPath, EMBEDDED_SOCKET_PORT } from './socket-path';
 import type { SharedDatabase } from './socket';
 import type { PGlite } from '@electric-sql/pglite';
 import { EmbeddedEngine } from './embedded-engine';
-import { openInMemory } from './inMemory';
 import { ReadReplicas, type ReplicaStatus } from './replicas';
 import { gaugeOf, hubMetrics } from '../metrics';
 
@@ -291,7 +291,11 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
             bumpAll();
           },
         })
-      : await openInMemory();
+      : await openInMemory({
+          // Tests (tests/global-setup.ts): a migrated snapshot instead of initdb and every migration per database.
+          snapshot: process.env.HUB_TEST_PGLITE_SNAPSHOT,
+          extensions: { pg_trgm: (await import('@electric-sql/pglite/contrib/pg_trgm')).pg_trgm },
+        });
     if (isNew && pendingFile) fs.writeFileSync(pendingFile, '');
     const migrating = drizzle(client as PGlite, { schema });
     await migrate(migrating, { migrationsFolder: migrationsFolder() });

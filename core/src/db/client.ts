@@ -3,10 +3,10 @@
  * CORE_DATA_DIR, or in memory for tests). Both speak the same drizzle query builder; migrations from
  * core/drizzle are applied on open.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { lockDataFolder, preparePrivateDataFolder, restrictDataFolder } from '@shared/data-folder';
+import { openInMemory } from '@shared/pglite-memory';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { CORE_ROOT } from '../config';
 import * as schema from './schema';
@@ -95,9 +95,9 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     // Tests only (core/tests/global-setup.ts): an in-memory database starts from a snapshot of a migrated one
     // instead of running initdb and every migration again. Migrations still run (none pending).
-    const snapshot = dataDir ? undefined : process.env.CORE_TEST_PGLITE_SNAPSHOT;
-    const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pgdata')) : new PGlite({ loadDataDir });
+    const client = dataDir
+      ? new PGlite(path.join(dataDir, 'pgdata'))
+      : await openInMemory({ snapshot: process.env.CORE_TEST_PGLITE_SNAPSHOT });
     const queries = queryListeners();
     const db = drizzle(client, { schema, logger: queries.logger });
     await migrate(db, { migrationsFolder: MIGRATIONS });

@@ -1,16 +1,17 @@
 /**
- * The in-memory database (HUB_DATA_DIR=memory://; the tests): PGlite on this thread, loaded from the migrated
- * snapshot tests/global-setup.ts makes (HUB_TEST_PGLITE_SNAPSHOT) instead of running initdb and every migration.
+ * An in-memory database (the Hub's HUB_DATA_DIR=memory://, Core without a data folder; the tests): PGlite on this
+ * thread, loaded from a migrated snapshot (scripts/test-databases.ts; each suite's global setup makes one) instead of
+ * running initdb and every migration.
  *
- * Loading the snapshot costs ~0.7 s of CPU, and a test worker opens one per test file. So closing one puts it
- * back to the snapshot's state and keeps it for the next opening in this process: the session discarded
+ * Loading a snapshot costs ~0.7 s of CPU, and the tests open one per file (Core: often per test). So closing one puts
+ * it back to the snapshot's state and keeps it for the next opening of that snapshot in this process: the session discarded
  * (settings, prepared statements, temporary tables, locks, LISTEN), every table of `public` emptied and its
  * sequences restarted (~50 ms). It is closed for real instead when it cannot be put back exactly: left inside a
  * transaction, or its schema, roles or extensions no longer those of the snapshot (a test altered them).
  * Whoever still holds the closed handle can no longer use it: every use throws, as on a closed database.
  */
 import fs from 'node:fs';
-import type { PGlite } from '@electric-sql/pglite';
+import type { Extensions, PGlite } from '@electric-sql/pglite';
 
 /** The definitions a reset cannot restore; equal to the snapshot's, a reset brings back its state exactly. */
 const DEFINITIONS = `
@@ -53,32 +54,31 @@ const EMPTY_PUBLIC = `
     end loop;
   end $$`;
 
-/** A closed database put back to the snapshot's state, for the next opening. */
-let kept: PGlite | undefined;
-/** The snapshot's definitions once loaded (a kept database is put back only if they still match). */
-let snapshotFingerprint: string | undefined;
+interface Snapshot {
+  /** Its definitions, once loaded: a closed database is put back only if they still match. */
+  fingerprint?: string;
+  /** Closed databases put back to its state, for the next openings. */
+  kept: PGlite[];
+}
+const snapshots = new Map<string, Snapshot>();
+
+function snapshotAt(file: string | undefined): Snapshot | undefined {
+  if (file === undefined) return undefined;
+  let snapshot = snapshots.get(file);
+  if (!snapshot) snapshots.set(file, (snapshot = { kept: [] }));
+  return snapshot;
+}
 
 async function fingerprintOf(pg: PGlite): Promise<string> {
   return (await pg.query<{ fingerprint: string }>(DEFINITIONS)).rows[0]!.fingerprint;
 }
 
-async function load(): Promise<PGlite> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const snapshot = process.env.HUB_TEST_PGLITE_SNAPSHOT;
-  const loadDataDir = snapshot ? new Blob([fs.readFileSync(snapshot)]) : undefined;
-  const pg = await PGlite.create(undefined, { extensions: { pg_trgm }, loadDataDir });
-  // Without a snapshot the opening migrates it afterwards: nothing to put it back to, so it is never kept.
-  if (snapshot) snapshotFingerprint ??= await fingerprintOf(pg);
-  return pg;
-}
-
 /** Puts the database back to the snapshot's state; false when that cannot be done exactly. */
-async function putBack(pg: PGlite): Promise<boolean> {
-  if (!snapshotFingerprint) return false;
+async function putBack(pg: PGlite, snapshot: Snapshot | undefined): Promise<boolean> {
+  if (!snapshot?.fingerprint) return false;
   try {
     await pg.exec('discard all'); // refused inside a transaction block
-    if ((await fingerprintOf(pg)) !== snapshotFingerprint) return false;
+    if ((await fingerprintOf(pg)) !== snapshot.fingerprint) return false;
     await pg.exec(EMPTY_PUBLIC);
     return true;
   } catch {
@@ -86,19 +86,31 @@ async function putBack(pg: PGlite): Promise<boolean> {
   }
 }
 
+export interface InMemoryOptions {
+  /** The tarball of a migrated data directory (PGlite's dumpDataDir); none: a new database, never kept. */
+  snapshot: string | undefined;
+  extensions?: Extensions;
+}
+
 /**
  * A database in the snapshot's state, behind a handle whose `close()` puts it back (or closes it) and after which
  * every use of the handle throws.
  */
-export async function openInMemory(): Promise<PGlite> {
-  const pg = kept ?? (await load());
-  kept = undefined;
+export async function openInMemory({ snapshot: file, extensions }: InMemoryOptions): Promise<PGlite> {
+  const snapshot = snapshotAt(file);
+  let pg = snapshot?.kept.pop();
+  if (!pg) {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const loadDataDir = file === undefined ? undefined : new Blob([fs.readFileSync(file)]);
+    pg = await PGlite.create(undefined, { extensions, loadDataDir });
+    if (snapshot) snapshot.fingerprint ??= await fingerprintOf(pg);
+  }
   const handle = Proxy.revocable(pg, {
     get(target, property) {
       if (property === 'close')
         return async () => {
           handle.revoke();
-          if (await putBack(target)) kept = target;
+          if (await putBack(target, snapshot)) snapshot!.kept.push(target);
           else await target.close();
         };
       // PGlite keeps its state in private fields: its methods run on the object itself, not on this handle.
