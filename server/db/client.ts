@@ -332,14 +332,14 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
   };
 }
 
-const holder = globalThis as unknown as { __hubDatabase?: Promise<Database> };
+// On globalThis: in `npm start` the edge's code and Next.js's bundled copy of it share one database (sealed.ts).
+const holder = globalThis as unknown as { __hubDatabase?: Promise<Database>; __hubDatabaseOpenings?: number };
 /** The database once open (for synchronous readers: /readyz, /metrics). */
 let opened: Database | undefined;
 
-let openings = 0;
 /** How many times this process has opened its database: state read from it is stale once this changes. */
 export function databaseOpenings(): number {
-  return openings;
+  return holder.__hubDatabaseOpenings ?? 0;
 }
 
 /** The process-wide database, opened (and migrated) on first use. */
@@ -349,7 +349,7 @@ export function getDatabase(): Promise<Database> {
     if (config.databaseUrl && !config.secret) return Promise.reject(new MasterSecretRequired(MASTER_SECRET_REQUIRED));
     const opening = config.databaseUrl ? openPostgres(config.databaseUrl) : openEmbedded(config.dataDir);
     holder.__hubDatabase = opening;
-    openings++;
+    holder.__hubDatabaseOpenings = databaseOpenings() + 1;
     // What this process cached came from another database, or from this one before it was closed.
     bumpAll();
     opening
