@@ -102,7 +102,8 @@ describe('a running embedded Hub', () => {
 
     // HUB_SEED_DEMO=false: a new database starts with an empty catalog (and this answer is now cached).
     expect((await catalog(url)).pagination.total).toBe(0);
-    expect(output()).toContain('demo catalog not loaded (HUB_SEED_DEMO=false)');
+    // Log lines go out through pino's own asynchronous stream, not necessarily before LISTENING.
+    await expect.poll(output).toContain('demo catalog not loaded (HUB_SEED_DEMO=false)');
 
     // The socket lives in the data folder, owner-only.
     const socket = path.join(dir, '.s.PGSQL.5432');
@@ -164,7 +165,7 @@ describe('a running embedded Hub', () => {
     expect(ended.out).toContain('HUB_DB_STATEMENT_TIMEOUT_MS');
     await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
     expect((await catalog(url, '?search=ollama')).templates.map((t) => t.slug)).toContain('ollama');
-    expect(output()).toContain('embedded database restarted');
+    await expect.poll(output).toContain('embedded database restarted');
 
     // Stopped, the Hub removes its socket; the CLI then opens the folder itself.
     await stopHub(hub);
@@ -178,8 +179,7 @@ describe('a running embedded Hub', () => {
     const dir = newDataDir();
     const first = await startHub(dir, { HUB_SEED_DEMO: 'true' });
     expect((await catalog(first.url)).pagination.total).toBeGreaterThanOrEqual(29);
-    // The log line goes out through pino's own asynchronous stream, not necessarily before LISTENING.
-    await expect.poll(() => first.output()).toContain('loaded the demo catalog');
+    await expect.poll(first.output).toContain('loaded the demo catalog');
     await stopHub(first.hub);
 
     // Emptied by the operator, the catalog stays empty on the next start.
