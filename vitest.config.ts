@@ -19,9 +19,9 @@ export default defineConfig({
     sequence: { sequencer: ProcessesFirst },
     pool: 'forks',
     // Files share their worker's loaded modules (each still gets its own database: tests/setup.ts, which also
-    // restores the environment a file changed). Loading the server's modules once per worker instead of once per
-    // file saved ~18 s of CPU per run; state kept in modules is tied to the database it came from
-    // (server/db/client.ts databaseOpenings).
+    // restores the environment a file changed; in memory, the worker's database put back to the snapshot's state,
+    // @shared/pglite-memory). Loading the server's modules once per worker instead of once per file saved ~18 s of
+    // CPU per run; state kept in modules is tied to the database it came from (server/db/client.ts databaseOpenings).
     isolate: false,
     // Every file opens PGlite: see TEST_NODE_FLAGS.
     execArgv: TEST_NODE_FLAGS,

@@ -1,13 +1,17 @@
 /**
- * The in-memory database the tests run on (@shared/pglite-memory, here with the Hub's snapshot): closing one puts it back to the migrated
- * snapshot's state for the next opening, exactly, or closes it when that cannot be done; a closed handle is
- * unusable.
+ * The in-memory database the tests run on (@shared/pglite-memory, here with the Hub's snapshot): closing one puts it
+ * back to the migrated snapshot's state for the next opening, exactly, or closes it when that cannot be done; a
+ * closed handle is unusable.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { openInMemory as openAny } from '@shared/pglite-memory';
 
 const openInMemory = () => openAny({ snapshot: process.env.HUB_TEST_PGLITE_SNAPSHOT, extensions: { pg_trgm } });
+
 /** When this PGlite's Postgres started: the same after a reuse, later after a fresh load. */
 async function startedAt(pg: Awaited<ReturnType<typeof openInMemory>>) {
   return (await pg.query<{ at: string }>('select pg_postmaster_start_time()::text as at')).rows[0]!.at;
@@ -63,4 +67,22 @@ it('a database whose schema changed, or left inside a transaction, is loaded aga
   expect(await startedAt(afterTransaction)).not.toBe(reloaded);
   expect((await afterTransaction.query<{ n: number }>('select count(*)::int as n from categories')).rows[0]!.n).toBe(0);
   await afterTransaction.close();
+});
+
+it('a snapshot with rows in public is never kept: emptying it would not give it back', async () => {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const seeded = await PGlite.create();
+  await seeded.exec("create table settings (key text primary key); insert into settings values ('seeded')");
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-memory-')), 'seeded.tar');
+  fs.writeFileSync(file, Buffer.from(await (await seeded.dumpDataDir('none')).arrayBuffer()));
+  await seeded.close();
+
+  const first = await openAny({ snapshot: file });
+  const started = await startedAt(first);
+  await first.close();
+  const second = await openAny({ snapshot: file });
+  expect(await startedAt(second)).not.toBe(started);
+  expect((await second.query<{ key: string }>('select key from settings')).rows).toEqual([{ key: 'seeded' }]);
+  await second.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
 });

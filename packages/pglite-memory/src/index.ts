@@ -4,9 +4,9 @@
  * running initdb and every migration.
  *
  * Loading a snapshot costs ~0.7 s of CPU, and the tests open one per file (Core: often per test). So closing one puts
- * it back to the snapshot's state and keeps it for the next opening of that snapshot in this process: the session discarded
- * (settings, prepared statements, temporary tables, locks, LISTEN), every table of `public` emptied and its
- * sequences restarted (~50 ms). It is closed for real instead when it cannot be put back exactly: left inside a
+ * it back to the snapshot's state and keeps it for the next opening of that snapshot in this process: the session
+ * discarded (settings, prepared statements, temporary tables, locks, LISTEN), every table of `public` emptied and its
+ * sequences restarted (~50 ms; the snapshot's `public` is empty, as the migrations leave it). It is closed for real instead when it cannot be put back exactly: left inside a
  * transaction, or its schema, roles or extensions no longer those of the snapshot (a test altered them).
  * Whoever still holds the closed handle can no longer use it: every use throws, as on a closed database.
  */
@@ -55,8 +55,11 @@ const EMPTY_PUBLIC = `
   end $$`;
 
 interface Snapshot {
-  /** Its definitions, once loaded: a closed database is put back only if they still match. */
-  fingerprint?: string;
+  /**
+   * Its definitions, once loaded: a closed database is put back only if they still match. null: a snapshot with
+   * rows in `public`, which emptying it would not give back (never kept).
+   */
+  fingerprint?: string | null;
   /** Closed databases put back to its state, for the next openings. */
   kept: PGlite[];
 }
@@ -71,6 +74,21 @@ function snapshotAt(file: string | undefined): Snapshot | undefined {
 
 async function fingerprintOf(pg: PGlite): Promise<string> {
   return (await pg.query<{ fingerprint: string }>(DEFINITIONS)).rows[0]!.fingerprint;
+}
+
+/**
+ * Whether emptying `public` and restarting its sequences gives back this snapshot: no row in any of its tables and
+ * no sequence used yet (a migration that seeded rows would make it a snapshot that is never kept).
+ */
+async function emptyPublic(pg: PGlite): Promise<boolean> {
+  const tables = await pg.query<{ name: string }>(`
+    select c.oid::regclass::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'public' and c.relkind in ('r', 'p')`);
+  const rows = tables.rows.map(({ name }) => `exists (select 1 from ${name})`);
+  const { rows: found } = await pg.query<{ any: boolean }>(`
+    select (${['false', ...rows].join(' or ')})
+        or exists (select 1 from pg_sequences where schemaname = 'public' and last_value is not null) as any`);
+  return !found[0]!.any;
 }
 
 /** Puts the database back to the snapshot's state; false when that cannot be done exactly. */
@@ -103,7 +121,8 @@ export async function openInMemory({ snapshot: file, extensions }: InMemoryOptio
     const { PGlite } = await import('@electric-sql/pglite');
     const loadDataDir = file === undefined ? undefined : new Blob([fs.readFileSync(file)]);
     pg = await PGlite.create(undefined, { extensions, loadDataDir });
-    if (snapshot) snapshot.fingerprint ??= await fingerprintOf(pg);
+    if (snapshot && snapshot.fingerprint === undefined)
+      snapshot.fingerprint = (await emptyPublic(pg)) ? await fingerprintOf(pg) : null;
   }
   const handle = Proxy.revocable(pg, {
     get(target, property) {
