@@ -322,6 +322,16 @@ export const catalogEntries = pgTable(
       t.orgId,
       t.isPublic,
     ),
+    // A search's page in rank order: the matches of one rank tier (queries.ts, searchTiers) are read in
+    // byte order of the lower-cased name (the tie order), visibility from the index, until the page is full.
+    index('catalog_entries_search_name_order_idx').on(
+      sql`(${t.searchName} collate "C")`,
+      t.templateId,
+      t.categoryId,
+      t.orgId,
+      t.isPublic,
+      t.isFeatured,
+    ),
     index('catalog_entries_tags_idx').using('gin', t.tags),
     index('catalog_entries_name_trgm_idx').using('gin', sql`${t.searchName} gin_trgm_ops`),
     index('catalog_entries_description_trgm_idx').using('gin', sql`${t.searchDescription} gin_trgm_ops`),

@@ -1,6 +1,6 @@
 /** Catalog reads. Every query filters through the visibility predicate of visibility.ts. */
-import { and, asc, count, eq, getTableColumns, like, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { and, asc, eq, getTableColumns, like, notLike, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { unionAll, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { LRUCache } from 'lru-cache';
 import { execRows, getDb, hasReadReplicas, readCatalog, type Db, type ReadSource } from '../../db/client';
 import { LSN_SQL } from '../../db/replicas';
@@ -84,35 +84,124 @@ export function templateFilterSql(filters: TemplateFilters, match: SearchMatch =
 }
 
 /**
- * Search relevance, lower first (README, "Search ranking"). Substring matches: 0 the name is the term,
- * 1 the name starts with it, 2 the name contains it, 3 a tag is the term, 4 only the description
- * contains it. Similar matches
- * (a word of the name is close to the term): the name most similar as a whole first (pg_trgm similarity).
- * Ties as rankedPage() orders them: the order is total, so pages never overlap or skip.
+ * Search relevance (README, "Search ranking"): the substring matches fall in four tiers, each a condition
+ * that excludes the tiers before it — the name starts with the term (the name equal to the term sorts first
+ * in the tie order), the name contains it, a tag is the term, only the description contains it. Within a
+ * tier the order is the lower-cased name in byte order (collation-free), then id. A page reads only the
+ * tiers it covers, from the offset it needs (the tiers' counts are cached: searchTierCounts).
+ *
+ * `walk`: the name's conditions on the index expression of catalog_entries_search_name_order_idx instead of
+ * the column, which hides them from the trigram index: the tier is then read by walking that index in tie
+ * order, visibility and name from the index, until the page is full (see walkIsCheaper).
  */
-function searchRank(term: string, match: SearchMatch): SQL {
+function searchTiers(term: string, walk = false): SQL[] {
   const escaped = escapeLike(term);
-  return match === 'substring'
-    ? sql`case when ${entries.searchName} = lower(${term}) then 0
-               when ${entries.searchName} like lower(${`${escaped}%`}) then 1
-               when ${entries.searchName} like lower(${`%${escaped}%`}) then 2
-               when ${entries.searchTags} like ${tagPattern(term)} then 3
-               else 4 end`
-    : sql`-similarity(lower(${term}), ${entries.searchName})`;
+  const prefix = sql`lower(${`${escaped}%`})`;
+  const inside = sql`lower(${`%${escaped}%`})`;
+  const tag = tagPattern(term);
+  const name = walk ? tieOrder : entries.searchName;
+  return [
+    like(name, prefix),
+    and(like(name, inside), notLike(name, prefix))!,
+    and(like(entries.searchTags, tag), notLike(entries.searchName, inside))!,
+    and(
+      like(entries.searchDescription, inside),
+      notLike(entries.searchName, inside),
+      notLike(entries.searchTags, tag),
+    )!,
+  ];
+}
+
+/** The tier of a substring match (searchTiers), as SQL: the rank the per-tier counts are grouped by. */
+function tierOf(term: string): SQL {
+  const [prefix, inside, tag] = searchTiers(term);
+  return sql`case when ${prefix} then 0 when ${inside} then 1 when ${tag} then 2 else 3 end`;
+}
+
+/** The tie order inside a tier: the lower-cased name in byte order (an index expression), then id. */
+const tieOrder = sql`(${entries.searchName} collate "C")`;
+
+/** How many matches each tier has for a scope and filter, and how many entries the walk may pass. */
+export interface TierCounts {
+  tiers: number[];
+  /** Entries the scope sees with the search's other filters (an upper bound with a tag filter). */
+  visible: number;
 }
 
 /**
- * A page of a search: every match is read once (materialized), ranked for the page (top-N) and counted
- * for the total. Ties go by the lower-cased name in byte order (collation-free comparisons are cheap
- * when thousands of matches tie on rank), then id.
+ * Whether walking the name index is cheaper than visiting every match of a name tier. The walk passes
+ * about (skip + limit) × visible / matches entries (index only, ~0.13 µs each here); the trigram bitmap
+ * visits all matches in the table and rechecks them (~0.9 µs each) before sorting: measured at 100,000
+ * templates (docs/performance.md). A tier of a few matches is always read through the trigram index.
  */
-function rankedPage(db: Db, where: SQL | undefined, rank: SQL, limit: number, offset: number) {
+const WALK_COST_RATIO = 7;
+function walkIsCheaper(tier: number, matches: number, visible: number, skip: number, limit: number) {
+  return tier < 2 && (skip + limit) * visible < WALK_COST_RATIO * matches * matches;
+}
+
+/** What substring searches did in this process (tests assert both ways of reading a tier are used; cheap to keep). */
+export const searchStats = {
+  /** Passes that counted the matches per tier of a scope and filter (once per catalog generation). */
+  tierCounts: 0,
+  /** Tiers read by walking the name index; the rest went through the trigram index. */
+  walkedTiers: 0,
+};
+
+/** The part of each tier a page at `offset` takes, given how many matches each tier has. */
+function tierSlices({ tiers, visible }: TierCounts, offset: number, limit: number) {
+  const slices: { tier: number; offset: number; walk: boolean }[] = [];
+  let skip = offset;
+  let wanted = limit;
+  tiers.forEach((n, tier) => {
+    if (wanted <= 0 || skip >= n) {
+      skip -= Math.min(skip, n);
+      return;
+    }
+    const walk = walkIsCheaper(tier, n, visible, skip, wanted);
+    if (walk) searchStats.walkedTiers++;
+    slices.push({ tier, offset: skip, walk });
+    wanted -= n - skip;
+    skip = 0;
+  });
+  return slices;
+}
+
+/**
+ * A page of a substring search: each tier the page covers, read in tie order from its offset (at most a
+ * page from each), then ranked. `where` holds every condition but the search term. With counts from
+ * before a write (the page raced it) a page may come out short or empty, never wrong: the next read recounts.
+ */
+function tieredPage(db: Db, where: SQL | undefined, term: string, counts: TierCounts, limit: number, offset: number) {
+  const slices = tierSlices(counts, offset, limit);
+  const [first, second, ...more] = (slices.length ? slices : [{ tier: 0, offset: 0, walk: false }]).map(
+    ({ tier, offset: from, walk }) =>
+      db
+        .select({ id: entries.templateId, rank: sql<number>`${tier}::int`.as('rank'), tie: tieOrder.as('tie') })
+        .from(entries)
+        .where(and(where, searchTiers(term, walk)[tier]))
+        .orderBy(tieOrder, asc(entries.templateId))
+        .limit(slices.length ? limit : 0)
+        .offset(from),
+  );
+  if (!second) return first!.as('chosen');
+  return unionAll(first!, second, ...more)
+    .orderBy(sql`"rank"`, sql`"tie"`, sql`"template_id"`)
+    .limit(limit)
+    .as('chosen');
+}
+
+/**
+ * A page of a similar-names search (only when no substring matches): every match is read once
+ * (materialized), ranked for the page (top-N) by pg_trgm similarity of the whole name and counted for the
+ * total. Ties as tieredPage() orders them: the order is total, so pages never overlap or skip.
+ */
+function similarPage(db: Db, where: SQL | undefined, term: string, limit: number, offset: number) {
   const found = db.$with('found').as(
     db
       .select({
         id: entries.templateId,
-        rank: rank.as('rank'),
-        tie: sql<string>`${entries.searchName} collate "C"`.as('tie'),
+        rank: sql<number>`-similarity(lower(${term}), ${entries.searchName})`.as('rank'),
+        tie: tieOrder.as('tie'),
       })
       .from(entries)
       .where(where),
@@ -146,6 +235,8 @@ export interface OrderKey {
 
 export interface ListOptions {
   match?: SearchMatch;
+  /** A substring search's match count per tier (searchTierCounts): which tiers the page reads, from where. */
+  tierCounts?: TierCounts;
   /** Start after this entry, which is at 0-based `position` of the list (keyset pagination). */
   after?: { key: OrderKey; position: number };
 }
@@ -170,15 +261,22 @@ export function listTemplatesQueries(
 ) {
   const match = options.match ?? 'substring';
   const after = options.after;
-  const where = and(
+  // Every condition but the search term (a tiered search page has its own per tier), then the term.
+  const others = and(
     templateVisible(scope, entries),
-    ...templateFilterSql(filters, match),
+    ...templateFilterSql({ ...filters, search: undefined }),
     after
       ? sql`(${entries.featuredRank}, ${entries.name}, ${entries.templateId}) > (${after.key.featuredRank}::smallint, ${after.key.name}, ${after.key.id}::uuid)`
       : undefined,
   );
+  const where = and(others, ...templateFilterSql({ search: filters.search }, match));
   const offset = (page - 1) * limit - (after ? after.position + 1 : 0);
-  const ranked = filters.search ? rankedPage(db, where, searchRank(filters.search, match), limit, offset) : null;
+  const similar = filters.search && match === 'similar' ? similarPage(db, where, filters.search, limit, offset) : null;
+  const ranked =
+    similar ??
+    (filters.search
+      ? tieredPage(db, others, filters.search, options.tierCounts ?? { tiers: [], visible: 0 }, limit, offset)
+      : null);
   const chosen =
     ranked ??
     db
@@ -194,7 +292,7 @@ export function listTemplatesQueries(
       ...templateSelection,
       // For the admin list (one query, not a second look-up); the catalog's own answers drop it.
       hasRegistryCredentials: sql<boolean>`(${templates.registryCredentialsEnc} is not null)`,
-      matches: ranked ? sql<number>`${ranked.matches}::int` : sql<number>`null::int`,
+      matches: similar ? sql<number>`${similar.matches}::int` : sql<number>`null::int`,
     })
     .from(chosen)
     .innerJoin(templates, eq(templates.id, chosen.id))
@@ -204,9 +302,11 @@ export function listTemplatesQueries(
       asc(templates.id),
     );
   const counts = categoryTemplateCounts;
+  // Rows of (tier, n): one row without search, a row per tier that has matches with a substring search.
+  const tier = filters.search && match === 'substring' ? tierOf(filters.search) : sql`0`;
   const countQuery = countedByCategory(filters)
     ? db
-        .select({ n: sql<number>`coalesce(sum(${counts.n}), 0)::int` })
+        .select({ tier: sql<number>`0`, n: sql<number>`coalesce(sum(${counts.n}), 0)::int` })
         .from(counts)
         .where(
           and(
@@ -215,7 +315,11 @@ export function listTemplatesQueries(
             filters.featured ? eq(counts.isFeatured, true) : undefined,
           ),
         )
-    : db.select({ n: count() }).from(entries).where(where);
+    : db
+        .select({ tier: sql<number>`${tier}`.as('tier'), n: sql<number>`count(*)::int` })
+        .from(entries)
+        .where(where)
+        .groupBy(sql`1`);
   return { list, count: countQuery };
 }
 
@@ -275,6 +379,44 @@ export async function checkpointBefore(db: Db, scope: CatalogScope, filters: Tem
   return index >= 0 ? { key: keys[index]!, position: (index + 1) * CHECKPOINT_EVERY - 1 } : undefined;
 }
 
+/**
+ * A substring search's match count per tier (searchTiers), per scope and filter: counting every match is
+ * what a common term costs (a trigram bitmap over a tenth of the catalog), so it is done once and kept until
+ * the next catalog write (the generation also moves when another process writes), for at most a minute.
+ */
+// The TTL bounds what a change made outside catalogWrite (plain SQL, no announcement) can leave stale, as the response cache's does.
+const tierCountCache = new LRUCache<string, { generation: number; counts: Promise<TierCounts> }>({
+  max: 10_000,
+  ttl: 60_000,
+});
+
+export function searchTierCounts(db: Db, scope: CatalogScope, filters: TemplateFilters): Promise<TierCounts> {
+  const cacheKey = JSON.stringify([
+    scope.kind === 'org' ? scope.orgId : scope.kind,
+    filters.search,
+    filters.category ?? '',
+    filters.featured ? 1 : 0,
+    filters.tags ?? [],
+  ]);
+  const current = generation('catalog');
+  const cached = tierCountCache.get(cacheKey);
+  if (cached && cached.generation === current) return cached.counts;
+  searchStats.tierCounts++;
+  const first = { page: 1, limit: 1 };
+  const counts = Promise.all([
+    listTemplatesQueries(db, scope, filters, first).count,
+    // The scope's entries under the category and featured filters: the maintained counters.
+    listTemplatesQueries(db, scope, { category: filters.category, featured: filters.featured }, first).count,
+  ]).then(([rows, [all]]) => {
+    const tiers = [0, 0, 0, 0];
+    for (const { tier, n } of rows) tiers[Number(tier)] = Number(n);
+    return { tiers, visible: Number(all?.n ?? 0) };
+  });
+  tierCountCache.set(cacheKey, { generation: current, counts });
+  counts.catch(() => tierCountCache.delete(cacheKey));
+  return counts;
+}
+
 async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
   const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
   const pageOf = (rows: (ListedRow & { matches: number | null })[]) => rows.map(({ matches: _, ...row }) => row);
@@ -302,6 +444,12 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
   if (!filters.search) {
     const [rows, n] = await Promise.all([list, page.page === 1 ? null : total(countQuery)]);
     return { rows: pageOf(rows), total: n ?? (rows.length < page.limit ? rows.length : await total(countQuery)) };
+  }
+  if (match === 'substring') {
+    const tierCounts = await searchTierCounts(db, scope, filters);
+    const known = tierCounts.tiers.reduce((sum, n) => sum + n, 0);
+    if ((page.page - 1) * page.limit >= known) return { rows: [], total: known };
+    return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { tierCounts }).list), total: known };
   }
   const rows = await list;
   if (rows.length > 0) return { rows: pageOf(rows), total: Number(rows[0]!.matches) };

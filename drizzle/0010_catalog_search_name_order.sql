@@ -1,0 +1,1 @@
+CREATE INDEX "catalog_entries_search_name_order_idx" ON "catalog_entries" USING btree (("search_name" collate "C"),"template_id","category_id","org_id","is_public","is_featured");
