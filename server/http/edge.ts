@@ -15,6 +15,7 @@ import { checkDatabase, closeDatabase, replicaStatus, type Database } from '../d
 import { flushDownloads } from '../domain/catalog/downloads';
 import { flushUsage } from '../domain/usage';
 import { flushLastUsed } from '../auth/credentials';
+import { flushMcpCalls } from '../domain/pats';
 import { flushRateLimits } from '../api/rateLimit';
 import {
   accessLogger,
@@ -182,13 +183,15 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
 }
 
 /**
- * Writes what the batched writers hold (download counts, poll tallies, last-used marks, shared rate-limit counts)
- * to the open database: before it closes, so that nothing counted is lost or lands in another database.
+ * Writes what the batched writers hold (download counts, poll tallies, last-used marks, MCP call records, shared
+ * rate-limit counts) to the open database: before it closes, so that nothing counted is lost or lands in another
+ * database.
  */
 export async function flushBatchedWrites(): Promise<void> {
   await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
   await flushUsage().catch((err) => logger.error({ err: (err as Error).message }, 'usage counts not written'));
   await flushLastUsed();
+  await flushMcpCalls();
   await flushRateLimits();
 }
 
