@@ -7,7 +7,8 @@
  *     with the Hub's checksum pre-check and its once-a-minute last_used_at throttle;
  *   - JWTs are verified with jose against the Hub's public keys (read once at start) and the user's role is
  *     read per request, as the Hub does;
- *   - a list is one query with the visibility join plus a count(*) for pagination (run in parallel);
+ *   - a list is one query with the visibility join plus a count(*) for pagination (run in parallel); a search
+ *     matches and ranks as the Hub's does (name, description or a whole tag; every match ranked, then sorted);
  *   - get by slug reads the template then increments download_count (UPDATE … RETURNING), as the Hub does;
  *   - the updates poll takes the same sync watermark (advisory lock, clock_timestamp) as the Hub.
  *
@@ -199,8 +200,8 @@ function filtersOf(params) {
   if (category) conditions.push(sql`c.slug = ${category}`);
   const search = params.get('search')?.trim();
   if (search) {
-    const pattern = `%${search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    conditions.push(sql`(t.name ilike ${pattern} or t.description ilike ${pattern})`);
+    const pattern = `%${escapeLike(search)}%`;
+    conditions.push(sql`(t.name ilike ${pattern} or t.description ilike ${pattern} or ${tagIs(search)})`);
   }
   const featured = params.get('featured');
   if (featured !== null && featured !== 'true' && featured !== 'false')
@@ -214,6 +215,22 @@ function filtersOf(params) {
   return conditions;
 }
 
+function escapeLike(term) {
+  return term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** A tag equal to the term, whatever the case (the Hub's search matches whole tags). */
+const tagIs = (term) => sql`exists (select 1 from unnest(t.tags) as tag where lower(tag) = lower(${term}))`;
+
+/** The Hub's search order (docs/hub.md, "Search ranking"), the straightforward way: every match ranked, then sorted. */
+function searchOrder(term) {
+  const escaped = escapeLike(term);
+  return sql`case when lower(t.name) = lower(${term}) then 0
+                  when lower(t.name) like lower(${`${escaped}%`}) then 1
+                  when lower(t.name) like lower(${`%${escaped}%`}) then 2
+                  when ${tagIs(term)} then 3 else 4 end, lower(t.name) collate "C", t.id`;
+}
+
 function and(conditions) {
   return conditions.reduce((acc, c) => sql`${acc} and ${c}`);
 }
@@ -222,11 +239,12 @@ async function listTemplates(scope, params, admin = false) {
   const page = intParam(params, 'page', 1) ?? 1;
   const limit = Math.min(intParam(params, 'limit', 1) ?? 50, 100);
   const where = and([templateVisible(scope), ...filtersOf(params)]);
+  const search = params.get('search')?.trim();
   const [rows, [{ n }]] = await Promise.all([
     sql`select ${TEMPLATE_COLUMNS} ${admin ? ADMIN_COLUMNS : sql``}
           from templates t join categories c on c.id = t.category_id
          where ${where}
-         order by t.is_featured desc, t.name asc, t.id asc
+         order by ${search ? searchOrder(search) : sql`t.is_featured desc, t.name asc, t.id asc`}
          limit ${limit} offset ${(page - 1) * limit}`,
     sql`select count(*)::int as n from templates t join categories c on c.id = t.category_id where ${where}`,
   ]);
@@ -284,6 +302,7 @@ async function templateUpdates(scope, params) {
     templates: rows.map(toTemplate),
     removed: removed.map((r) => ({ id: r.id, slug: r.slug, removed_at: new Date(r.removed_at).toISOString() })),
     checked_at: checkedAt.toISOString(),
+    has_more: false, // every change in one answer (the Hub pages them by 500)
   };
 }
 

@@ -123,7 +123,7 @@ function cases(i: ExplainInputs): Case[] {
     {
       id: 'search-rare-list',
       title: `list, search="${i.brand}" (one match)`,
-      indexes: TRGM,
+      indexes: [NAME_ORDER, ...TRGM],
       query: list(org, { search: i.brand }),
     },
     {
@@ -165,7 +165,7 @@ function cases(i: ExplainInputs): Case[] {
     {
       id: 'search-tags-list',
       title: `list, search="${i.search}" and tags=gpu,llm (the load scenario)`,
-      indexes: [...TRGM, TAGS],
+      indexes: [NAME_ORDER, ...TRGM, TAGS],
       query: list(org, { search: i.search, tags: ['gpu', 'llm'] }),
     },
     {
