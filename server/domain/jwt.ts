@@ -32,8 +32,8 @@ interface KeyRing {
   verify: ReturnType<typeof createLocalJWKSet>;
 }
 
-/** The keys, with the database they were read from (another database, once reopened, has its own). */
-let ring: { opening: number; keys: Promise<KeyRing> } | undefined;
+/** The keys, with where they came from: the database (another one, once reopened, has its own) or the configured key. */
+let ring: { opening: number; configured: string | undefined; keys: Promise<KeyRing> } | undefined;
 
 function publicPart(jwk: JWK): JWK {
   const { kty, crv, x, y } = jwk;
@@ -88,12 +88,13 @@ async function loadKeyRing(): Promise<KeyRing> {
 }
 
 function getKeyRing(): Promise<KeyRing> {
-  if (ring?.opening !== databaseOpenings()) {
+  const configured = config.jwtPrivateKey;
+  if (ring?.opening !== databaseOpenings() || ring.configured !== configured) {
     const keys = loadKeyRing().catch((err) => {
       if (ring?.keys === keys) ring = undefined;
       throw err;
     });
-    ring = { opening: databaseOpenings(), keys };
+    ring = { opening: databaseOpenings(), configured, keys };
   }
   return ring.keys;
 }
