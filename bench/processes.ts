@@ -213,15 +213,16 @@ export class RssSampler {
 }
 
 /**
- * CPU time (user + system) a process has used so far, in microseconds, from /proc/<pid>/stat (clock ticks of
- * 10 ms): over a run of thousands of requests, the server's own CPU per request, whatever else the machine runs.
+ * CPU time a process has used so far, in microseconds, from /proc/<pid>/stat (clock ticks of 10 ms): over a run of
+ * thousands of requests, the server's own CPU per request, whatever else the machine runs. User time is the
+ * process's own code; system time is the kernel's work on its behalf (socket reads and writes, epoll).
  */
-export function cpuMicros(pid: number): number {
+export function cpuTimes(pid: number): { userUs: number; systemUs: number } {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime, stime (fields 14, 15)
+    return { userUs: Number(fields[11]) * 10_000, systemUs: Number(fields[12]) * 10_000 }; // utime, stime (fields 14, 15)
   } catch {
-    return NaN;
+    return { userUs: NaN, systemUs: NaN };
   }
 }

@@ -11,11 +11,14 @@
  * docs/performance.md.
  */
 import fs from 'node:fs';
+import { SourceMap, type SourceMapping } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 interface Frame {
   functionName: string;
   url: string;
   lineNumber: number;
+  columnNumber?: number;
 }
 interface ProfileNode {
   id: number;
@@ -59,10 +62,44 @@ export const STEPS: { step: string; match: (f: Frame) => boolean }[] = [
   { step: 'REST adapter (headers, answer write)', match: (f) => f.url.endsWith('server/http/nodeHttp.ts') },
 ];
 
+/**
+ * Frames of a bundle with a source map (the production server, dist/server/serve.mjs) point back to the file they
+ * were compiled from (server/api/rest.ts, node_modules/pino/…), so the steps above recognize them. In place.
+ */
+export function withOriginalSources(profile: Profile): Profile {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (url: string) => {
+    if (!maps.has(url)) {
+      let map: SourceMap | null = null;
+      try {
+        const file = fileURLToPath(url);
+        map = new SourceMap(JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')));
+      } catch {
+        // not a file URL, or no source map beside it: the frame stays as it is
+      }
+      maps.set(url, map);
+    }
+    return maps.get(url);
+  };
+  for (const node of profile.nodes) {
+    const frame = node.callFrame;
+    const found = frame.url.startsWith('file:')
+      ? mapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber ?? 0)
+      : undefined;
+    const entry = found && 'originalSource' in found ? (found as SourceMapping) : undefined;
+    if (entry) {
+      frame.url = new URL(entry.originalSource, frame.url).href;
+      frame.lineNumber = entry.originalLine;
+      frame.columnNumber = entry.originalColumn;
+    }
+  }
+  return profile;
+}
+
 export interface ProfileSummary {
   totalMs: number;
-  /** The process's CPU time the busy samples were scaled to, when given. */
-  scaledToCpuUs?: number;
+  /** The process's CPU time the rows were scaled to, when given (system time is the kernel's row). */
+  measuredCpu?: CpuTimes;
   rows: { step: string; ms: number; usPerRequest: number; share: number }[];
   topSelf: { name: string; ms: number; usPerRequest: number }[];
 }
@@ -71,12 +108,27 @@ export interface ProfileSummary {
  * `window`: only samples taken between these two CLOCK_MONOTONIC instants in microseconds (V8's profile clock
  * and process.hrtime's are the same on Linux), e.g. one scenario's load of a bench run.
  */
+/**
+ * Native frames that are a system call on a socket. Their samples are wall time: a process descheduled inside
+ * the call (the loopback peer it just woke takes the core) keeps being sampled there, so they are not scaled
+ * like the rest; the kernel's part is the process's system time instead (summarize()).
+ */
+const KERNEL_STEP = 'kernel: socket reads and writes, epoll (system time, /proc)';
+const SYSCALL_FRAME =
+  /^(writev|writeBuffer|writeString|writeLatin1String|writeUtf8String|writeAsciiString|writeUcs2String|readStart|shutdown)$/;
+
+/** The process's CPU time over a window, from /proc: user (its own code) and system (the kernel, on its behalf). */
+export interface CpuTimes {
+  userUs: number;
+  systemUs: number;
+}
+
 export function summarize(
   profile: Profile,
   requests: number,
   top = 25,
   window?: { fromUs: number; toUs: number },
-  cpuUs?: number,
+  cpu?: CpuTimes,
 ): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -102,6 +154,10 @@ export function summarize(
     stepOf.set(id, step);
     return step;
   };
+  // Sampled time is wall time: a sample taken while the process waited for a core carries the wait. With the
+  // process's CPU time from /proc, the system time becomes the kernel's row, and the busy samples (idle dropped, and
+  // the socket calls' too: their cost is the kernel's) share the user time in proportion.
+  const measured = cpu !== undefined && Number.isFinite(cpu.userUs) && Number.isFinite(cpu.systemUs);
   const perStep = new Map<string, number>();
   const perSelf = new Map<string, number>();
   let total = 0;
@@ -110,39 +166,39 @@ export function summarize(
     const us = profile.timeDeltas[i] ?? 0;
     at += us;
     if (window && (at < window.fromUs || at > window.toUs)) return;
-    total += us;
     const step = classify(id);
-    perStep.set(step, (perStep.get(step) ?? 0) + us);
     const f = byId.get(id)!.callFrame;
+    if (measured && (step === 'idle (V8)' || (f.url === '' && SYSCALL_FRAME.test(f.functionName)))) return;
+    total += us;
+    perStep.set(step, (perStep.get(step) ?? 0) + us);
     const name = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules\/)?/, '')}:${f.lineNumber + 1}`;
     perSelf.set(name, (perSelf.get(name) ?? 0) + us);
   });
-  // Sampled time is wall time: on a busy machine a sample taken after the process was descheduled carries the wait.
-  // With the process's measured CPU time, the busy samples' shares are scaled to it (idle is dropped).
   const busy = total - (perStep.get('idle (V8)') ?? 0);
-  const scale = cpuUs !== undefined && Number.isFinite(cpuUs) && busy > 0 ? cpuUs / busy : 1;
-  if (scale !== 1) perStep.delete('idle (V8)');
+  const scale = measured && busy > 0 ? cpu.userUs / busy : 1;
+  if (measured) perStep.set(KERNEL_STEP, cpu.systemUs / scale);
+  const accounted = measured ? cpu.userUs + cpu.systemUs : total;
   const rows = [...perStep.entries()]
     .map(([step, us]) => ({
       step,
       ms: (us * scale) / 1000,
       usPerRequest: (us * scale) / requests,
-      share: us / (scale !== 1 ? busy : total),
+      share: (us * scale) / accounted,
     }))
     .sort((a, b) => b.ms - a.ms);
   const topSelf = [...perSelf.entries()]
-    .filter(([name]) => scale === 1 || !name.startsWith('(idle)'))
+    .filter(([name]) => !measured || !name.startsWith('(idle)'))
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([name, us]) => ({ name, ms: (us * scale) / 1000, usPerRequest: (us * scale) / requests }));
-  return { totalMs: total / 1000, rows, topSelf, scaledToCpuUs: scale !== 1 ? cpuUs : undefined };
+  return { totalMs: total / 1000, rows, topSelf, measuredCpu: measured ? cpu : undefined };
 }
 
 export function summaryMarkdown(s: ProfileSummary, requests: number): string {
   const busy = s.rows.filter((r) => r.step !== 'idle (V8)').reduce((a, r) => a + r.usPerRequest, 0);
   const basis =
-    s.scaledToCpuUs !== undefined
-      ? "the process's CPU time (user + system, /proc) split by the profile's busy samples"
+    s.measuredCpu !== undefined
+      ? "the process's CPU time from /proc: system time as the kernel's row, user time split by the profile's busy samples"
       : 'sampled time, idle excluded (on a busy machine this includes time the process waited for a core)';
   return [
     `Profiled ${(s.totalMs / 1000).toFixed(1)} s, ${requests.toLocaleString('en-US')} requests: ${busy.toFixed(1)} µs per request (${basis}).`,
@@ -165,7 +221,7 @@ if (process.argv[1]?.endsWith('profile.ts')) {
     console.error('usage: npx tsx bench/profile.ts <file.cpuprofile> <requests> [<from µs> <to µs> (CLOCK_MONOTONIC)]');
     process.exit(64);
   }
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+  const profile = withOriginalSources(JSON.parse(fs.readFileSync(file, 'utf8')) as Profile);
   const window = from && to ? { fromUs: Number(from), toUs: Number(to) } : undefined;
   console.log(summaryMarkdown(summarize(profile, Number(requests), 25, window), Number(requests)));
 }

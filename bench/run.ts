@@ -25,9 +25,9 @@ import postgres, { type Sql } from 'postgres';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, type McpSetup } from './credentials';
 import { explainAll } from './explain';
-import { summarize, summaryMarkdown } from './profile';
+import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes } from './profile';
 import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
-import { cpuMicros, freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
+import { cpuTimes, freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
 import {
   evaluateTargets,
   markdown,
@@ -803,19 +803,23 @@ async function main(): Promise<number> {
         });
         continue;
       }
-      const cpu = { last: NaN };
+      const cpu = { last: NaN, split: { userUs: NaN, systemUs: NaN } };
       const measure = async (
         server: Server,
         next: () => RequestSpec,
         expect: number[],
         requests?: RequestSpec[],
-        used?: { last: number },
+        used?: { last: number; split: CpuTimes },
       ) => {
         await runLoad({ base: server.base, connections, durationSec: warmupSec, next, requests, expect });
         await new Promise((r) => setTimeout(r, 300));
-        const before = cpuMicros(server.child.proc.pid!);
+        const before = cpuTimes(server.child.proc.pid!);
         const result = await runLoad({ base: server.base, connections, durationSec, next, requests, expect });
-        if (used) used.last = cpuMicros(server.child.proc.pid!) - before;
+        if (used) {
+          const after = cpuTimes(server.child.proc.pid!);
+          used.split = { userUs: after.userUs - before.userUs, systemUs: after.systemUs - before.systemUs };
+          used.last = used.split.userUs + used.split.systemUs;
+        }
         return result;
       };
       hub.rss!.window();
@@ -829,7 +833,7 @@ async function main(): Promise<number> {
           fromUs: fromUs + (warmupSec + 0.3) * 1e6,
           toUs: Number(process.hrtime.bigint() / 1000n),
           requests: h.requests,
-          cpuUs: cpu.last,
+          cpu: cpu.split,
         });
       const rssPeakBytes = hub.rss!.window();
       const hubCpuUs = cpu.last;
@@ -1065,8 +1069,8 @@ interface ProfiledWindow {
   fromUs: number;
   toUs: number;
   requests: number;
-  /** The Hub's CPU time (user + system) over the window, when measured. */
-  cpuUs?: number;
+  /** The Hub's CPU time over the window (user, system), when measured. */
+  cpu?: CpuTimes;
 }
 
 /** Edge scenarios: each server's own CPU time per request (from /proc), the ratio the targets reach when CPU-bound. */
@@ -1078,7 +1082,7 @@ function writeProfileSummary(dir: string, size: number, windows: ProfiledWindow[
   // The main thread's profile is the largest (pino's and tsx's worker threads write their own).
   const main = files.map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
   if (!main) return log(`--profile: no CPU profile in ${dir} (did the Hub exit cleanly?)`);
-  const profile = JSON.parse(fs.readFileSync(main, 'utf8'));
+  const profile = withOriginalSources(JSON.parse(fs.readFileSync(main, 'utf8')));
   const parts = [
     `# CPU profile of the Hub, ${size.toLocaleString('en-US')} templates (${path.relative(root, main)})`,
     '',
@@ -1087,7 +1091,7 @@ function writeProfileSummary(dir: string, size: number, windows: ProfiledWindow[
     parts.push(
       `## ${w.title}`,
       '',
-      summaryMarkdown(summarize(profile, w.requests, 25, { fromUs: w.fromUs, toUs: w.toUs }, w.cpuUs), w.requests),
+      summaryMarkdown(summarize(profile, w.requests, 25, { fromUs: w.fromUs, toUs: w.toUs }, w.cpu), w.requests),
       '',
     );
   }
@@ -1166,10 +1170,10 @@ async function measureMcp(
   }
   const runs: McpResult['runs'] = [];
   for (const c of [1, connections]) {
-    let window = { fromUs: 0, cpuUs: 0 };
+    let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
     const measure = async (server: Server, token: string): Promise<LoadResult> => {
       await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
-      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpuUs: cpuMicros(hub.child.proc.pid!) };
+      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
       return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
     };
     const direct = await measure(upstream, setup.directAssertion);
@@ -1180,7 +1184,10 @@ async function measureMcp(
       fromUs: window.fromUs,
       toUs: Number(process.hrtime.bigint() / 1000n),
       requests: viaHub.requests,
-      cpuUs: cpuMicros(hub.child.proc.pid!) - window.cpuUs,
+      cpu: (({ userUs, systemUs }) => ({
+        userUs: userUs - window.cpu.userUs,
+        systemUs: systemUs - window.cpu.systemUs,
+      }))(cpuTimes(hub.child.proc.pid!)),
     });
     log(
       `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,

@@ -59,10 +59,9 @@ function callerKey(principal: Principal): string {
   return `${principal.kind}:${scope.kind === 'org' ? scope.orgId : scope.kind}`;
 }
 
-/** Same answer for the same parameters in any order. */
-export function cacheKey(principal: Principal, pathname: string, params: URLSearchParams): string {
-  const sorted = [...params].sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
-  return `${callerKey(principal)} ${pathname}?${new URLSearchParams(sorted)}`;
+/** `query`: the parameters the procedure reads, in one order (rest.ts, knownParams). */
+export function cacheKey(principal: Principal, pathname: string, query: string): string {
+  return `${callerKey(principal)} ${pathname}?${query}`;
 }
 
 export function lookUp(key: string): CachedResponse | undefined {

@@ -90,6 +90,31 @@ function matchInTable(method: string, pathname: string): Route | null {
   return { procedure, path, type, meta: (procedure._def.meta ?? {}) as HubMeta, pathInput };
 }
 
+/** A request target as dispatch needs it, parsed once per distinct method and URL (fleets poll the same few). */
+interface Target {
+  url: URL;
+  pathname: string;
+  route: Route | null;
+  /** A cached GET's parameters that its procedure reads, in one order: the response cache's key (knownParams). */
+  cacheQuery: string | null;
+}
+const targets = new Map<string, Target>();
+
+function targetOf(method: string, rawUrl: string): Target {
+  const key = `${method} ${rawUrl}`;
+  let target = targets.get(key);
+  if (!target) {
+    const url = new URL(rawUrl, 'http://hub');
+    const pathname = url.pathname.slice(REST_PREFIX.length) || '/';
+    const route = matchRoute(method, pathname);
+    const cached = method === 'GET' && route?.meta.responseCache;
+    target = { url, pathname, route, cacheQuery: cached ? knownParams(route, url.searchParams) : null };
+    if (targets.size >= MATCHED_MAX) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 function errorAnswer(err: unknown, where: string): RestAnswer {
@@ -160,17 +185,20 @@ async function readInput(req: RestRequest, route: Route, url: URL): Promise<Reco
 const inputKeys = new WeakMap<AnyProcedure, Set<string>>();
 
 /**
- * The query parameters the procedure reads (its input object's keys): the response cache keys on these
- * only, so unknown parameters (ignored by the procedure) cannot mint new cache entries.
+ * The query parameters the procedure reads (its input object's keys), sorted (the same answer for the same
+ * parameters in any order): the response cache keys on these only, so unknown parameters (ignored by the
+ * procedure) cannot mint new cache entries.
  */
-function knownParams(route: Route, params: URLSearchParams): URLSearchParams {
+function knownParams(route: Route, params: URLSearchParams): string {
   let keys = inputKeys.get(route.procedure);
   if (!keys) {
     const [input] = (route.procedure._def as { inputs?: { shape?: Record<string, unknown> }[] }).inputs ?? [];
     keys = new Set(Object.keys(input?.shape ?? {}));
     inputKeys.set(route.procedure, keys);
   }
-  return new URLSearchParams([...params].filter(([name]) => keys.has(name)));
+  const known = [...params].filter(([name]) => keys.has(name));
+  known.sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
+  return new URLSearchParams(known).toString();
 }
 
 function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
@@ -190,26 +218,26 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
     const answer = await dispatchRest({ ...req, method: 'GET' });
     return { ...answer, body: null };
   }
-  const url = new URL(req.url, 'http://hub');
-  const pathname = url.pathname.slice(REST_PREFIX.length) || '/';
+  const { url, pathname, route, cacheQuery } = targetOf(req.method, req.url);
   const where = `REST ${req.method} ${pathname}`;
   try {
-    const route = matchRoute(req.method, pathname);
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
     const { caller: ctx, headers: limitHeaders } = await admitRest(req.headers);
-    const input = await readInput(req, route, url);
 
-    if (req.method !== 'GET' || !route.meta.responseCache) {
+    if (cacheQuery === null) {
+      const input = await readInput(req, route, url);
       return {
         status: 200,
         headers: { ...JSON_HEADERS, ...limitHeaders },
         body: JSON.stringify(await call(route, ctx, input)) ?? null,
       };
     }
-    const key = cacheKey(ctx.principal, pathname, knownParams(route, url.searchParams));
+    // A cached GET: its input (the query string) is read only when the answer has to be computed.
+    const key = cacheKey(ctx.principal, pathname, cacheQuery);
     let entry = lookUp(key);
     if (!entry) {
       const computedUnder = generation('catalog');
+      const input = await readInput(req, route, url);
       entry = store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
     }
     const answer = cachedAnswer(entry, ctx.principal, req.headers);

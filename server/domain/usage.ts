@@ -28,9 +28,18 @@ export const EARLIER_DAY = '1970-01-01';
 const FLUSH_INTERVAL_MS = 500;
 const COMPACT_EVERY_MS = 3_600_000;
 
-/** The UTC day of a moment, as YYYY-MM-DD. */
-export function utcDay(at: Date = new Date()): string {
-  return at.toISOString().slice(0, 10);
+let today = { from: 0, until: 0, text: '' };
+
+/** The UTC day of a moment (by default now), as YYYY-MM-DD. */
+export function utcDay(at?: Date): string {
+  if (at) return at.toISOString().slice(0, 10);
+  // Today's, kept until the next UTC midnight: every poll and download asks.
+  const now = Date.now();
+  if (now < today.from || now >= today.until) {
+    const from = now - (now % 86_400_000);
+    today = { from, until: from + 86_400_000, text: new Date(from).toISOString().slice(0, 10) };
+  }
+  return today.text;
 }
 
 /**
