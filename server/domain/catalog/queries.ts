@@ -132,7 +132,7 @@ export interface TierCounts {
  * Whether walking the name index is cheaper than visiting every match of a name tier. The walk passes
  * about (skip + limit) × visible / matches entries (index only, ~0.13 µs each here); the trigram bitmap
  * visits all matches in the table and rechecks them (~0.9 µs each) before sorting: measured at 100,000
- * templates (docs/performance.md). A tier of a few matches is always read through the trigram index.
+ * templates (docs/test-loop-and-search.md, part 2). A tier of a few matches always goes through the trigram index.
  */
 const WALK_COST_RATIO = 7;
 function walkIsCheaper(tier: number, matches: number, visible: number, skip: number, limit: number) {
