@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger, requestIdFrom, withRequestId } from './index';
 
@@ -84,5 +88,33 @@ describe('request ids', () => {
     const { log, lines } = capture();
     withRequestId(log, 'req-12345678').info({ a: 1 }, 'one');
     expect(lines[0]).toMatchObject({ requestId: 'req-12345678', a: 1, msg: 'one' });
+  });
+});
+
+/**
+ * The destinations both services log through: pino.destination (sonic-boom) with minLength batching, patched
+ * (patches/sonic-boom+*.patch) to keep the byte length of its pending buffer instead of measuring it again on every
+ * line. Every line must still arrive once, whole and in order, across buffer boundaries and multi-byte characters.
+ */
+describe('the batched log destination', () => {
+  it('writes every line once, in order, across buffer boundaries and multi-byte characters', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'log-destination-'));
+    const file = path.join(dir, 'out.log');
+    const destination = pino.destination({ dest: file, sync: false, minLength: 4096, maxWrite: 5000 });
+    const log = createLogger({ service: 'test', level: 'info', destination });
+    const sent: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const text = `${i} ${'é€😀'.repeat(i % 37)} ${'x'.repeat(i % 300)}`;
+      sent.push(text);
+      log.info({ i }, text);
+      if (i % 500 === 0) await new Promise((r) => setImmediate(r)); // let writes complete in between
+    }
+    await new Promise<void>((resolve) => {
+      destination.once('close', () => resolve());
+      destination.end();
+    });
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(sent);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
