@@ -440,17 +440,19 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
     }
     return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { match, after }).list), total: known };
   }
-  const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
-  if (!filters.search) {
-    const [rows, n] = await Promise.all([list, page.page === 1 ? null : total(countQuery)]);
-    return { rows: pageOf(rows), total: n ?? (rows.length < page.limit ? rows.length : await total(countQuery)) };
-  }
-  if (match === 'substring') {
+  if (filters.search && match === 'substring') {
+    // The kept count per rank tier is the total, and says which tiers the page reads.
     const tierCounts = await searchTierCounts(db, scope, filters);
     const known = tierCounts.tiers.reduce((sum, n) => sum + n, 0);
     if ((page.page - 1) * page.limit >= known) return { rows: [], total: known };
     return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { tierCounts }).list), total: known };
   }
+  const { list, count: countQuery } = listTemplatesQueries(db, scope, filters, page, { match });
+  if (!filters.search) {
+    const [rows, n] = await Promise.all([list, page.page === 1 ? null : total(countQuery)]);
+    return { rows: pageOf(rows), total: n ?? (rows.length < page.limit ? rows.length : await total(countQuery)) };
+  }
+  // Similar names: the matches' count comes with the page.
   const rows = await list;
   if (rows.length > 0) return { rows: pageOf(rows), total: Number(rows[0]!.matches) };
   // Past the end (or nothing matches): the count alone.
