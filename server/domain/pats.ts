@@ -137,7 +137,8 @@ export function recordMcpCall({ pat, method, upstreamStatus, outcome }: McpCallR
     method: method === null ? null : method.slice(0, 200),
     upstreamStatus,
   });
-  if (calls.queued.length >= BATCH_ROWS) flushSoon(0);
+  // A full batch goes now (the flush writes whatever has queued by then); otherwise with the next interval.
+  if (calls.queued.length === BATCH_ROWS) flushSoon(0);
   else if (!calls.timer) flushSoon(FLUSH_INTERVAL_MS);
 }
 
