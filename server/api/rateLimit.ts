@@ -24,8 +24,8 @@ import { rateLimitWindows } from '../db/schema';
 import { DomainError } from '../domain/errors';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
-import { logger, runInBackground } from '../log';
-import { oneAtATime } from '../batched';
+import { logger } from '../log';
+import { flushLater, oneAtATime } from '../batched';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -154,12 +154,7 @@ function syncInterval() {
 }
 
 function scheduleFlush() {
-  if (state.timer) return;
-  state.timer = setTimeout(() => {
-    state.timer = null;
-    void runInBackground('rate_limit', flushRateLimits);
-  }, syncInterval());
-  state.timer.unref();
+  flushLater(state, syncInterval(), 'rate_limit', flushRateLimits);
 }
 
 let lastSweep = 0;

@@ -27,8 +27,8 @@ import { recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats'
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
-import { logger, runInBackground } from '../log';
-import { oneAtATime } from '../batched';
+import { logger } from '../log';
+import { flushLater, oneAtATime } from '../batched';
 
 /**
  * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
@@ -136,10 +136,7 @@ function touchLastUsed(kind: LastUsedKind, id: string): void {
   let ids = lastUsed.pending.get(kind);
   if (!ids) lastUsed.pending.set(kind, (ids = new Set<string>()));
   ids.add(id);
-  if (!lastUsed.timer) {
-    lastUsed.timer = setTimeout(() => void runInBackground('last_used', flushLastUsed), LAST_USED_FLUSH_MS);
-    lastUsed.timer.unref();
-  }
+  flushLater(lastUsed, LAST_USED_FLUSH_MS, 'last_used', flushLastUsed);
 }
 
 /** Writes the pending last-used marks now, after a write already under way (also on shutdown). */

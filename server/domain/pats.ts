@@ -27,7 +27,7 @@ import type { UserPrincipal } from './principal';
 import { issueSecret } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
 import { logger, runInBackground } from '../log';
-import { oneAtATime } from '../batched';
+import { flushLater, oneAtATime } from '../batched';
 
 export const PAT_MAX_EXPIRY_DAYS = 365;
 /**
@@ -115,15 +115,6 @@ export const flushMcpCalls = oneAtATime(calls, async () => {
   }
 });
 
-function flushSoon(delayMs: number) {
-  if (calls.timer) clearTimeout(calls.timer);
-  calls.timer = setTimeout(() => {
-    calls.timer = null;
-    void runInBackground('mcp calls', flushMcpCalls);
-  }, delayMs);
-  calls.timer.unref();
-}
-
 /** Records one proxied (or refused) call for the minter's organization: queued, written with the next batch. */
 export function recordMcpCall({ pat, method, upstreamStatus, outcome }: McpCallRecord): void {
   hubMetrics.mcpCall(upstreamStatus);
@@ -138,8 +129,8 @@ export function recordMcpCall({ pat, method, upstreamStatus, outcome }: McpCallR
     upstreamStatus,
   });
   // A full batch goes now (the flush writes whatever has queued by then); otherwise with the next interval.
-  if (calls.queued.length === BATCH_ROWS) flushSoon(0);
-  else if (!calls.timer) flushSoon(FLUSH_INTERVAL_MS);
+  if (calls.queued.length === BATCH_ROWS) void runInBackground('mcp_calls', flushMcpCalls);
+  else flushLater(calls, FLUSH_INTERVAL_MS, 'mcp_calls', flushMcpCalls);
 }
 
 // ---------------------------------------------------------------- management (account API)

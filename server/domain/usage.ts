@@ -13,8 +13,8 @@
  * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
  * at most once an hour per process (compactRollups).
  */
-import { logger, runInBackground } from '../log';
-import { oneAtATime } from '../batched';
+import { logger } from '../log';
+import { flushLater, oneAtATime } from '../batched';
 import { inArray, sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
 import { instanceSyncState, ticketsDaily } from '../db/schema';
@@ -170,14 +170,7 @@ function tallyOf(instance: InstanceRef, at: Date): PollTally {
 }
 
 function schedule() {
-  if (state.timer) return;
-  state.timer = setTimeout(() => {
-    state.timer = null;
-    void runInBackground('usage', flushUsage).catch((err) =>
-      logger.warn({ err: (err as Error).message }, 'usage counts not written yet'),
-    );
-  }, FLUSH_INTERVAL_MS);
-  state.timer.unref();
+  flushLater(state, FLUSH_INTERVAL_MS, 'usage', flushUsage);
 }
 
 /**

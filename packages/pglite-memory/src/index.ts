@@ -6,8 +6,9 @@
  * Loading a snapshot costs ~0.7 s of CPU, and the tests open one per file (Core: often per test). So closing one puts
  * it back to the snapshot's state and keeps it for the next opening of that snapshot in this process: the session
  * discarded (settings, prepared statements, temporary tables, locks, LISTEN), every table of `public` emptied and its
- * sequences restarted (~50 ms; the snapshot's `public` is empty, as the migrations leave it). It is closed for real instead when it cannot be put back exactly: left inside a
- * transaction, or its schema, roles or extensions no longer those of the snapshot (a test altered them).
+ * sequences restarted (~50 ms; only a snapshot whose `public` is empty is kept, as the migrations leave it). It is
+ * closed for real instead when it cannot be put back exactly: left inside a transaction, or its schema, roles or
+ * extensions no longer those of the snapshot (a test altered them).
  * Whoever still holds the closed handle can no longer use it: every use throws, as on a closed database.
  */
 import fs from 'node:fs';

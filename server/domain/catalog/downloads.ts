@@ -10,8 +10,7 @@ import { sql } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { utcDay, type InstanceRef } from '../usage';
 import { gaugeOf } from '../../metrics';
-import { logger, runInBackground } from '../../log';
-import { oneAtATime } from '../../batched';
+import { flushLater, oneAtATime } from '../../batched';
 
 const FLUSH_INTERVAL_MS = 500;
 
@@ -30,15 +29,7 @@ gaugeOf(
 export function recordDownload(templateId: string, instance: InstanceRef) {
   const key = `${utcDay()} ${templateId} ${instance.keyId} ${instance.orgId}`;
   state.pending.set(key, (state.pending.get(key) ?? 0) + 1);
-  if (!state.timer) {
-    state.timer = setTimeout(() => {
-      state.timer = null;
-      void runInBackground('downloads', flushDownloads).catch((err) =>
-        logger.warn({ err: (err as Error).message }, 'download counts not written yet'),
-      );
-    }, FLUSH_INTERVAL_MS);
-    state.timer.unref();
-  }
+  flushLater(state, FLUSH_INTERVAL_MS, 'downloads', flushDownloads);
 }
 
 /** Writes the tally now, after a write already under way. Resolves when every read counted so far is stored. */
