@@ -7,7 +7,7 @@
  * The fleet: FLEET_ORGS organizations × KEYS_PER_ORG instance keys, each instance polling
  * `updates?since=<checked_at>` with its ETag every POLL_MS on a random phase, to either Hub (a balancer);
  * 1 % of the polls are a full sync instead (updates for the watermark, then every list page).
- * Phases: prime (every instance's first poll: no ETag yet), idle (nothing written: what an idle poll costs),
+ * Phases: prime (every instance's first poll: no ETag yet; each key also meets the other Hub), idle (nothing written: what an idle poll costs),
  * writes (an admin creates a public template every WRITE_EVERY_MS), tail (no writes: the last writes reach
  * everyone). Per-poll cost is read from the Hubs' /metrics (CPU, statements, bytes, cache look-ups) and
  * PgBouncer's SHOW STATS; server connections from pg_stat_activity. Results: bench/results/fleet.{json,md}.
@@ -357,6 +357,15 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       const auth = { authorization: `Bearer ${inst.secret}` };
       const current = phase;
       try {
+        // The prime phase also introduces each key to the other Hubs (one categories read each): the later phases
+        // measure Hubs that have met the fleet, as after running a while — not each process's first meeting of a
+        // key, which a random balancer would otherwise spread over the first intervals (1 − 2⁻ᵏ met after k).
+        if (current === 'prime')
+          for (const other of hubUrls)
+            if (other !== hub) {
+              const met = await get(other, '/api/v1/catalog/categories', auth);
+              if (met.status !== 200) return fail(`categories ${met.status}`);
+            }
         if (Math.random() < options.fullSyncShare) {
           counts[current].fullSyncs++;
           const mark = await get(
@@ -687,6 +696,20 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
   }
 }
 
+/** hub_db_statements_total's sources that are a request's route class (server/metrics.ts routeClass); the rest are background jobs. */
+const REQUEST_SOURCES = new Set([
+  'catalog_updates',
+  'catalog',
+  'admin',
+  'account',
+  'api_other',
+  'mcp',
+  'probe',
+  'metrics',
+  'trpc',
+  'page',
+]);
+
 function fleetMarkdown(r: Record<string, any>): string {
   const rows = Object.entries(r.phases as Record<string, any>).map(
     ([name, p]) =>
@@ -694,9 +717,17 @@ function fleetMarkdown(r: Record<string, any>): string {
   );
   const t = r.targets as Record<string, any>;
   const idle = r.phases.idle;
+  // At the full fleet's poll rate: a background job's statements a second stay as they are (each runs at most
+  // once a second or so per process, whatever the traffic); a request's statements per poll stay per poll.
+  const fullFleetPollsPerSecond = (FULL_FLEET.orgs * FULL_FLEET.keysPerOrg) / (FULL_FLEET.pollMs / 1000);
+  let projected = 0;
   const bySource = Object.entries((idle.statementsPerSecondBySource ?? {}) as Record<string, number>).map(
-    ([source, perSecond]) =>
-      `| ${source} | ${perSecond} | ${idle.pollsPerSecond ? round(perSecond / idle.pollsPerSecond, 4) : 0} |`,
+    ([source, perSecond]) => {
+      const perPoll = idle.pollsPerSecond ? perSecond / idle.pollsPerSecond : 0;
+      const atFullFleet = !REQUEST_SOURCES.has(source) ? perSecond / fullFleetPollsPerSecond : perPoll;
+      projected += atFullFleet;
+      return `| ${source} | ${!REQUEST_SOURCES.has(source) ? 'background' : 'requests'} | ${perSecond} | ${round(perPoll, 4)} | ${round(atFullFleet, 4)} |`;
+    },
   );
   return `# Fleet simulation (${r.generatedAt})
 
@@ -710,9 +741,11 @@ ${rows.join('\n')}
 
 Statements in the idle phase by what sent them (\`hub_db_statements_total\`'s source: a request's route class, or a background job), both Hubs together:
 
-| source | statements/s | per poll |
-|---|---|---|
+| source | kind | statements/s | per poll | per poll at ${fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 })} polls/s |
+|---|---|---|---|---|
 ${bySource.join('\n')}
+
+Projected at the full fleet's rate (background statements a second as measured, over ${fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 })} polls/s; the requests' statements per poll as measured): **${round(projected, 4)} statements per idle poll**${r.fleet.instances === FULL_FLEET.orgs * FULL_FLEET.keysPerOrg ? ' (this run is the full fleet: the measured figure above is the one that counts)' : ''}.
 
 Write propagation (${r.propagation.writes} writes; every instance reached by every write: ${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${r.propagation.delayMs.p50} ms, p99 ${r.propagation.delayMs.p99} ms, max ${r.propagation.delayMs.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms, 100 % within ${r.propagation.fleet100WithinMs} ms.
 

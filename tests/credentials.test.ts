@@ -1,10 +1,12 @@
 /** The refusal table: a credential that is present but not valid is refused everywhere, never anonymous. */
-import { eq } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { generateKeyPair, SignJWT, base64url } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HUB_API_AUDIENCE } from '../server/config';
-import { getDb } from '../server/db/client';
-import { organizations, users } from '../server/db/schema';
+import { getDb, observeStatements } from '../server/db/client';
+import { refreshInstanceKeys, resolveCredential } from '../server/auth/credentials';
+import type { InstancePrincipal } from '../server/domain/principal';
+import { instanceKeys, organizations, users } from '../server/db/schema';
 import { revokeInstanceKey } from '../server/domain/instanceKeys';
 import { signJwt } from '../server/domain/jwt';
 import { issueSecret, parseSecret } from '@shared/tokens';
@@ -167,5 +169,45 @@ describe('JWKS', () => {
       audience: HUB_API_AUDIENCE,
     });
     expect(payload.sub).toBe(user.id);
+  });
+});
+
+describe('the credential cache', () => {
+  it('re-reads instance keys used past half their lifetime in one background statement', async () => {
+    process.env.HUB_CREDENTIAL_CACHE_TTL_MS = '1600';
+    try {
+      const keys = await Promise.all([1, 2, 3].map((i) => createKey(org.id, `refresh-${i}`)));
+      const names = async () =>
+        Promise.all(keys.map(async (k) => ((await resolveCredential(k.secret)) as InstancePrincipal).keyName));
+      expect(await names()).toEqual(['refresh-1', 'refresh-2', 'refresh-3']);
+      // A change no process announces (a row changed by hand): the entries' lifetime is what bounds it.
+      const db = await getDb();
+      await db
+        .update(instanceKeys)
+        .set({ name: sql`${instanceKeys.name} || '-renamed'` })
+        .where(
+          inArray(
+            instanceKeys.id,
+            keys.map((k) => k.id),
+          ),
+        );
+      const lookups: string[] = [];
+      const stop = observeStatements((q) => void (/key_hash/.test(q) && lookups.push(q)));
+      try {
+        expect(await names()).toEqual(['refresh-1', 'refresh-2', 'refresh-3']);
+        await new Promise((r) => setTimeout(r, 900));
+        // Past half the lifetime: still answered from memory, and queued for a refresh.
+        expect(await names()).toEqual(['refresh-1', 'refresh-2', 'refresh-3']);
+        expect(lookups).toHaveLength(0);
+        await refreshInstanceKeys();
+        expect(lookups).toHaveLength(1);
+        expect(await names()).toEqual(['refresh-1-renamed', 'refresh-2-renamed', 'refresh-3-renamed']);
+        expect(lookups).toHaveLength(1);
+      } finally {
+        stop();
+      }
+    } finally {
+      delete process.env.HUB_CREDENTIAL_CACHE_TTL_MS;
+    }
   });
 });

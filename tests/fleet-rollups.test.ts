@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDb, observeStatements } from '../server/db/client';
+import { execRows, getDb, observeStatements } from '../server/db/client';
 import {
   instanceSyncState,
   instanceUsageDaily,
@@ -17,7 +17,7 @@ import {
 } from '../server/db/schema';
 import { flushDownloads } from '../server/domain/catalog/downloads';
 import { flushMcpCalls } from '../server/domain/pats';
-import { compactRollups, EARLIER_DAY, flushUsage, utcDay } from '../server/domain/usage';
+import { compactRollups, EARLIER_DAY, flushUsage, recordPoll, utcDay } from '../server/domain/usage';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from './helpers';
 import {
   mintToken,
@@ -312,6 +312,53 @@ describe('rollups after concurrent traffic', () => {
 });
 
 describe('freshness and retention', () => {
+  it('observes the poll interval within a batch and across batches, in one statement per flush', async () => {
+    const org = await createOrg();
+    const across = await createKey(org.id, 'across-batches');
+    const within = await createKey(org.id, 'within-batch');
+    const t0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+    const poll = (key: { id: string }, at: number, complete = true) =>
+      recordPoll(
+        { keyId: key.id, orgId: org.id },
+        { notModified: false, complete, checkedAt: new Date(at).toISOString() },
+        new Date(at),
+      );
+    poll(across, t0);
+    poll(within, t0);
+    poll(within, t0 + 45_000);
+    // A has_more follow-up right after: not an interval.
+    poll(within, t0 + 45_200, false);
+    await flushUsage();
+    // The next batch: the gap to the stored last poll (a minute and a half).
+    poll(across, t0 + 90_000);
+    const statements: string[] = [];
+    const stop = observeStatements((q) => statements.push(q));
+    try {
+      await flushUsage();
+    } finally {
+      stop();
+    }
+    expect(statements.filter((q) => !/^(begin|commit)/i.test(q.trim()))).toHaveLength(1);
+    const db = await getDb();
+    const rows = await db
+      .select()
+      .from(instanceSyncState)
+      .where(sql`${instanceSyncState.instanceKeyId} in (${across.id}, ${within.id})`);
+    const by = Object.fromEntries(rows.map((r) => [r.instanceKeyId, r]));
+    expect(by[across.id]).toMatchObject({ pollIntervalS: 90, lastPollAt: new Date(t0 + 90_000) });
+    expect(by[within.id]).toMatchObject({
+      pollIntervalS: 45,
+      lastPollAt: new Date(t0 + 45_200),
+      lastSyncAt: new Date(t0 + 45_000),
+      lastCheckedAt: new Date(t0 + 45_000).toISOString(),
+    });
+    const [tally] = await execRows(
+      db,
+      sql`select sum(polls)::int as polls from instance_usage_daily where instance_key_id in (${across.id}, ${within.id})`,
+    );
+    expect(tally).toMatchObject({ polls: 5 });
+  });
+
   it('marks an instance stale after 3 × its poll interval, and never-synced ones as never', async () => {
     const org = await createOrg();
     const live = await createKey(org.id, 'fresh-one');

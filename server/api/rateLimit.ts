@@ -12,7 +12,7 @@
  * without touching the database (a flood of made-up svh_/svp_ secrets costs at most that many look-ups).
  *
  * Across processes: each process counts in memory (a decision never waits for the database) and adds
- * its counts to rate_limit_windows every HUB_RATE_LIMIT_SYNC_MS (250 ms) in one upsert, reading back each
+ * its counts to rate_limit_windows every HUB_RATE_LIMIT_SYNC_MS (1 s) in one upsert, reading back each
  * key's total. So the limit holds for the sum of all processes, give or take one sync interval of
  * traffic; in embedded mode the same table lives in PGlite. A database outage leaves the in-memory
  * counts in force. Answers carry RateLimit-Policy and RateLimit (IETF draft-ietf-httpapi-ratelimit-headers),
@@ -149,8 +149,8 @@ export function rateLimitHeaders(status: LimitStatus): Record<string, string> {
 // ---------------------------------------------------------------- sharing counts through the database
 
 function syncInterval() {
-  const n = Number(process.env.HUB_RATE_LIMIT_SYNC_MS ?? 250);
-  return Number.isFinite(n) && n >= 10 ? n : 250;
+  const n = Number(process.env.HUB_RATE_LIMIT_SYNC_MS ?? 1000);
+  return Number.isFinite(n) && n >= 10 ? n : 1000;
 }
 
 function scheduleFlush() {

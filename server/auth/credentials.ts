@@ -77,9 +77,9 @@ export async function resolveCredential(token: string | null): Promise<Principal
 // ---------------------------------------------------------------- the one cache of secret look-ups
 
 type Lookup = { kind: 'svh_'; row: InstanceKeyRow | null } | { kind: 'svp_'; row: PatRow | null };
-const lookups = ((
-  globalThis as { __hubCredentialLookups?: LRUCache<string, { generation: number; lookup: Lookup }> }
-).__hubCredentialLookups ??= new LRUCache({ max: config.credentialCacheMax, ttl: config.credentialCacheTtlMs }));
+type CachedLookup = { generation: number; loadedAt: number; lookup: Lookup };
+const lookups = ((globalThis as { __hubCredentialLookups?: LRUCache<string, CachedLookup> }).__hubCredentialLookups ??=
+  new LRUCache({ max: config.credentialCacheMax, ttl: config.credentialCacheTtlMs }));
 
 async function cachedLookup<K extends Lookup['kind']>(
   kind: K,
@@ -91,14 +91,54 @@ async function cachedLookup<K extends Lookup['kind']>(
   const hit = lookups.get(hash);
   if (hit && hit.generation === current && hit.lookup.kind === kind) {
     hubMetrics.credentialCache(true);
+    if (kind === 'svh_' && Date.now() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
     return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
   }
   hubMetrics.credentialCache(false);
+  const loadedAt = Date.now();
   const row = await load(hash);
   // Only if no change was announced while looking up: the answer might predate it.
-  if (generation('auth') === current) lookups.set(hash, { generation: current, lookup: { kind, row } as Lookup });
+  if (generation('auth') === current)
+    lookups.set(
+      hash,
+      { generation: current, loadedAt, lookup: { kind, row } as Lookup },
+      { ttl: config.credentialCacheTtlMs },
+    );
   return row;
 }
+
+// Refresh ahead: an instance key used past half its entry's lifetime is read again in the background, with every
+// other key due, in one statement a second. A fleet polling every minute then never waits on an expired entry, and
+// the cache costs a statement a second instead of one per key per lifetime (100,000 keys, 10 min: 167/s). The
+// lifetime still bounds how old an entry can be (what no announcement covers, e.g. a row changed by hand).
+const REFRESH_FLUSH_MS = 1_000;
+const refresh = ((
+  globalThis as {
+    __hubCredentialRefresh?: { due: Set<string>; timer: NodeJS.Timeout | null; flushing: Promise<void> | undefined };
+  }
+).__hubCredentialRefresh ??= { due: new Set(), timer: null, flushing: undefined });
+
+function refreshLater(hash: string): void {
+  refresh.due.add(hash);
+  flushLater(refresh, REFRESH_FLUSH_MS, 'credential_refresh', refreshInstanceKeys);
+}
+
+/** Reads the instance keys due for a refresh now (tests; the timer's flush otherwise). */
+export const refreshInstanceKeys = oneAtATime(refresh, async () => {
+  const hashes = [...refresh.due];
+  refresh.due.clear();
+  if (hashes.length === 0 || !databaseIsOpen()) return;
+  const current = generation('auth');
+  const loadedAt = Date.now();
+  const rows = await instanceKeyRows(hashes);
+  if (generation('auth') !== current) return;
+  for (const hash of hashes)
+    lookups.set(
+      hash,
+      { generation: current, loadedAt, lookup: { kind: 'svh_', row: rows.get(hash) ?? null } },
+      { ttl: config.credentialCacheTtlMs },
+    );
+});
 
 gaugeOf('hub_credential_cache_entries', 'Secret look-ups held by the credential cache', {}, () => lookups.size);
 
@@ -109,7 +149,7 @@ gaugeOf('hub_credential_cache_entries', 'Secret look-ups held by the credential 
 // LAST_USED_FLUSH_MS for every credential used meanwhile (a fleet of 100,000 keys polling each minute costs
 // a statement every few seconds, not one per poll). A failed write is dropped: the next use marks again.
 const LAST_USED_INTERVAL_MS = 60_000;
-const LAST_USED_FLUSH_MS = 250;
+const LAST_USED_FLUSH_MS = 1_000;
 const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens, script: scriptTokens };
 type LastUsedKind = keyof typeof LAST_USED_TABLES;
 const lastUsed = ((
@@ -173,10 +213,12 @@ export const flushLastUsed = oneAtATime(lastUsed, async () => {
 
 type InstanceKeyRow = { id: string; name: string; orgId: string; status: string; orgStatus: string };
 
-async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
+/** The instance keys of these secret hashes, by hash: one statement for one key or for a refresh of thousands. */
+async function instanceKeyRows(hashes: string[]): Promise<Map<string, InstanceKeyRow>> {
   const db = await getDb();
-  const [row] = await db
+  const rows = await db
     .select({
+      hash: instanceKeys.keyHash,
       id: instanceKeys.id,
       name: instanceKeys.name,
       orgId: instanceKeys.orgId,
@@ -185,8 +227,13 @@ async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
     })
     .from(instanceKeys)
     .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
-    .where(eq(instanceKeys.keyHash, hash));
-  return row ?? null;
+    // One array parameter however many (hex digests: nothing to quote in the literal).
+    .where(sql`${instanceKeys.keyHash} = any(${`{${hashes.join(',')}}`}::text[])`);
+  return new Map(rows.map(({ hash, ...row }) => [hash, row]));
+}
+
+async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
+  return (await instanceKeyRows([hash])).get(hash) ?? null;
 }
 
 async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {

@@ -23,7 +23,10 @@ import { gaugeOf, hubMetrics } from '../metrics';
 
 const monitorStatements = hubMetrics.statementCounter('replica_monitor');
 
-const MONITOR_MS = 250;
+// Lag is judged against DATABASE_READ_MAX_LAG_MS (seconds), so a sample a second is enough; a read that needs a
+// position the replicas were last seen short of asks the freshest one itself (choose). Two statements a second
+// per process (one on the primary, one per replica), whatever the traffic.
+const MONITOR_MS = 1_000;
 
 export type ReplicaState = 'ok' | 'lagging' | 'down';
 
@@ -43,6 +46,8 @@ interface Replica {
   replayed: bigint;
   lagMs: number | null;
   error: string | null;
+  /** The replay position being read: the monitor and the reads that wait for a position share one statement. */
+  refreshing: Promise<void> | null;
 }
 
 /** A WAL position (pg_lsn) as a number: bytes since 0/0. */
@@ -73,7 +78,13 @@ export class ReadReplicas {
     replicas: { url: string; client: Sql; db: Db }[],
     private readonly maxLagMs: number,
   ) {
-    this.replicas = replicas.map((r) => ({ ...r, replayed: -1n, lagMs: null, error: 'not checked yet' }));
+    this.replicas = replicas.map((r) => ({
+      ...r,
+      replayed: -1n,
+      lagMs: null,
+      error: 'not checked yet',
+      refreshing: null,
+    }));
     for (const r of this.replicas) {
       const labels = { replica: redactUrl(r.url) };
       gaugeOf('hub_replica_up', 'Whether the replica answers (1) or is skipped as down (0)', labels, () =>
@@ -152,7 +163,11 @@ export class ReadReplicas {
     }
   }
 
-  private async refresh(r: Replica): Promise<void> {
+  private refresh(r: Replica): Promise<void> {
+    return (r.refreshing ??= this.readReplayed(r).finally(() => (r.refreshing = null)));
+  }
+
+  private async readReplayed(r: Replica): Promise<void> {
     monitorStatements.inc(currentWork());
     const [row] = await r.client.unsafe(
       `select pg_is_in_recovery() as standby,

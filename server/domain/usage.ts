@@ -15,9 +15,9 @@
  */
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
-import { instanceSyncState, ticketsDaily } from '../db/schema';
+import { ticketsDaily } from '../db/schema';
 
 export type McpOutcome = 'ok' | 'refused_hub' | 'refused_instance' | 'upstream_error';
 export const MCP_OUTCOMES: readonly McpOutcome[] = ['ok', 'refused_hub', 'refused_instance', 'upstream_error'];
@@ -25,7 +25,7 @@ export const MCP_OUTCOMES: readonly McpOutcome[] = ['ok', 'refused_hub', 'refuse
 export const RETENTION_DAYS = 400;
 /** The day older rows are summed into. */
 export const EARLIER_DAY = '1970-01-01';
-const FLUSH_INTERVAL_MS = 500;
+const FLUSH_INTERVAL_MS = 1_000;
 const COMPACT_EVERY_MS = 3_600_000;
 
 let today = { from: 0, until: 0, text: '' };
@@ -223,67 +223,48 @@ export const flushUsage = oneAtATime(state, async () => {
     const db = await getDb();
     const rows = [...tally.values()];
     const ms = [...marks.entries()];
-    await db.transaction(async (tx) => {
-      if (rows.length > 0) {
-        const a = (f: (r: PollTally) => string | number) => `{${rows.map(f).join(',')}}`;
-        await tx.execute(sql`
-          insert into instance_usage_daily (day, instance_key_id, org_id, polls, not_modified, full_syncs)
-          select v.day, v.key_id, v.org_id, v.polls, v.nm, v.fs
-            from (select unnest(${a((r) => r.day)}::date[]) as day, unnest(${a((r) => r.keyId)}::uuid[]) as key_id,
-                         unnest(${a((r) => r.orgId)}::uuid[]) as org_id, unnest(${a((r) => r.polls)}::int[]) as polls,
-                         unnest(${a((r) => r.notModified)}::int[]) as nm, unnest(${a((r) => r.fullSyncs)}::int[]) as fs) v
-            join instance_keys k on k.id = v.key_id
-          on conflict (day, instance_key_id) do update set
-            polls = instance_usage_daily.polls + excluded.polls,
-            not_modified = instance_usage_daily.not_modified + excluded.not_modified,
-            full_syncs = instance_usage_daily.full_syncs + excluded.full_syncs`);
-      }
-      if (ms.length > 0) {
-        // The poll interval the Hub observes: the latest gap of at least a second between two polls (has_more
-        // follow-ups come at once), inside this batch or since the stored last poll.
-        const stored = await tx
-          .select({ keyId: instanceSyncState.instanceKeyId, lastPollAt: instanceSyncState.lastPollAt })
-          .from(instanceSyncState)
-          .where(
-            inArray(
-              instanceSyncState.instanceKeyId,
-              ms.map(([k]) => k),
-            ),
-          )
-          .for('update');
-        const before = new Map(stored.map((r) => [r.keyId, r.lastPollAt]));
-        const a = (f: (m: SyncMark, keyId: string) => string | number | null) =>
-          `{${ms
-            .map(([k, m]) => {
-              const v = f(m, k);
-              return v === null || v === '' ? 'NULL' : `"${v}"`;
-            })
-            .join(',')}}`;
-        const gapOf = (m: SyncMark, keyId: string): number | null => {
-          if (m.gapS !== null) return m.gapS;
-          const prev = before.get(keyId);
-          if (!prev || !m.firstPollAt) return null;
-          const gap = Math.round((m.firstPollAt.getTime() - prev.getTime()) / 1000);
-          return gap >= 1 ? gap : null;
-        };
-        await tx.execute(sql`
-          insert into instance_sync_state as s (instance_key_id, last_poll_at, last_sync_at, last_checked_at, poll_interval_s)
-          select v.key_id, v.last_poll, v.last_sync, v.checked, v.gap
-            from (select unnest(${a((_m, k) => k)}::uuid[]) as key_id,
-                         unnest(${a((m) => iso(m.lastPollAt))}::timestamptz[]) as last_poll,
-                         unnest(${a((m) => iso(m.lastSyncAt))}::timestamptz[]) as last_sync,
-                         unnest(${a((m) => m.lastCheckedAt)}::text[]) as checked,
-                         unnest(${a(gapOf)}::int[]) as gap) v
-            join instance_keys k on k.id = v.key_id
-          on conflict (instance_key_id) do update set
-            poll_interval_s = coalesce(excluded.poll_interval_s, s.poll_interval_s),
-            last_poll_at = greatest(s.last_poll_at, excluded.last_poll_at),
-            last_sync_at = greatest(s.last_sync_at, excluded.last_sync_at),
-            last_checked_at = case when excluded.last_sync_at is not null
-                                    and (s.last_sync_at is null or excluded.last_sync_at >= s.last_sync_at)
-                                   then excluded.last_checked_at else s.last_checked_at end`);
-      }
-    });
+    const tallies = (f: (r: PollTally) => string | number) => `{${rows.map(f).join(',')}}`;
+    const syncMarks = (f: (m: SyncMark, keyId: string) => string | number | null) =>
+      `{${ms
+        .map(([k, m]) => {
+          const v = f(m, k);
+          return v === null || v === '' ? 'NULL' : `"${v}"`;
+        })
+        .join(',')}}`;
+    // One statement (a fleet's flushes cost one each, not a transaction of three). Keys deleted meanwhile are
+    // skipped by the joins. The poll interval the Hub observes: the latest gap of at least a second between
+    // two polls (has_more follow-ups come at once), inside this batch or else since the stored last poll.
+    await db.execute(sql`
+      with tally as (
+        insert into instance_usage_daily (day, instance_key_id, org_id, polls, not_modified, full_syncs)
+        select v.day, v.key_id, v.org_id, v.polls, v.nm, v.fs
+          from (select unnest(${tallies((r) => r.day)}::date[]) as day, unnest(${tallies((r) => r.keyId)}::uuid[]) as key_id,
+                       unnest(${tallies((r) => r.orgId)}::uuid[]) as org_id, unnest(${tallies((r) => r.polls)}::int[]) as polls,
+                       unnest(${tallies((r) => r.notModified)}::int[]) as nm, unnest(${tallies((r) => r.fullSyncs)}::int[]) as fs) v
+          join instance_keys k on k.id = v.key_id
+        on conflict (day, instance_key_id) do update set
+          polls = instance_usage_daily.polls + excluded.polls,
+          not_modified = instance_usage_daily.not_modified + excluded.not_modified,
+          full_syncs = instance_usage_daily.full_syncs + excluded.full_syncs)
+      insert into instance_sync_state as s (instance_key_id, last_poll_at, last_sync_at, last_checked_at, poll_interval_s)
+      select v.key_id, v.last_poll, v.last_sync, v.checked,
+             coalesce(v.gap, (select case when round(extract(epoch from v.first_poll - p.last_poll_at)) >= 1
+                                          then round(extract(epoch from v.first_poll - p.last_poll_at))::int end
+                                from instance_sync_state p where p.instance_key_id = v.key_id))
+        from (select unnest(${syncMarks((_m, k) => k)}::uuid[]) as key_id,
+                     unnest(${syncMarks((m) => iso(m.firstPollAt))}::timestamptz[]) as first_poll,
+                     unnest(${syncMarks((m) => iso(m.lastPollAt))}::timestamptz[]) as last_poll,
+                     unnest(${syncMarks((m) => iso(m.lastSyncAt))}::timestamptz[]) as last_sync,
+                     unnest(${syncMarks((m) => m.lastCheckedAt)}::text[]) as checked,
+                     unnest(${syncMarks((m) => m.gapS)}::int[]) as gap) v
+        join instance_keys k on k.id = v.key_id
+      on conflict (instance_key_id) do update set
+        poll_interval_s = coalesce(excluded.poll_interval_s, s.poll_interval_s),
+        last_poll_at = greatest(s.last_poll_at, excluded.last_poll_at),
+        last_sync_at = greatest(s.last_sync_at, excluded.last_sync_at),
+        last_checked_at = case when excluded.last_sync_at is not null
+                                and (s.last_sync_at is null or excluded.last_sync_at >= s.last_sync_at)
+                               then excluded.last_checked_at else s.last_checked_at end`);
   } catch (err) {
     for (const [k, t] of tally) {
       const cur = state.tally.get(k);

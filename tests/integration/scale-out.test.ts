@@ -353,7 +353,8 @@ async function readyReplicas() {
 
 it('instances converge when the replica stops mid-run; the processes report it down', async () => {
   script('delay', '0');
-  await new Promise((r) => setTimeout(r, 1000));
+  // Two monitor rounds (one a second): the replica's replay position and the lag computed from it.
+  await new Promise((r) => setTimeout(r, 2500));
   expect(await readyReplicas()).toEqual([
     expect.objectContaining({ state: 'ok', url: expect.stringContaining(':5633/') }),
   ]);

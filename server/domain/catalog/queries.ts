@@ -587,7 +587,9 @@ function syncWatermark(withPosition: boolean): Promise<{ at: Date; lsn?: bigint 
  * "nothing changed" without a statement. The bound is conservative (an exit counts even if the template is
  * visible again): a poll it lets through still runs the exact query.
  */
-const IDLE_TTL_MS = 60_000;
+// Catalog writes move the generation at once in every process; the lifetime only bounds what no write announces
+// (a row changed by hand). A fleet's orgs × processes re-read their stamp once per lifetime.
+const IDLE_TTL_MS = 300_000;
 const latestChanges = new LRUCache<string, { generation: number; micros: Promise<bigint> }>({
   max: 100_000,
   ttl: IDLE_TTL_MS,
