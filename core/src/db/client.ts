@@ -100,7 +100,13 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
       : await openInMemory({ snapshot: process.env.CORE_TEST_PGLITE_SNAPSHOT });
     const queries = queryListeners();
     const db = drizzle(client, { schema, logger: queries.logger });
-    await migrate(db, { migrationsFolder: MIGRATIONS });
+    try {
+      await migrate(db, { migrationsFolder: MIGRATIONS });
+    } catch (err) {
+      // Closed before the lock is released: no other process may open the folder while this one still has it open.
+      await client.close().catch(() => {});
+      throw err;
+    }
     if (dataDir) restrictDataFolder(dataDir); // PGlite creates its files 0666 whatever the umask (data-folder package)
     return {
       db: db as unknown as Db,
