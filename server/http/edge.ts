@@ -188,11 +188,16 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
  * database.
  */
 export async function flushBatchedWrites(): Promise<void> {
-  await flushDownloads().catch((err) => logger.error({ err: (err as Error).message }, 'download counts not written'));
-  await flushUsage().catch((err) => logger.error({ err: (err as Error).message }, 'usage counts not written'));
-  await flushLastUsed();
-  await flushMcpCalls();
-  await flushRateLimits();
+  const writers = {
+    downloads: flushDownloads,
+    usage: flushUsage,
+    last_used: flushLastUsed,
+    mcp_calls: flushMcpCalls,
+    rate_limit: flushRateLimits,
+  };
+  // One after the other (each its own statement or transaction); one that fails does not keep the others from writing.
+  for (const [writer, flush] of Object.entries(writers))
+    await flush().catch((err) => logger.error({ err: (err as Error).message, writer }, 'batched writes not stored'));
 }
 
 /** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */
