@@ -130,7 +130,14 @@ export const refreshInstanceKeys = oneAtATime(refresh, async () => {
   if (hashes.length === 0 || !databaseIsOpen()) return;
   const current = generation('auth');
   const loadedAt = Date.now();
-  const rows = await instanceKeyRows(hashes);
+  let rows: Map<string, InstanceKeyRow>;
+  try {
+    rows = await instanceKeyRows(hashes);
+  } catch (err) {
+    // The database is away: the entries serve until their lifetime ends, then a request reads its key itself.
+    logger.warn({ err: (err as Error).message, keys: hashes.length }, 'instance keys not refreshed');
+    return;
+  }
   if (generation('auth') !== current) return;
   for (const hash of hashes)
     lookups.set(

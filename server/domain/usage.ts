@@ -221,8 +221,11 @@ export const flushUsage = oneAtATime(state, async () => {
   state.marks = new Map();
   try {
     const db = await getDb();
-    const rows = [...tally.values()];
-    const ms = [...marks.entries()];
+    // In key order: two processes writing the same keys lock their rows in the same order (no deadlock).
+    const rows = [...tally.values()].sort((a, b) =>
+      a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.day < b.day ? -1 : 1,
+    );
+    const ms = [...marks.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
     const tallies = (f: (r: PollTally) => string | number) => `{${rows.map(f).join(',')}}`;
     const syncMarks = (f: (m: SyncMark, keyId: string) => string | number | null) =>
       `{${ms
