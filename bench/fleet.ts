@@ -19,6 +19,7 @@ import http from 'node:http';
 import path from 'node:path';
 import postgres from 'postgres';
 import { issueSecret } from '@shared/tokens';
+import { ROUTE_CLASSES } from '../server/metrics';
 import { ensureBuilt, TARGETS } from '../scripts/build-server.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -696,19 +697,8 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
   }
 }
 
-/** hub_db_statements_total's sources that are a request's route class (server/metrics.ts routeClass); the rest are background jobs. */
-const REQUEST_SOURCES = new Set([
-  'catalog_updates',
-  'catalog',
-  'admin',
-  'account',
-  'api_other',
-  'mcp',
-  'probe',
-  'metrics',
-  'trpc',
-  'page',
-]);
+/** hub_db_statements_total's sources that are a request's route class; the rest are background jobs. */
+const REQUEST_SOURCES = new Set<string>(ROUTE_CLASSES);
 
 function fleetMarkdown(r: Record<string, any>): string {
   const rows = Object.entries(r.phases as Record<string, any>).map(

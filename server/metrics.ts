@@ -121,8 +121,22 @@ export function gaugeOf(name: string, help: string, labels: Record<string, strin
   m.providers.set(`${name}${JSON.stringify(labels)}`, { gauge: name, labels, read });
 }
 
-/** What a path is, for the request metrics: few values (bounded label cardinality). */
-export function routeClass(pathname: string): string {
+/** What a request is, for the request metrics and its statements' source: few values (bounded label cardinality). */
+export const ROUTE_CLASSES = [
+  'catalog_updates',
+  'catalog',
+  'admin',
+  'account',
+  'api_other',
+  'mcp',
+  'probe',
+  'metrics',
+  'trpc',
+  'page',
+] as const;
+export type RouteClass = (typeof ROUTE_CLASSES)[number];
+
+export function routeClass(pathname: string): RouteClass {
   if (pathname.startsWith('/api/v1/')) {
     if (pathname === '/api/v1/catalog/templates/updates') return 'catalog_updates';
     if (pathname.startsWith('/api/v1/catalog/')) return 'catalog';

@@ -99,12 +99,13 @@ async function cachedLookup<K extends Lookup['kind']>(
   const row = await load(hash);
   // Only if no change was announced while looking up: the answer might predate it.
   if (generation('auth') === current)
-    lookups.set(
-      hash,
-      { generation: current, loadedAt, lookup: { kind, row } as Lookup },
-      { ttl: config.credentialCacheTtlMs },
-    );
+    remember(hash, { generation: current, loadedAt, lookup: { kind, row } as Lookup });
   return row;
+}
+
+/** The lifetime is read at each store (tests and operators may change it without a restart). */
+function remember(hash: string, entry: CachedLookup): void {
+  lookups.set(hash, entry, { ttl: config.credentialCacheTtlMs });
 }
 
 // Refresh ahead: an instance key used past half its entry's lifetime is read again in the background, with every
@@ -140,11 +141,7 @@ export const refreshInstanceKeys = oneAtATime(refresh, async () => {
   }
   if (generation('auth') !== current) return;
   for (const hash of hashes)
-    lookups.set(
-      hash,
-      { generation: current, loadedAt, lookup: { kind: 'svh_', row: rows.get(hash) ?? null } },
-      { ttl: config.credentialCacheTtlMs },
-    );
+    remember(hash, { generation: current, loadedAt, lookup: { kind: 'svh_', row: rows.get(hash) ?? null } });
 });
 
 gaugeOf('hub_credential_cache_entries', 'Secret look-ups held by the credential cache', {}, () => lookups.size);
