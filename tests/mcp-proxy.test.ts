@@ -156,6 +156,29 @@ describe('MCP client through the Hub', () => {
     expect(Date.now() - row!.lastUsedAt!.getTime()).toBeLessThan(60_000);
   });
 
+  it('records a call whatever its method holds (quotes, a NUL, a lone surrogate), and the rest of its batch', async () => {
+    const db = await getDb();
+    const odd = 'tools/"odd"\\\u0000\ud800,{x}';
+    const post = (method: string) =>
+      fetch(`${hub.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${pat.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method }),
+      }).then((res) => res.arrayBuffer());
+    await Promise.all([post(odd), post('batch-neighbour')]);
+    const recorded = async () =>
+      (await db.select().from(mcpCalls).where(eq(mcpCalls.tokenId, pat.id)))
+        .map((c) => c.method)
+        .filter((m) => m === 'batch-neighbour' || m?.startsWith('tools/"odd"'));
+    await waitFor(async () => (await recorded()).length === 2);
+    // PostgreSQL's text holds neither a NUL nor half a surrogate pair: dropped and replaced, the rest kept as sent.
+    expect((await recorded()).sort()).toEqual(['batch-neighbour', 'tools/"odd"\\\ufffd,{x}']);
+  });
+
   it('opens the instance’s SSE stream on GET at once, passing the session headers through', async () => {
     const init = await rawInitialize(hub.url, `Bearer ${pat.token}`);
     const sessionId = init.headers.get('mcp-session-id');

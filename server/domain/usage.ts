@@ -7,8 +7,8 @@
  *     instance key (a 304 counted as not modified; a complete answer, has_more false, marks a successful sync
  *     with its checked_at) and each first page of the template list (what Core reads in a full sync), tallied
  *     in memory and written every FLUSH_INTERVAL_MS (and on shutdown, flushUsage);
- *   - instance_usage_daily mcp_*: each proxied MCP call by outcome, written with its mcp_calls row in one
- *     transaction, every FLUSH_INTERVAL_MS like the rest (pats.ts, flushMcpCalls);
+ *   - instance_usage_daily mcp_*: each proxied MCP call by outcome, written in the statement that stores its
+ *     mcp_calls row, every 500 ms (pats.ts, flushMcpCalls);
  *   - tickets_daily: tickets opened and closed, in the ticket's own transaction (support/tickets.ts).
  * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
  * at most once an hour per process (compactRollups).
@@ -16,7 +16,7 @@
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
 import { sql } from 'drizzle-orm';
-import { getDb, type Queryable, type Tx } from '../db/client';
+import { getDb, type Queryable } from '../db/client';
 import { ticketsDaily } from '../db/schema';
 
 export type McpOutcome = 'ok' | 'refused_hub' | 'refused_instance' | 'upstream_error';
@@ -28,18 +28,15 @@ export const EARLIER_DAY = '1970-01-01';
 const FLUSH_INTERVAL_MS = 1_000;
 const COMPACT_EVERY_MS = 3_600_000;
 
-let today = { from: 0, until: 0, text: '' };
+const DAY_MS = 86_400_000;
+/** The last day asked for: every poll and download asks, nearly always for today. */
+let lastDay = { number: NaN, text: '' };
 
 /** The UTC day of a moment (by default now), as YYYY-MM-DD. */
 export function utcDay(at?: Date): string {
-  if (at) return at.toISOString().slice(0, 10);
-  // Today's, kept until the next UTC midnight: every poll and download asks.
-  const now = Date.now();
-  if (now < today.from || now >= today.until) {
-    const from = now - (now % 86_400_000);
-    today = { from, until: from + 86_400_000, text: new Date(from).toISOString().slice(0, 10) };
-  }
-  return today.text;
+  const number = Math.floor((at ? at.getTime() : Date.now()) / DAY_MS);
+  if (number !== lastDay.number) lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /**
@@ -54,56 +51,6 @@ export function mcpOutcomeOf(upstreamStatus: number | null, forwarded: boolean):
   if (upstreamStatus < 300 || upstreamStatus === 304) return 'ok';
   if (upstreamStatus >= 400 && upstreamStatus < 500 && upstreamStatus !== 401) return 'refused_instance';
   return 'upstream_error';
-}
-
-const MCP_COLUMN: Record<McpOutcome, string> = {
-  ok: 'mcp_ok',
-  refused_hub: 'mcp_refused_hub',
-  refused_instance: 'mcp_refused_instance',
-  upstream_error: 'mcp_upstream_error',
-};
-
-/** Adds MCP calls to the instances' day rows, inside the transaction that stores their mcp_calls rows. */
-export async function addMcpCalls(
-  tx: Tx,
-  calls: { instanceKeyId: string; orgId: string; outcome: McpOutcome; at?: Date }[],
-): Promise<void> {
-  const tally = new Map<string, { day: string; keyId: string; orgId: string; n: Record<McpOutcome, number> }>();
-  for (const c of calls) {
-    const d = utcDay(c.at);
-    const k = `${d} ${c.instanceKeyId}`;
-    let t = tally.get(k);
-    if (!t)
-      tally.set(
-        k,
-        (t = {
-          day: d,
-          keyId: c.instanceKeyId,
-          orgId: c.orgId,
-          n: { ok: 0, refused_hub: 0, refused_instance: 0, upstream_error: 0 },
-        }),
-      );
-    t.n[c.outcome]++;
-  }
-  if (tally.size === 0) return;
-  const rows = [...tally.values()];
-  const col = (o: McpOutcome) => sql.raw(MCP_COLUMN[o]);
-  const arr = (o: McpOutcome) => `{${rows.map((r) => r.n[o]).join(',')}}`;
-  // Keys deleted meanwhile (an organization removed) are skipped by the join, never an error.
-  await tx.execute(sql`
-    insert into instance_usage_daily (day, instance_key_id, org_id, ${col('ok')}, ${col('refused_hub')}, ${col('refused_instance')}, ${col('upstream_error')})
-    select v.day, v.key_id, v.org_id, v.ok, v.rh, v.ri, v.ue
-      from (select unnest(${`{${rows.map((r) => r.day).join(',')}}`}::date[]) as day,
-                   unnest(${`{${rows.map((r) => r.keyId).join(',')}}`}::uuid[]) as key_id,
-                   unnest(${`{${rows.map((r) => r.orgId).join(',')}}`}::uuid[]) as org_id,
-                   unnest(${arr('ok')}::int[]) as ok, unnest(${arr('refused_hub')}::int[]) as rh,
-                   unnest(${arr('refused_instance')}::int[]) as ri, unnest(${arr('upstream_error')}::int[]) as ue) v
-      join instance_keys k on k.id = v.key_id
-    on conflict (day, instance_key_id) do update set
-      mcp_ok = instance_usage_daily.mcp_ok + excluded.mcp_ok,
-      mcp_refused_hub = instance_usage_daily.mcp_refused_hub + excluded.mcp_refused_hub,
-      mcp_refused_instance = instance_usage_daily.mcp_refused_instance + excluded.mcp_refused_instance,
-      mcp_upstream_error = instance_usage_daily.mcp_upstream_error + excluded.mcp_upstream_error`);
 }
 
 /** One ticket opened or closed today, inside the ticket's transaction. */
@@ -288,7 +235,7 @@ export const flushUsage = oneAtATime(state, async () => {
 
 /** Sums the day rows older than RETENTION_DAYS into one row per key dated EARLIER_DAY. */
 export async function compactRollups(now = new Date()): Promise<void> {
-  const cutoff = utcDay(new Date(now.getTime() - RETENTION_DAYS * 86_400_000));
+  const cutoff = utcDay(new Date(now.getTime() - RETENTION_DAYS * DAY_MS));
   const db = await getDb();
   await db.transaction(async (tx) => {
     await tx.execute(sql`
