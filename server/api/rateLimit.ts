@@ -26,6 +26,7 @@ import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
+import { readEnv } from '../config';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -38,9 +39,9 @@ const ENV: Record<LimitName, string> = {
 };
 const WINDOW_MS = 60_000;
 
-/** Read on every decision (cheap), so tests and operators can change them without a restart of the module. */
+/** Read on every decision (cheap: config.ts's readEnv), so tests can change them between calls. */
 export function limitOf(name: LimitName): number {
-  const raw = process.env[ENV[name]];
+  const raw = readEnv(ENV[name]);
   const n = raw === undefined ? NaN : Number(raw);
   return Number.isInteger(n) && n > 0 ? n : DEFAULTS[name];
 }
@@ -149,7 +150,7 @@ export function rateLimitHeaders(status: LimitStatus): Record<string, string> {
 // ---------------------------------------------------------------- sharing counts through the database
 
 function syncInterval() {
-  const n = Number(process.env.HUB_RATE_LIMIT_SYNC_MS ?? 1000);
+  const n = Number(readEnv('HUB_RATE_LIMIT_SYNC_MS') ?? 1000);
   return Number.isFinite(n) && n >= 10 ? n : 1000;
 }
 

@@ -7,8 +7,10 @@
  *   HUB_DEV_OIDC_PROVIDER=1                         set by `npm start` when it runs the development provider
  *   AUTH_SECRET                                     optional; derived from the Hub master secret when unset
  */
+import { readEnv } from '../config';
+
 function env(name: string): string | undefined {
-  const value = process.env[name]?.trim();
+  const value = readEnv(name)?.trim();
   return value ? value : undefined;
 }
 

@@ -10,11 +10,14 @@
  */
 import path from 'node:path';
 import next from 'next';
+import { fixEnvironment } from '../config';
 import { getDatabase } from '../db/client';
 import { logger } from '../log';
 import { createEdge, exitOnSignals } from './edge';
 import { prepareEmbeddedDatabase } from './embedded';
 
+// The environment of a running process does not change: settings read on every request are read once.
+fixEnvironment();
 const port = Number(process.env.PORT ?? 3000);
 const hostname = process.env.HOSTNAME ?? '0.0.0.0';
 const dir = path.resolve(import.meta.dirname, '../..');

@@ -12,6 +12,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { supportUsage } from '../../db/schema';
 import { DomainError } from '../errors';
+import { readEnv } from '../../config';
 
 export type Quota = 'tickets' | 'ticket_messages' | 'addon_events';
 
@@ -35,7 +36,7 @@ const SETTINGS: Record<
 };
 
 export function quotaOf(quota: Quota): number {
-  const n = Number(process.env[SETTINGS[quota].env]);
+  const n = Number(readEnv(SETTINGS[quota].env));
   return Number.isInteger(n) && n > 0 ? n : SETTINGS[quota].fallback;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Settings of the instance support surface (dynamic DNS and the source address of requests), read from
- * the environment on every use like server/config.ts. Listed in the README's configuration table.
+ * the environment through server/config.ts's readEnv, like the Hub's other settings. Listed in the README's configuration table.
  *
  *   HUB_DNS_ZONE          zone the instance hostnames live in           default instances.hub.internal
  *   HUB_DNS_PROVIDER      none | powerdns                               default none (database only)
@@ -12,9 +12,10 @@
  */
 import type { BlockList } from 'node:net';
 import { parseAddressList } from '@shared/ops';
+import { readEnv } from '../../config';
 
 function env(name: string): string | undefined {
-  const value = process.env[name];
+  const value = readEnv(name);
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
