@@ -17,9 +17,12 @@ export function readEnv(name: string): string | undefined {
   return fixedEnvironment.get(name);
 }
 
-/** The production server, at start: its environment is fixed for the life of the process (server/http/serve.ts). */
-export function fixEnvironment() {
-  fixedEnvironment ??= new Map();
+/**
+ * The production server, at start: its environment is fixed for the life of the process (server/http/serve.ts).
+ * `false` puts every read back on process.env (tests).
+ */
+export function fixEnvironment(fixed = true) {
+  fixedEnvironment = fixed ? (fixedEnvironment ?? new Map()) : null;
 }
 
 function env(name: string): string | undefined {
