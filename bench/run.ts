@@ -844,6 +844,12 @@ async function main(): Promise<number> {
         d.fixed?.baseline,
         cpu,
       );
+      // The baseline's queries still running when its load stopped (at 100,000 templates a scan takes seconds, 32 of
+      // them at once) would take the cores from the next scenario's Hub run: a slower machine measured the Hub's
+      // instance-key scenarios there at a tenth of their speed, waiting on a PostgreSQL still busy with them.
+      if (!d.againstBare)
+        await pg`select pg_cancel_backend(pid) from pg_stat_activity
+                  where application_name = 'bench-baseline' and state = 'active' and datname = current_database()`;
       if (d.againstBare) {
         const [hubPer, barePer] = [hubCpuUs / h.requests, cpu.last / b.requests];
         log(
