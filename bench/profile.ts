@@ -36,7 +36,7 @@ interface Profile {
 /** A step of the per-request path and how its frames are recognized (first match, innermost frame first). */
 export const STEPS: { step: string; match: (f: Frame) => boolean }[] = [
   {
-    step: 'MCP: call record (drizzle insert)',
+    step: 'database statements and MCP call records (pats.ts, drizzle, postgres.js)',
     match: (f) => f.url.endsWith('server/domain/pats.ts') || /drizzle-orm|postgres\/src/.test(f.url),
   },
   { step: 'MCP: proxy (token check, body, assertion, forward, relay)', match: (f) => /server\/mcp\//.test(f.url) },
