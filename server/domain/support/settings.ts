@@ -1,6 +1,7 @@
 /**
  * Settings of the instance support surface (dynamic DNS and the source address of requests), read from
- * the environment through server/config.ts's readEnv, like the Hub's other settings. Listed in the README's configuration table.
+ * the environment through server/config.ts's readEnv like the Hub's other settings. Listed in the README's
+ * configuration table.
  *
  *   HUB_DNS_ZONE          zone the instance hostnames live in           default instances.hub.internal
  *   HUB_DNS_PROVIDER      none | powerdns                               default none (database only)
