@@ -39,10 +39,19 @@ if (!fs.existsSync(path.join(root, 'core/web/dist/index.html'))) {
   if (web.status !== 0) process.exit(web.status ?? 1);
 }
 
+// Each check keeps what it learnt about unchanged files (tsc's tsconfig.tsbuildinfo, ESLint's and Prettier's
+// caches under node_modules/.cache): a second run checks only what changed (on this 2-core machine ~110 s of
+// CPU on a fresh clone, ~15 s after). None of the lint rules reads types, so a file's lint result depends on that
+// file (and the config, which ESLint's cache keys on) alone.
+const cacheDir = path.join(root, 'node_modules/.cache');
 const staticChecks = [
   { name: 'typecheck', command: bin('tsc'), args: ['--noEmit'] },
-  { name: 'lint', command: bin('eslint'), args: ['.'] },
-  { name: 'format', command: bin('prettier'), args: ['--check', '.'] },
+  { name: 'lint', command: bin('eslint'), args: ['--cache', '--cache-location', `${cacheDir}/eslint/`, '.'] },
+  {
+    name: 'format',
+    command: bin('prettier'),
+    args: ['--check', '--cache', '--cache-location', `${cacheDir}/prettier/check-cache`, '.'],
+  },
 ];
 const jobs = [
   ...(args.includes('--suites-only') ? [] : staticChecks),

@@ -5,11 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
 import { node } from './compiled';
+import { seedDataFolder } from '../scripts/test-databases';
 
-// Each step starts Node processes that open PGlite (initdb on first open): slow on a loaded machine.
+// Each step starts Node processes that open PGlite: slow on a loaded machine.
 vi.setConfig({ testTimeout: 240_000 });
 
 const dir = mkdtempSync(path.join(tmpdir(), 'hub-embedded-'));
+// A migrated database: persistence and the lock are the subject here; creating a folder is embedded-first-run's and
+// secrets-at-rest-process's (initdb costs ~4 s of CPU).
+seedDataFolder(dir, process.env.HUB_TEST_PGLITE_SNAPSHOT);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compiled, TEST_NODE_FLAGS } from '../../tests/compiled';
 import { freshDatabase } from './helpers';
+import { seedDataFolder } from '../../scripts/test-databases';
 
 // Core's CLI as production runs it: compiled (core/vitest.config.ts builds it once per run; scripts/build-server.mjs).
 const CLI = compiled('core');
-// A hang guard, not a speed check: every CLI run opens PGlite on a data folder (initdb on the first), which
+// A hang guard, not a speed check: every CLI run opens PGlite on a data folder, which
 // took over 20 s a run at load average 25 on the shared 2-core machine.
 vi.setConfig({ testTimeout: 600_000 });
 
@@ -24,6 +25,9 @@ let baseEnv: NodeJS.ProcessEnv;
 beforeAll(async () => {
   db = await freshDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-process-'));
+  // A migrated database (the CLI and the service are the subject here; creating a data folder is
+  // secrets-at-rest-process's, and initdb costs ~4 s of CPU).
+  if (!db.databaseUrl) seedDataFolder(path.join(dataDir, 'pgdata'), process.env.CORE_TEST_PGLITE_SNAPSHOT);
   baseEnv = { ...process.env };
   for (const k of Object.keys(baseEnv)) if (k.startsWith('CORE_') || k.startsWith('SVC_TEMP_ADMIN')) delete baseEnv[k];
   baseEnv = {

@@ -76,7 +76,7 @@ describe('the data folder under umask 022', () => {
   });
 
   it('an existing world-readable folder is narrowed at start, with a log line', () => {
-    const dataDir = newDataDir();
+    const dataDir = seededDataDir();
     expect(core(['migrate'], { CORE_DATA_DIR: dataDir, CORE_SECRET: SECRET }).status).toBe(0);
     // As earlier versions left it: folders 0755, files 0644/0666.
     spawnSync('chmod', ['-R', 'go+rX', dataDir]);
