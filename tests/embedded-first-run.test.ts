@@ -9,6 +9,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { shouldSeedDemo } from '../server/http/embedded';
 import { node } from './compiled';
@@ -16,7 +18,6 @@ import { node } from './compiled';
 // Each Hub start opens PGlite on a new folder (initdb): slow on a loaded machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
-const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
 const dirs: string[] = [];
 const hubs: ChildProcess[] = [];
 afterAll(async () => {
@@ -183,18 +184,8 @@ describe('a running embedded Hub', () => {
     await stopHub(first.hub);
 
     // Emptied by the operator, the catalog stays empty on the next start.
-    const emptied = spawnSync(
-      tsx,
-      [
-        '-e',
-        "Promise.all([import('./server/db/client.ts'), import('drizzle-orm')]).then(async ([m, d]) => { const db = await m.getDb(); await db.execute(d.sql`delete from templates`); await m.closeDatabase(); })",
-      ],
-      {
-        env: envFor(dir),
-        encoding: 'utf8',
-      },
-    );
-    expect(emptied.status, emptied.stderr).toBe(0);
+    const emptied = new PGlite(dir, { extensions: { pg_trgm } }); // in-process: the Hub has exited
+    await emptied.exec('delete from templates').finally(() => emptied.close());
     const second = await startHub(dir, { HUB_SEED_DEMO: 'true' });
     expect((await catalog(second.url)).pagination.total).toBe(0);
     expect(second.output()).not.toContain('demo catalog');
