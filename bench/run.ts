@@ -859,14 +859,13 @@ async function main(): Promise<number> {
         d.fixed?.baseline,
         cpu,
       );
-      if (!d.againstBare) await quietBaseline();
       if (d.againstBare) {
         const [hubPer, barePer] = [hubCpuUs / h.requests, cpu.last / b.requests];
         log(
           `${d.title}: CPU per request: Hub ${hubPer.toFixed(1)} µs, bare server ${barePer.toFixed(1)} µs (CPU-bound ratio ${(barePer / hubPer).toFixed(2)}×)`,
         );
         cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
-      }
+      } else await quietBaseline();
       log(
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
       );

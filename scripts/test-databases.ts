@@ -63,6 +63,20 @@ export function seedDataFolder(databaseDir: string, snapshot: string | undefined
   }
 }
 
+/**
+ * Runs one statement on a data folder's database in the test's own process, once the service or CLI that used the
+ * folder has exited (a folder has one user at a time); cheaper than a process that loads the service's modules.
+ */
+export async function queryDataFolder<Row>(databaseDir: string, sql: string, extensions?: Extensions): Promise<Row[]> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = new PGlite(databaseDir, { extensions });
+  try {
+    return (await db.query<Row>(sql)).rows;
+  } finally {
+    await db.close();
+  }
+}
+
 export async function migratedTemplateDatabase(serverUrl: string, { folder, prefix }: Migrations) {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');

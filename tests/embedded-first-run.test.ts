@@ -9,11 +9,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { shouldSeedDemo } from '../server/http/embedded';
 import { node } from './compiled';
+import { queryDataFolder } from '../scripts/test-databases';
 
 // Each Hub start opens PGlite on a new folder (initdb): slow on a loaded machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -184,8 +184,7 @@ describe('a running embedded Hub', () => {
     await stopHub(first.hub);
 
     // Emptied by the operator, the catalog stays empty on the next start.
-    const emptied = new PGlite(dir, { extensions: { pg_trgm } }); // in-process: the Hub has exited
-    await emptied.exec('delete from templates').finally(() => emptied.close());
+    await queryDataFolder(dir, 'delete from templates', { pg_trgm });
     const second = await startHub(dir, { HUB_SEED_DEMO: 'true' });
     expect((await catalog(second.url)).pagination.total).toBe(0);
     expect(second.output()).not.toContain('demo catalog');

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -17,7 +16,7 @@ import { auditLog } from '../server/db/schema';
 import { api, createUser } from './helpers';
 import { sessionCallerAs } from './support-helpers';
 import { node } from './compiled';
-import { seedDataFolder } from '../scripts/test-databases';
+import { queryDataFolder, seedDataFolder } from '../scripts/test-databases';
 
 async function issue(sessionToken: string, label?: string, ttl = 3600) {
   return (await sessionCallerAs(sessionToken)).dashboard.issueApiToken({
@@ -197,12 +196,8 @@ describe('hub token (CLI)', () => {
     const claims = decodeJwt(token);
     expect(claims.exp! - claims.iat!).toBe(30 * 86_400);
 
-    // What the CLI left in its database (read here once it has exited: the folder has one user at a time).
-    const db = new PGlite(dir, { extensions: { pg_trgm } });
-    const rows = await db
-      .query<Record<string, unknown>>('select * from script_tokens')
-      .then((r) => r.rows)
-      .finally(() => db.close());
+    // What the CLI left in its database.
+    const rows = await queryDataFolder<Record<string, unknown>>(dir, 'select * from script_tokens', { pg_trgm });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: claims.jti, label: 'deploy pipeline', source: 'cli', revoked_at: null });
     expect(new Date(rows[0]!.expires_at as Date | string).getTime()).toBe(claims.exp! * 1000);
