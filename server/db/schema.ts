@@ -166,6 +166,11 @@ export const personalAccessTokens = pgTable(
       .references(() => instanceKeys.id, { onDelete: 'cascade' }),
     /** The minter's orgJoinedAt at mint time: leaving and re-joining does not revive the token. */
     membershipSince: ts('membership_since').notNull(),
+    /**
+     * The script token (bearer Hub JWT) it was minted with, or null (minted in a browser session). Such a token is
+     * derived: it ends with that script token (revoked, expired, signed out); deleting the row deletes it too.
+     */
+    scriptTokenId: uuid('script_token_id').references(() => scriptTokens.id, { onDelete: 'cascade' }),
     expiresAt: ts('expires_at'),
     revokedAt: ts('revoked_at'),
     rotatedAt: ts('rotated_at'),
@@ -429,7 +434,21 @@ export const instanceReports = pgTable('instance_reports', {
   mcpUrl: text('mcp_url'),
   hostname: text('hostname'),
   reportedAt: ts('reported_at').notNull().defaultNow(),
+  /**
+   * Changes of an existing mcp_url or base_url not yet acknowledged by an organization admin (the instance's health
+   * row shows them): [{at, field, from, to, key_prefix, audit_id}], newest last. Null when none.
+   */
+  urlChanges: jsonb('url_changes').$type<InstanceUrlChange[]>(),
 });
+
+export interface InstanceUrlChange {
+  at: string;
+  field: 'mcp_url' | 'base_url';
+  from: string | null;
+  to: string | null;
+  /** The display prefix of the instance key secret that made the change (a re-issued key has a new one). */
+  key_prefix: string;
+}
 
 export const dnsRecords = pgTable('dns_records', {
   instanceKeyId: uuid('instance_key_id')

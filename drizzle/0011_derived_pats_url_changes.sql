@@ -1,0 +1,3 @@
+ALTER TABLE "instance_reports" ADD COLUMN "url_changes" jsonb;--> statement-breakpoint
+ALTER TABLE "personal_access_tokens" ADD COLUMN "script_token_id" uuid;--> statement-breakpoint
+ALTER TABLE "personal_access_tokens" ADD CONSTRAINT "personal_access_tokens_script_token_id_script_tokens_id_fk" FOREIGN KEY ("script_token_id") REFERENCES "public"."script_tokens"("id") ON DELETE cascade ON UPDATE no action;
