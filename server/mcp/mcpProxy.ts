@@ -5,7 +5,10 @@
  * then forwards POST, GET (SSE) and DELETE to the MCP URL the token's instance reported, streaming both
  * ways without buffering. The client's token never leaves the Hub: the instance receives
  * `Authorization: Bearer <assertion>`, a 60-second Hub JWT (verifiable with /.well-known/jwks.json) with
- *   iss = HUB_URL, aud = instance (key) id, sub = user id, email, name, org_id, token_id, instance_id.
+ *   iss = HUB_URL, aud = instance (key) id, sub = user id, email, name, org_id, token_id, instance_id, and
+ *   destination = the MCP URL it is sent to (exactly the instance's registered mcp_url). An instance accepts it
+ *   only when that is its own MCP endpoint, so an assertion sent elsewhere (an mcp_url pointed at another server)
+ *   cannot be replayed to the instance (Core: core/src/hub/assertion.ts).
  *
  * Answers of the Hub itself (nothing is forwarded):
  *   401 (WWW-Authenticate: Bearer realm="hub", error="invalid_token") no/garbage/unknown/expired/revoked
@@ -195,8 +198,11 @@ function targetOf(mcpUrl: string): Target {
   return target;
 }
 
-/** The Hub's assertion for this user at this instance: a fresh one (its own jti) per request, as Core refuses replays. */
-function assertionFor(pat: ResolvedPat): Promise<string> {
+/**
+ * The Hub's assertion for this user at this instance: a fresh one (its own jti) per request, as Core refuses replays,
+ * bound to the URL it is sent to (`destination`).
+ */
+function assertionFor(pat: ResolvedPat, destination: string): Promise<string> {
   return signInstanceAssertion({
     subject: pat.userId,
     audience: pat.instanceKeyId,
@@ -207,6 +213,7 @@ function assertionFor(pat: ResolvedPat): Promise<string> {
       org_id: pat.orgId,
       token_id: pat.tokenId,
       instance_id: pat.instanceKeyId,
+      destination,
     },
   });
 }
@@ -528,7 +535,7 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
   marks.push(['body', performance.now()]);
   let assertion: string;
   try {
-    assertion = await assertionFor(pat);
+    assertion = await assertionFor(pat, pat.mcpUrl);
   } catch (err) {
     release();
     throw err;

@@ -475,9 +475,17 @@ describe('deployments (desired state, validated against the synced template)', (
 });
 
 describe('what Core refuses at its own /mcp', () => {
-  async function assertion(audience: string, ttl: number, email = ALICE) {
+  async function assertion(
+    audience: string,
+    ttl: number,
+    email = ALICE,
+    destination: string | null = `${core.url}/mcp`,
+  ) {
     return (
-      await call(hub.url, '/__fixture/assertion', { method: 'POST', body: { audience, ttl_seconds: ttl, email } })
+      await call(hub.url, '/__fixture/assertion', {
+        method: 'POST',
+        body: { audience, ttl_seconds: ttl, email, ...(destination === null ? {} : { destination }) },
+      })
     ).body.assertion as string;
   }
 
@@ -494,6 +502,17 @@ describe('what Core refuses at its own /mcp', () => {
     expect(replay.body.message).toMatch(/already used \(a replay\)/);
   });
 
+  it('refuses an assertion bound to another destination or to none, and accepts its own URL spelled with a trailing slash', async () => {
+    const elsewhere = await rawInitialize(core.url, await assertion(key.id, 60, ALICE, 'http://127.0.0.1:9/mcp'));
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.body.message).toMatch(/issued for another destination, not this instance's MCP endpoint/);
+    const none = await rawInitialize(core.url, await assertion(key.id, 60, ALICE, null));
+    expect(none.status).toBe(401);
+    expect(none.body.message).toMatch(/names no destination/);
+    const slash = await rawInitialize(core.url, await assertion(key.id, 60, ALICE, `${core.url}/mcp/`));
+    expect(slash.status).toBe(200);
+  });
+
   it('refuses an assertion for another audience, an expired one, and one signed by another Hub’s key', async () => {
     const wrongAudience = await rawInitialize(core.url, await assertion('8f1e0c4e-0000-4000-8000-000000000001', 60));
     expect(wrongAudience.status).toBe(401);
@@ -505,7 +524,13 @@ describe('what Core refuses at its own /mcp', () => {
 
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const kid = (await exportJWK(publicKey)).x!.slice(0, 8);
-    const forged = await new SignJWT({ email: ALICE, name: 'Alice', token_id: 'x', instance_id: key.id })
+    const forged = await new SignJWT({
+      email: ALICE,
+      name: 'Alice',
+      token_id: 'x',
+      instance_id: key.id,
+      destination: `${core.url}/mcp`,
+    })
       .setProtectedHeader({ alg: 'ES256', kid })
       .setIssuer(hub.url)
       .setAudience(key.id)

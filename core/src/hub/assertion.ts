@@ -1,8 +1,11 @@
 /**
  * The Hub's identity assertion on /mcp: an ES256 JWT signed with a key from {hub}/.well-known/jwks.json,
- * iss = the Hub URL, aud = this instance's key id (as the Hub stated it in instance-info), 60 s. It names
- * a person by email; the person is the Core user with that email and their Core role applies. A valid
- * assertion for someone Core does not know is refused with 403 (no default role).
+ * iss = the Hub URL, aud = this instance's key id (as the Hub stated it in instance-info), 60 s, and
+ * `destination` = the URL the Hub sent it to (the instance's registered MCP URL). Core accepts it only when
+ * that destination is its own CORE_URL + /mcp: an assertion the Hub sent elsewhere (an organization admin who
+ * pointed the instance's mcp_url at a server of their own) cannot be replayed here. It names a person by
+ * email; the person is the Core user with that email and their Core role applies. A valid assertion for
+ * someone Core does not know is refused with 403 (no default role).
  */
 import { desc, lt, sql } from 'drizzle-orm';
 import { errors as joseErrors, jwtVerify } from 'jose';
@@ -47,6 +50,15 @@ export async function verifyHubAssertion(
           : 'it could not be checked';
     throw unauthorized(`the Hub assertion was refused: ${reason}`);
   }
+  if (typeof claims.destination !== 'string')
+    throw unauthorized(
+      'the Hub assertion was refused: it names no destination (the URL the Hub sent it to); upgrade the Hub',
+    );
+  if (sameUrl(claims.destination) !== sameUrl(hub.mcpUrl)) {
+    throw unauthorized(
+      `the Hub assertion was refused: it was issued for another destination, not this instance's MCP endpoint (${hub.mcpUrl}); check that the instance's MCP URL registered at the Hub is this Core's CORE_URL + /mcp`,
+    );
+  }
   // Kept until it expires, at most until maxTokenAge would refuse it anyway.
   await refuseReplay(db, String(claims.jti), Math.min(claims.exp!, (claims.iat ?? claims.exp!) + 600));
   const email = String(claims.email);
@@ -65,6 +77,15 @@ export async function verifyHubAssertion(
   }
   const tokenId = typeof claims.token_id === 'string' ? claims.token_id : '';
   return { kind: user.kind, role: user.role, userId: user.id, email: user.email, name: user.name, hub: { tokenId } };
+}
+
+/** A URL in one spelling (host case, default port, trailing slashes), or the text itself when it is not a URL. */
+function sameUrl(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
 }
 
 let sinceCleanup = 0;

@@ -47,6 +47,11 @@ export class HubConnection {
     private readonly log: Logger,
   ) {}
 
+  /** This instance's MCP endpoint: what it reports to the Hub, and the destination the Hub's assertions must name. */
+  get mcpUrl(): string {
+    return `${this.config.url}/mcp`;
+  }
+
   async row(): Promise<ConnectionRow | undefined> {
     const [row] = await this.db.select().from(hubConnection).where(eq(hubConnection.id, 'hub'));
     return row;
@@ -211,11 +216,11 @@ export class HubConnection {
     const info = await creds.client.reportInstance({
       version: this.config.version,
       base_url: this.config.url,
-      mcp_url: `${this.config.url}/mcp`,
+      mcp_url: this.mcpUrl,
     });
     await this.recordInstanceInfo(creds.row, info);
     this.log.info(
-      { hub_url: creds.url, instance_id: info.instance.id, mcp_url: `${this.config.url}/mcp` },
+      { hub_url: creds.url, instance_id: info.instance.id, mcp_url: this.mcpUrl },
       'registered with the hub',
     );
     await this.updateDns(creds, true);
