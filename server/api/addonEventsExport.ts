@@ -11,6 +11,9 @@ import { addonEventScopeOf, iterateAddonEvents, type AddonEventRow } from '../do
 import { errorResponse } from './errors';
 import { addonEventFilterInput, toAddonEvent, toAddonEventFilters } from './schemas/support';
 import { createContext } from './trpc';
+import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
+import { credentialFromHeaders } from '../auth/credentials';
+import { sourceAddress } from '../domain/support/addresses';
 import { requestLogger } from '../log';
 
 const ExportInput = z.object({
@@ -59,11 +62,22 @@ function csvLine(row: AddonEventRow): string {
 
 export async function exportAddonEvents(req: Request): Promise<Response> {
   let scope;
+  let limits: Record<string, string>;
   try {
-    const ctx = await createContext(req.headers, { allowSessionCookie: true });
-    scope = addonEventScopeOf(ctx.principal);
+    // Under the same limits as every other route (per address, failed credentials, per credential).
+    const opts = { allowSessionCookie: true };
+    const admitted = await admit(
+      sourceAddress(req.headers)?.ip ?? 'unknown',
+      credentialFromHeaders(req.headers, opts) !== null,
+      () => createContext(req.headers, opts),
+      (ctx) => limitSubjectOf(ctx.principal),
+    );
+    limits = admitted.headers;
+    scope = addonEventScopeOf(admitted.caller.principal);
   } catch (err) {
-    return errorResponse(err, 'addon event export');
+    return errorResponse(err, 'addon event export', () =>
+      err instanceof RateLimitRefusal ? rateLimitHeaders(err.status) : {},
+    );
   }
   const parsed = ExportInput.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!parsed.success) return errorResponse(parsed.error, 'addon event export');
@@ -110,6 +124,7 @@ export async function exportAddonEvents(req: Request): Promise<Response> {
       'content-disposition': `attachment; filename="addon-events-${stamp}.${format}"`,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
+      ...limits,
     },
   });
 }
