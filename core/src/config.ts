@@ -49,6 +49,58 @@ export interface CoreConfig {
   metricsToken?: string | null;
   /** CORE_TRUSTED_PROXIES: reverse proxies whose X-Forwarded-For entries name the client (as the Hub's HUB_TRUSTED_PROXIES). */
   trustedProxies: BlockList | null;
+  /** The container engine (docs/core-runtime.md). */
+  runtime: RuntimeConfig;
+}
+
+export interface RuntimeConfig {
+  /** CORE_RUNTIME: docker, none, or auto (unset: docker when an engine answers at start, else none). */
+  mode: 'docker' | 'none' | 'auto';
+  /** DOCKER_HOST as given (null: the engine's default socket); DOCKER_TLS_VERIFY/DOCKER_CERT_PATH ride along. */
+  dockerHost: string | null;
+  dockerTlsVerify: boolean;
+  dockerCertPath: string | null;
+  /** CORE_CONTAINER_ULIMITS, e.g. nofile=1024:1024,nproc=1024:1024. */
+  ulimits: { name: string; soft: number; hard: number }[];
+  /** CORE_PUBLISH_ADDRESS: where container ports are published on the host. */
+  publishAddress: string;
+  /** CORE_NODE_LABELS: this host's labels, matched against a template's node_selector. */
+  nodeLabels: Record<string, string>;
+  /** CORE_RECONCILE_INTERVAL: seconds between the safety-net passes. */
+  reconcileIntervalSeconds: number;
+}
+
+/** `nofile=1024:1024,nproc=512` → ulimits (soft:hard, or one number for both); throws a message naming the problem. */
+export function parseUlimits(text: string): RuntimeConfig['ulimits'] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const m = /^([a-z_]+)=(\d+)(?::(\d+))?$/.exec(item);
+      if (!m)
+        throw new Error(
+          `CORE_CONTAINER_ULIMITS: ${JSON.stringify(item)} is not name=soft:hard (e.g. nofile=1024:1024,nproc=1024:1024)`,
+        );
+      const soft = Number(m[2]);
+      const hard = m[3] === undefined ? soft : Number(m[3]);
+      if (soft > hard) throw new Error(`CORE_CONTAINER_ULIMITS: ${item}: the soft limit is above the hard one`);
+      return { name: m[1]!, soft, hard };
+    });
+}
+
+/** `zone=eu,gpu=a100` → labels; throws a message naming the problem. */
+export function parseNodeLabels(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new Error(`CORE_NODE_LABELS: ${JSON.stringify(item)} is not key=value (e.g. zone=eu,gpu=a100)`);
+    labels[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+  }
+  return labels;
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -114,6 +166,21 @@ const envSchema = z.object({
     .min(1, 'CORE_HUB_SYNC_INTERVAL must be at least 1 second')
     .max(86_400)
     .default(60),
+  CORE_RUNTIME: z.enum(['docker', 'none'], { error: 'CORE_RUNTIME must be docker or none' }).optional(),
+  DOCKER_HOST: z
+    .string()
+    .regex(/^(unix|tcp|npipe|http|https|ssh):\/\//, 'DOCKER_HOST must be unix:///path/to.sock or tcp://host:port')
+    .optional(),
+  DOCKER_TLS_VERIFY: z.string().optional(),
+  DOCKER_CERT_PATH: z.string().optional(),
+  CORE_CONTAINER_ULIMITS: z.string().default(''),
+  CORE_PUBLISH_ADDRESS: z.union([z.ipv4(), z.ipv6()], { error: 'CORE_PUBLISH_ADDRESS must be an IP address' }).default('127.0.0.1'),
+  CORE_NODE_LABELS: z.string().default(''),
+  CORE_RECONCILE_INTERVAL: z.coerce
+    .number()
+    .min(0.1, 'CORE_RECONCILE_INTERVAL must be at least 0.1 second')
+    .max(3600)
+    .default(5),
 });
 
 /** The refusal on a database server without CORE_SECRET (see domain/crypto.ts). */
@@ -202,5 +269,15 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     hubSyncIntervalSeconds: e.CORE_HUB_SYNC_INTERVAL,
     metricsToken: e.CORE_METRICS_TOKEN ?? null,
     trustedProxies: e.CORE_TRUSTED_PROXIES ? parseAddressList(e.CORE_TRUSTED_PROXIES, 'CORE_TRUSTED_PROXIES') : null,
+    runtime: {
+      mode: e.CORE_RUNTIME ?? 'auto',
+      dockerHost: e.DOCKER_HOST ?? null,
+      dockerTlsVerify: e.DOCKER_TLS_VERIFY !== undefined && e.DOCKER_TLS_VERIFY !== '0',
+      dockerCertPath: e.DOCKER_CERT_PATH ?? null,
+      ulimits: parseUlimits(e.CORE_CONTAINER_ULIMITS),
+      publishAddress: e.CORE_PUBLISH_ADDRESS,
+      nodeLabels: parseNodeLabels(e.CORE_NODE_LABELS),
+      reconcileIntervalSeconds: e.CORE_RECONCILE_INTERVAL,
+    },
   };
 }

@@ -54,7 +54,10 @@ export const catalogTemplates = pgTable(
   ],
 );
 
-/** Desired state of a deployment. Nothing runs containers: Core records what should run. */
+/**
+ * Desired state of a deployment: the template snapshot it runs, its variables, whether it should run, the
+ * host ports the admin chose. The reconciler (domain/reconciler.ts) makes the engine match it.
+ */
 export const deployments = pgTable(
   'deployments',
   {
@@ -68,6 +71,17 @@ export const deployments = pgTable(
     env: jsonb('env').$type<Record<string, string>>().notNull(),
     /** Secrets mounted as files (not environment variables); bindings of variables are not listed here. */
     secretRefs: jsonb('secret_refs').$type<string[]>().notNull(),
+    /** running or stopped: what the reconciler converges the container to. */
+    desiredState: text('desired_state', { enum: ['running', 'stopped'] })
+      .notNull()
+      .default('running'),
+    /** The Hub's Template object as it was deployed: a catalog sync never changes what runs (apply-update does). */
+    templateSnapshot: jsonb('template_snapshot').$type<Record<string, unknown>>(),
+    /** Host ports chosen by the admin per container port; ports not listed get one assigned by the engine. */
+    hostPorts: jsonb('host_ports')
+      .$type<{ container_port: number; protocol: 'tcp' | 'udp'; host_port: number }[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdBy: text('created_by').notNull(),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),

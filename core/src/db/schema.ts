@@ -4,6 +4,7 @@ import {
   bigserial,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   smallint,
@@ -179,6 +180,18 @@ export const hubAssertionJtis = pgTable(
   },
   (t) => [index('hub_assertion_jtis_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * The reconciler's last observation of each deployment's container (state, ports, reason), written only
+ * when it changes: every Core process answers from it without an engine call per deployment.
+ */
+export const deploymentObservations = pgTable('deployment_observations', {
+  deploymentId: uuid('deployment_id')
+    .primaryKey()
+    .references(() => deployments.id, { onDelete: 'cascade' }),
+  observed: jsonb('observed').$type<Record<string, unknown>>().notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
 
 export * from './hubSchema';
 export * from './activitySchema';

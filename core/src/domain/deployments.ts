@@ -1,8 +1,11 @@
 /**
- * Deployments: desired state only (which template, with which environment and secrets). Core does not
- * run containers. Every write is validated against the synced template: required variables present,
- * undeclared ones refused, secrets referenced by name must exist. A deployment whose template has left
- * the catalog reads as status "template_missing".
+ * Deployments: the desired state (which template snapshot, with which environment and secrets, running or
+ * stopped, on which host ports) and the operations on it. The reconciler (domain/reconciler.ts) makes the
+ * container engine match; every answer carries its last observation (`observed`) from
+ * deployment_observations, never an engine call per deployment. Every write is validated against the synced
+ * template: required variables present, undeclared ones refused, secrets referenced by name must exist. A
+ * deployment keeps the template it was deployed from (template_snapshot): a catalog sync changes nothing
+ * that runs; a newer synced version shows as observed.update_available until apply-update deploys it.
  *
  * A variable is a literal or a binding to a Core secret (`{"secret": "db.password"}`). Bindings live in
  * deployment_secret_bindings and every caller sees them by the secret's name, never its value; a
@@ -11,26 +14,39 @@
  */
 import { pagination } from '@shared/ops';
 import { isCredentialName } from '@shared/tokens/credential-names';
+import type { Readable } from 'node:stream';
 import { asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
-import { catalogTemplates, deploymentSecretBindings, deployments, secrets } from '../db/schema';
+import {
+  catalogTemplates,
+  deploymentObservations,
+  deploymentSecretBindings,
+  deployments,
+  secrets,
+} from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
 import { findTemplate, type CatalogTemplate } from './catalog';
 import type { Sealer } from './crypto';
 import { CoreError, isUniqueViolation, notFound } from './errors';
 import { createSecretIfAbsent, SECRET_NAME } from './secrets';
 import { type Page } from './principal';
+import { requireRuntime, runtimeOf, type EngineStatus, type Observation, type ObservedState } from './runtimeControl';
 
 export const DEPLOYMENT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export type SecretBinding = { secret: string };
 export type EnvValue = string | SecretBinding;
 
+export type HostPort = { container_port: number; protocol: 'tcp' | 'udp'; host_port: number };
+export type DesiredState = 'running' | 'stopped';
+
 export interface DeploymentInput {
   name: string;
   template_slug: string;
   env: Record<string, EnvValue>;
   secret_refs: string[];
+  desired_state?: DesiredState;
+  host_ports?: HostPort[];
 }
 
 export const isBinding = (v: EnvValue): v is SecretBinding => typeof v === 'object' && v !== null;
@@ -40,11 +56,56 @@ const invalid = (message: string) => new CoreError('invalid_request', message);
 const columns = {
   row: deployments,
   templatePresent: sql<boolean>`${catalogTemplates.id} is not null`,
+  // A newer synced version than the snapshot it runs (applied by apply-update).
+  updateAvailable: sql<boolean>`coalesce(${catalogTemplates.data}->>'updated_at' is distinct from ${deployments.templateSnapshot}->>'updated_at' or ${catalogTemplates.data}->>'version' is distinct from ${deployments.templateSnapshot}->>'version', false)`,
+  observation: deploymentObservations.observed,
 };
 
-type Joined = { row: typeof deployments.$inferSelect; templatePresent: boolean };
+type Joined = {
+  row: typeof deployments.$inferSelect;
+  templatePresent: boolean;
+  updateAvailable: boolean;
+  observation: Record<string, unknown> | null;
+};
 
-function present({ row, templatePresent }: Joined, bindings: Map<string, Record<string, SecretBinding>>) {
+const NO_ENGINE_REASON =
+  'no container engine (CORE_RUNTIME=none): Core keeps desired state only; start Docker or `podman system service`, set DOCKER_HOST and restart Core';
+
+/** The observation as presented: the engine's status overrides it while the engine is down or absent. */
+function observedOf(j: Joined, engine: EngineStatus | null) {
+  const base: Observation = (j.observation as Observation | null) ?? {
+    state: j.row.templateSnapshot || j.templatePresent ? 'pending' : 'template_missing',
+    reason: j.row.templateSnapshot || j.templatePresent ? null : 'the template has left this instance’s catalog',
+    since: j.row.updatedAt.toISOString(),
+    health: null,
+    ports: [],
+    restarts: 0,
+    exit_code: null,
+    image: null,
+    needs_restart: false,
+  };
+  let observed = { ...base };
+  if (!engine || engine.state === 'none')
+    observed = { ...observed, state: 'unknown', reason: NO_ENGINE_REASON, health: null, pull: undefined };
+  else if (engine.state === 'down')
+    observed = {
+      ...observed,
+      state: 'unknown',
+      reason: `the container engine (${engine.description}) is unreachable`,
+      since: engine.since.toISOString(),
+      health: null,
+      pull: undefined,
+    };
+  const { pull, ...rest } = observed;
+  return {
+    ...rest,
+    ...(pull ? { pull } : {}),
+    update_available: j.templatePresent && j.updateAvailable,
+  };
+}
+
+function present(joined: Joined, bindings: Map<string, Record<string, SecretBinding>>, engine: EngineStatus | null) {
+  const { row, templatePresent } = joined;
   const merged: Record<string, EnvValue> = { ...row.env, ...bindings.get(row.id) };
   const env = Object.fromEntries(
     Object.keys(merged)
@@ -60,6 +121,9 @@ function present({ row, templatePresent }: Joined, bindings: Map<string, Record<
     env,
     secret_refs: row.secretRefs,
     status: templatePresent ? ('ok' as const) : ('template_missing' as const),
+    desired_state: row.desiredState,
+    host_ports: row.hostPorts,
+    observed: observedOf(joined, engine),
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -84,16 +148,22 @@ async function bindingsOf(db: Db | Tx, ids: string[]) {
   return byDeployment;
 }
 
-async function presentAll(db: Db | Tx, rows: Joined[]) {
+async function presentAll(db: Db | Tx, rows: Joined[], engine: EngineStatus | null) {
   const bindings = await bindingsOf(
     db,
     rows.map((r) => r.row.id),
   );
-  return rows.map((r) => present(r, bindings));
+  return rows.map((r) => present(r, bindings, engine));
 }
 
 const selectJoined = (db: Db | Tx) =>
-  db.select(columns).from(deployments).leftJoin(catalogTemplates, eq(catalogTemplates.id, deployments.templateId));
+  db
+    .select(columns)
+    .from(deployments)
+    .leftJoin(catalogTemplates, eq(catalogTemplates.id, deployments.templateId))
+    .leftJoin(deploymentObservations, eq(deploymentObservations.deploymentId, deployments.id));
+
+const engineOf = (db: Db) => runtimeOf(db)?.engine() ?? null;
 
 export async function listDeployments(db: Db, page: Page) {
   const [rows, [total]] = await Promise.all([
@@ -103,15 +173,16 @@ export async function listDeployments(db: Db, page: Page) {
       .offset((page.page - 1) * page.limit),
     db.select({ n: count() }).from(deployments),
   ]);
-  return { deployments: await presentAll(db, rows), pagination: pagination(page, total?.n ?? 0) };
+  return { deployments: await presentAll(db, rows, engineOf(db)), pagination: pagination(page, total?.n ?? 0) };
 }
 
 const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
-export async function getDeployment(db: Db | Tx, id: string): Promise<Deployment> {
+/** One deployment; `engineFrom` is the database handle whose reconciler tells the engine's status (inside a transaction). */
+export async function getDeployment(db: Db | Tx, id: string, engineFrom: Db | null = db as Db): Promise<Deployment> {
   const [row] = isUuid(id) ? await selectJoined(db).where(eq(deployments.id, id)) : [];
   if (!row) throw notFound('deployment');
-  return (await presentAll(db, [row]))[0]!;
+  return (await presentAll(db, [row], engineFrom ? engineOf(engineFrom) : null))[0]!;
 }
 
 /** The checks of the issue: the template exists, env matches its declaration, the secrets exist. */
@@ -175,6 +246,23 @@ async function validate(tx: Tx, input: DeploymentInput): Promise<CatalogTemplate
     }
   }
 
+  const hostPorts = input.host_ports ?? [];
+  const declaredPorts = new Set(
+    ((template.ports as { containerPort: number; protocol?: string }[] | undefined) ?? []).map(
+      (p) => `${p.containerPort}/${(p.protocol ?? 'tcp').toLowerCase()}`,
+    ),
+  );
+  const seenHost = new Set<string>();
+  for (const p of hostPorts) {
+    if (!declaredPorts.has(`${p.container_port}/${p.protocol}`))
+      throw invalid(
+        `host_ports: template ${template.slug} does not publish ${p.container_port}/${p.protocol} (it publishes: ${[...declaredPorts].join(', ') || 'none'})`,
+      );
+    const key = `${p.host_port}/${p.protocol}`;
+    if (seenHost.has(key)) throw invalid(`host_ports: host port ${key} is chosen twice`);
+    seenHost.add(key);
+  }
+
   const refs = [...new Set(input.secret_refs)];
   if (refs.length !== input.secret_refs.length) throw invalid('secret_refs: a secret is named twice');
   if (refs.length > 0) {
@@ -218,10 +306,18 @@ const described = (d: Deployment) => ({
   template_version: d.template_version,
   env: d.env,
   secret_refs: d.secret_refs,
+  desired_state: d.desired_state,
+  host_ports: d.host_ports,
 });
 
-export function createDeployment(db: Db, input: DeploymentInput, actor: Actor): Promise<Deployment> {
-  return uniqueName(() =>
+/** After a write: the reconciler (if any) converges soon; the answer carries the observation as it is now. */
+async function written(db: Db, id: string): Promise<Deployment> {
+  runtimeOf(db)?.kick();
+  return getDeployment(db, id);
+}
+
+export async function createDeployment(db: Db, input: DeploymentInput, actor: Actor): Promise<Deployment> {
+  const id = await uniqueName(() =>
     db.transaction(async (tx) => {
       const template = await validate(tx, input);
       const [row] = await tx
@@ -231,65 +327,224 @@ export function createDeployment(db: Db, input: DeploymentInput, actor: Actor): 
           templateId: template.id,
           templateSlug: template.slug,
           templateVersion: template.version,
+          templateSnapshot: template,
           env: literals(input.env),
           secretRefs: input.secret_refs,
+          desiredState: input.desired_state ?? 'running',
+          hostPorts: input.host_ports ?? [],
           createdBy: actor.label,
         })
         .returning({ id: deployments.id });
       await writeEnv(tx, row!.id, input.env);
-      const created = await getDeployment(tx, row!.id);
+      const created = await getDeployment(tx, row!.id, null);
       await recordActivity(tx, actor, {
         action: 'deployment.create',
         target: { type: 'deployment', id: created.id, name: created.name },
         after: described(created),
       });
-      return created;
+      return created.id;
     }),
   );
+  return written(db, id);
 }
 
 /** Partial update: the result is validated as a whole against the template as it is now. */
-export function updateDeployment(
+/**
+ * Partial update: the result is validated as a whole against the template as it is now. The snapshot it runs
+ * stays unless the template itself changes (a newer version of the same template: apply-update).
+ */
+export async function updateDeployment(
   db: Db,
   id: string,
   patch: Partial<DeploymentInput>,
   actor: Actor,
 ): Promise<Deployment> {
-  return uniqueName(() =>
+  const updatedId = await uniqueName(() =>
     db.transaction(async (tx) => {
-      const current = await getDeployment(tx, id);
+      const current = await getDeployment(tx, id, null);
       const next: DeploymentInput = {
         name: patch.name ?? current.name,
         template_slug: patch.template_slug ?? current.template_slug,
         env: patch.env ?? current.env,
         secret_refs: patch.secret_refs ?? current.secret_refs,
+        desired_state: patch.desired_state ?? current.desired_state,
+        host_ports: patch.host_ports ?? current.host_ports,
       };
       const template = await validate(tx, next);
+      const retemplated = template.id !== current.template_id;
       await tx
         .update(deployments)
         .set({
           name: next.name,
-          templateId: template.id,
-          templateSlug: template.slug,
-          templateVersion: template.version,
+          ...(retemplated
+            ? {
+                templateId: template.id,
+                templateSlug: template.slug,
+                templateVersion: template.version,
+                templateSnapshot: template,
+              }
+            : {}),
           env: literals(next.env),
           secretRefs: next.secret_refs,
+          desiredState: next.desired_state,
+          hostPorts: next.host_ports,
           updatedAt: new Date(),
         })
         .where(eq(deployments.id, current.id));
       await writeEnv(tx, current.id, next.env);
-      const updated = await getDeployment(tx, current.id);
+      const updated = await getDeployment(tx, current.id, null);
       await recordActivity(tx, actor, {
         action: 'deployment.update',
         target: { type: 'deployment', id: updated.id, name: updated.name },
         ...changed(described(current), described(updated)),
       });
-      return updated;
+      return updated.id;
     }),
   );
+  return written(db, updatedId);
 }
 
-export async function deleteDeployment(db: Db, id: string, actor: Actor): Promise<void> {
+/** Sets the desired state (start/stop); with an engine configured but unreachable: 503 naming it. */
+async function setDesired(db: Db, id: string, state: DesiredState, actor: Actor): Promise<Deployment> {
+  const control = runtimeOf(db);
+  if (control && control.engine().state !== 'none') requireRuntime(db);
+  await db.transaction(async (tx) => {
+    const current = await getDeployment(tx, id, null);
+    await tx
+      .update(deployments)
+      .set({ desiredState: state, updatedAt: new Date() })
+      .where(eq(deployments.id, current.id));
+    await recordActivity(tx, actor, {
+      action: state === 'running' ? 'deployment.start' : 'deployment.stop',
+      target: { type: 'deployment', id: current.id, name: current.name },
+      before: { desired_state: current.desired_state },
+      after: { desired_state: state },
+    });
+  });
+  return written(db, id);
+}
+
+/** POST …/start: the deployment should run (the reconciler creates or starts its container). */
+export const startDeployment = (db: Db, id: string, actor: Actor) => setDesired(db, id, 'running', actor);
+
+/** POST …/stop: the container is stopped and kept (volumes and its published ports' choice too). */
+export const stopDeployment = (db: Db, id: string, actor: Actor) => setDesired(db, id, 'stopped', actor);
+
+/** POST …/restart: needs the engine (503 naming it otherwise); re-creates the container when a secret changed. */
+export async function restartDeployment(db: Db, id: string, actor: Actor): Promise<Deployment> {
+  const control = requireRuntime(db);
+  const current = await getDeployment(db, id);
+  if (current.desired_state !== 'running')
+    throw new CoreError('conflict', `deployment ${current.name} is stopped: start it instead`);
+  await control.restart(current.id);
+  await recordActivity(db, actor, {
+    action: 'deployment.restart',
+    target: { type: 'deployment', id: current.id, name: current.name },
+  });
+  return written(db, id);
+}
+
+/** POST …/apply-update: deploy the template's synced version (its snapshot is replaced; the container follows). */
+export async function applyTemplateUpdate(db: Db, id: string, actor: Actor): Promise<Deployment> {
+  await db.transaction(async (tx) => {
+    const current = await getDeployment(tx, id, null);
+    const [found] = await tx
+      .select({ data: catalogTemplates.data })
+      .from(catalogTemplates)
+      .where(eq(catalogTemplates.id, current.template_id));
+    if (!found)
+      throw new CoreError(
+        'conflict',
+        `template ${current.template_slug} has left this instance’s catalog: there is no update to apply`,
+      );
+    const template = found.data as CatalogTemplate;
+    if (!current.observed.update_available) return;
+    await tx
+      .update(deployments)
+      .set({
+        templateVersion: template.version,
+        templateSnapshot: template,
+        templateSlug: template.slug,
+        updatedAt: new Date(),
+      })
+      .where(eq(deployments.id, current.id));
+    await recordActivity(tx, actor, {
+      action: 'deployment.apply_update',
+      target: { type: 'deployment', id: current.id, name: current.name },
+      before: { template_version: current.template_version },
+      after: { template_version: template.version, template_updated_at: template.updated_at },
+    });
+  });
+  return written(db, id);
+}
+
+/** GET …/logs (admin only: a process can print its secrets). Needs the engine. */
+export async function deploymentLogs(
+  db: Db,
+  id: string,
+  opts: { tail: number; follow: boolean },
+): Promise<Readable> {
+  const current = await getDeployment(db, id);
+  return requireRuntime(db).logs(current.id, opts);
+}
+
+/** The overview's counts: deployments by observed state, and the engine's status. */
+export async function deploymentsByObservedState(db: Db): Promise<{
+  engine: { state: EngineStatus['state']; since: string; description: string; error: string | null };
+  by_state: Record<ObservedState, number>;
+}> {
+  const engine = engineOf(db);
+  const byState = Object.fromEntries(
+    (
+      [
+        'pending',
+        'pulling',
+        'starting',
+        'running',
+        'restarting',
+        'exited',
+        'failed',
+        'unschedulable',
+        'template_missing',
+        'unknown',
+      ] as const
+    ).map((s) => [s, 0]),
+  ) as Record<ObservedState, number>;
+  if (!engine || engine.state !== 'up') {
+    const [row] = await db.select({ n: count() }).from(deployments);
+    byState.unknown = row?.n ?? 0;
+  } else {
+    const state = sql<ObservedState>`coalesce(${deploymentObservations.observed}->>'state', 'pending')`;
+    const rows = await db
+      .select({ state, n: count() })
+      .from(deployments)
+      .leftJoin(deploymentObservations, eq(deploymentObservations.deploymentId, deployments.id))
+      .groupBy(state);
+    for (const r of rows) byState[r.state] = (byState[r.state] ?? 0) + r.n;
+  }
+  const status = engine ?? { state: 'none' as const, since: new Date(0), description: 'none', error: null };
+  return {
+    engine: {
+      state: status.state,
+      since: status.since.toISOString(),
+      description: status.description,
+      error: status.error,
+    },
+    by_state: byState,
+  };
+}
+
+/**
+ * DELETE: the row goes at once; its containers go with it (now when the engine answers, else on the
+ * reconciler's next pass). `volumes`: its named volumes too, which needs the engine now (503 otherwise).
+ */
+export async function deleteDeployment(
+  db: Db,
+  id: string,
+  actor: Actor,
+  opts: { volumes?: boolean } = {},
+): Promise<void> {
+  const control = opts.volumes ? requireRuntime(db) : runtimeOf(db);
   await db.transaction(async (tx) => {
     const gone = isUuid(id) ? await tx.delete(deployments).where(eq(deployments.id, id)).returning() : [];
     const row = gone[0];
@@ -305,8 +560,17 @@ export async function deleteDeployment(db: Db, id: string, actor: Actor): Promis
       action: 'deployment.delete',
       target: { type: 'deployment', id: row.id, name: row.name },
       before,
+      ...(opts.volumes ? { after: { volumes: 'removed' } } : {}),
     });
   });
+  if (control && control.engine().state === 'up') {
+    try {
+      await control.remove(id, opts.volumes ?? false);
+    } catch (err) {
+      if (opts.volumes) throw err;
+    }
+  }
+  control?.kick();
 }
 
 /**

@@ -35,6 +35,11 @@ import deleteDeployment from './deployments/delete';
 import getDeployment from './deployments/get';
 import listDeployments from './deployments/list';
 import updateDeployment from './deployments/update';
+import startDeployment from './deployments/start';
+import stopDeployment from './deployments/stop';
+import restartDeployment from './deployments/restart';
+import applyDeploymentUpdate from './deployments/applyUpdate';
+import deploymentLogs from './deployments/logs';
 import deleteHubSettings from './hub/delete';
 import getHubSettings from './hub/get';
 import putHubSettings from './hub/put';
@@ -82,6 +87,11 @@ const ROUTES: ((app: Router, core: CoreContext) => unknown)[] = [
   getDeployment,
   createDeployment,
   updateDeployment,
+  startDeployment,
+  stopDeployment,
+  restartDeployment,
+  applyDeploymentUpdate,
+  deploymentLogs,
   deleteDeployment,
   mcpCalls,
   mcpEndpoint,

@@ -12,6 +12,8 @@ const CreateSchema = z
     ...deploymentFields,
     env: deploymentFields.env.default({}),
     secret_refs: deploymentFields.secret_refs.default([]),
+    desired_state: deploymentFields.desired_state.default('running'),
+    host_ports: deploymentFields.host_ports.default([]),
   })
   .openapi('CreateDeployment');
 
@@ -23,7 +25,10 @@ const route = createRoute({
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(CreateSchema) },
   responses: {
-    201: json(DeploymentSchema, 'Created (validated against the synced template)'),
+    201: json(
+      DeploymentSchema,
+      'Created (validated against the synced template); with an engine, the reconciler creates its container at once',
+    ),
     ...errors(400, 401, 403, 409),
   },
 });

@@ -13,6 +13,8 @@ const UpdateSchema = z
     template_slug: deploymentFields.template_slug.optional(),
     env: deploymentFields.env.optional(),
     secret_refs: deploymentFields.secret_refs.optional(),
+    desired_state: deploymentFields.desired_state.optional(),
+    host_ports: deploymentFields.host_ports.optional(),
   })
   .openapi('UpdateDeployment');
 
