@@ -208,3 +208,16 @@ it('MCP tools answer NUL and lone surrogates in their arguments with an error na
   }
   await client.close();
 });
+
+it('a deeply nested body (240 KB of brackets) is a 400 naming the depth, not a 500', async () => {
+  const depth = 120_000;
+  for (const [method, path] of WRITES) {
+    const res = await t.call(method, path, {
+      token: admin,
+      body: `{"username":${'['.repeat(depth)}${']'.repeat(depth)},"password":"x"}`,
+    });
+    expect(res.status, `${method} ${path}`).toBe(400);
+    expectErrorShape(res);
+    expect(res.body.message).toMatch(/^username(\.0)+: is nested deeper than 32 levels$/);
+  }
+});

@@ -130,7 +130,7 @@ export function buildApp(core: CoreContext) {
       /* the route answers a malformed escape */
     }
     const query = Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
-    const inUrl = unstorable(path) ? `path: ${unstorable(path)}` : findUnstorable(query, '');
+    const inUrl = unstorable(path) ? `path: ${unstorable(path)}` : findUnstorable(query);
     if (inUrl) throw new CoreError('invalid_request', inUrl);
     if (/^application\/json/i.test(c.req.header('content-type') ?? '')) {
       let body: unknown;

@@ -3,3 +3,4 @@ export { ERROR_CODES, ERROR_STATUS, withHeader, type ErrorBody, type ErrorCode, 
 export { isDatabaseUnavailable } from './outage';
 export { pagination, type PageRequest, type Pagination } from './pagination';
 export { parseAddressList } from './addresses';
+export { findUnstorableIssue, MAX_INPUT_DEPTH, unstorable, type UnstorableIssue } from './unstorable';
