@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startOidcProvider, type OidcFixture } from './fixtures/oidc';
+import { browse } from './fixtures/oidc-browser';
 import { freshDatabase, startCore, type TestCore } from './helpers';
 
 const REDIRECT = 'http://localhost:4000/auth/callback';
@@ -27,42 +28,6 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Follows redirects by hand within the provider, carrying its cookies, until it sends us to REDIRECT. */
-async function browse(start: string, forms: Record<string, Record<string, string>>): Promise<URL> {
-  const cookies = new Map<string, string>();
-  let url = start;
-  let body: URLSearchParams | undefined;
-  for (let hop = 0; hop < 20; hop++) {
-    const res = await fetch(url, {
-      method: body ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: {
-        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body,
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    body = undefined;
-    const location = res.headers.get('location');
-    if (location) {
-      url = new URL(location, url).toString();
-      if (url.startsWith(REDIRECT)) return new URL(url);
-      continue;
-    }
-    // An interaction page: answer the prompt it shows.
-    const html = await res.text();
-    const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-    if (!prompt || !forms[prompt]) throw new Error(`unexpected page ${res.status}: ${html.slice(0, 300)}`);
-    body = new URLSearchParams({ prompt, ...forms[prompt] });
-  }
-  throw new Error('too many redirects');
-}
-
 it('PKCE sign-in with the provider yields an access token Core accepts, and refreshing it does too', async () => {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -81,7 +46,7 @@ it('PKCE sign-in with the provider yields an access token Core accepts, and refr
     prompt: 'consent',
   }))
     auth.searchParams.set(k, v);
-  const back = await browse(auth.toString(), {
+  const back = await browse(auth.toString(), REDIRECT, {
     login: { login: 'pkce-person@example.test', password: 'any' },
     consent: {},
   });

@@ -12,7 +12,7 @@
  *   names the missing setting. Answers are cached briefly (refusals too, so that garbage cannot make
  *   Core call the provider on every request).
  */
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { insecureTrustAnchor } from '../config';
 import { sha256 } from '../domain/crypto';
@@ -55,6 +55,34 @@ function identityFrom(issuer: string, claims: Record<string, unknown>): OidcIden
     name: str(claims.name) ?? str(claims.preferred_username),
     groups,
   };
+}
+
+/** Header types of an access token: RFC 9068's at+jwt (media type or short form) and the generic JWT. */
+const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
+
+/**
+ * Why a verified JWT is an ID token rather than an access token, or null. An ID token is signed by the same
+ * provider with the same keys and names Core's client as its audience, so without these checks the token a
+ * browser got for sign-in (or any client's ID token for Core's client id) would pass as an access token:
+ * - a `nonce` (only ID tokens carry the browser's nonce), an `at_hash`, or a payload `typ` of ID (Keycloak);
+ * - a header `typ` other than at+jwt or JWT (an ID token's is absent, JWT or an ID type);
+ * - without a configured audience: `auth_time` with `aud` naming the client id (an access token for Core
+ *   is issued for an API audience; one whose audience is the client is shaped like an ID token).
+ */
+export function idTokenSignOf(
+  typ: unknown,
+  payload: JWTPayload,
+  oidc: Pick<ActiveOidc, 'audience' | 'clientId'>,
+): string | null {
+  if (payload.nonce !== undefined) return 'a nonce';
+  if (payload.at_hash !== undefined) return 'an at_hash';
+  if (typeof payload.typ === 'string' && payload.typ.toLowerCase() === 'id') return 'typ ID';
+  if (typ !== undefined && !(typeof typ === 'string' && ACCESS_TOKEN_TYPES.has(typ.toLowerCase())))
+    return `the header typ ${JSON.stringify(typ)}, not at+jwt`;
+  const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+  if (!oidc.audience && payload.auth_time !== undefined && aud.includes(oidc.clientId))
+    return 'auth_time with the client id as audience';
+  return null;
 }
 
 export function looksLikeJwt(token: string) {
@@ -117,8 +145,12 @@ export class OidcVerifier {
 
   private async verifyJwt(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<OidcIdentity> {
     let payload: JWTPayload;
+    let protectedHeader: JWTHeaderParameters;
     try {
-      ({ payload } = await jwtVerify(token, discovery.jwks, { issuer: oidc.issuer, algorithms: ALGORITHMS }));
+      ({ payload, protectedHeader } = await jwtVerify(token, discovery.jwks, {
+        issuer: oidc.issuer,
+        algorithms: ALGORITHMS,
+      }));
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_JWKS_TIMEOUT')
@@ -130,8 +162,8 @@ export class OidcVerifier {
       ? aud.includes(oidc.audience)
       : aud.includes(oidc.clientId) || payload.azp === oidc.clientId;
     if (!accepted) throw unauthorized('access token is not meant for this service (audience)');
-    // An ID token names the client as its audience too, but it is not an access token.
-    if (payload.typ === 'ID' || payload.at_hash !== undefined) throw unauthorized('an ID token is not an access token');
+    const idTokenSign = idTokenSignOf(protectedHeader.typ, payload, oidc);
+    if (idTokenSign) throw unauthorized(`an ID token is not an access token (it carries ${idTokenSign})`);
     return identityFrom(oidc.issuer, payload);
   }
 
