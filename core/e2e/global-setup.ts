@@ -74,6 +74,9 @@ export default async function globalSetup() {
     CORE_OIDC_AUDIENCE: oidc.audience,
     CORE_OIDC_SCOPES: 'openid email profile offline_access',
     CORE_OIDC_DEFAULT_ROLE: 'readonly',
+    // No container engine here unless asked for (CORE_E2E_RUNTIME=docker with DOCKER_HOST): the pages show the
+    // desired state and say the engine is missing, whatever engine this machine happens to run.
+    CORE_RUNTIME: process.env.CORE_E2E_RUNTIME ?? 'none',
   };
   // Its own process group, so that the teardown ends npm, tsx and Core together.
   const core = spawn('npm', ['run', '--silent', 'core', '--', 'serve'], {

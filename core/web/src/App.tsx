@@ -12,6 +12,7 @@ import { Tokens } from './pages/Tokens';
 import { Users } from './pages/Users';
 import { Catalog } from './pages/Catalog';
 import { Deployments } from './pages/Deployments';
+import { DeploymentPage } from './pages/Deployment';
 import { HubPage } from './pages/Hub';
 import { Activity } from './pages/Activity';
 import { TemplatePage } from './pages/Template';
@@ -69,6 +70,7 @@ function Shell() {
           <Route path="/catalog" component={Catalog} />
           <Route path="/catalog/:slug" component={TemplatePage} />
           <Route path="/deployments" component={Deployments} />
+          <Route path="/deployments/:id" component={DeploymentPage} />
           <Route path="/hub" component={HubPage} />
           <Route path="/activity" component={Activity} />
           <Route>

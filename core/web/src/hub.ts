@@ -51,6 +51,53 @@ export interface DeploymentInput {
   template_slug: string;
   env: Record<string, EnvValue>;
   secret_refs: string[];
+  host_ports?: HostPort[];
+  desired_state?: 'running' | 'stopped';
+}
+
+/** What the engine reports for a deployment (issue 33); the backend's schema is core/src/api/routes/deployments/schemas.ts. */
+export type ObservedState =
+  | 'pending'
+  | 'pulling'
+  | 'starting'
+  | 'running'
+  | 'restarting'
+  | 'exited'
+  | 'failed'
+  | 'unschedulable'
+  | 'template_missing'
+  | 'unknown';
+
+export interface PublishedPort {
+  container_port: number;
+  protocol: 'tcp' | 'udp';
+  host_ip: string;
+  host_port: number;
+}
+
+export interface Observed {
+  state: ObservedState;
+  /** Where the image has a health check. */
+  health: 'healthy' | 'unhealthy' | 'starting' | null;
+  reason: string | null;
+  since: string;
+  ports: PublishedPort[];
+  restarts: number;
+  exit_code: number | null;
+  image: string | null;
+  /** A newer version of the template was synced; apply-update deploys it. */
+  update_available: boolean;
+  /** A bound or mounted secret changed since the container was created: a restart picks it up. */
+  needs_restart?: boolean;
+  /** While the image is pulled. */
+  pull?: { status: string; current_bytes: number; total_bytes: number };
+}
+
+/** A host port an admin chose for a container port (others are assigned by the engine). */
+export interface HostPort {
+  container_port: number;
+  protocol: 'tcp' | 'udp';
+  host_port: number;
 }
 
 export interface Deployment {
@@ -61,10 +108,15 @@ export interface Deployment {
   env: Record<string, EnvValue>;
   secret_refs: string[];
   status: 'ok' | 'template_missing';
+  desired_state: 'running' | 'stopped';
+  host_ports: HostPort[];
+  observed: Observed;
   created_by: string;
   created_at: string;
   updated_at: string;
 }
+
+export type DeploymentOperation = 'start' | 'stop' | 'restart' | 'apply-update';
 
 const enc = encodeURIComponent;
 
@@ -84,5 +136,9 @@ export const hub = {
   createDeployment: (body: DeploymentInput) => api<Deployment>('POST', '/deployments', { body }),
   updateDeployment: (id: string, body: Partial<DeploymentInput>) =>
     api<Deployment>('PUT', `/deployments/${enc(id)}`, { body }),
-  deleteDeployment: (id: string) => api<void>('DELETE', `/deployments/${enc(id)}`),
+  deployment: (id: string) => api<Deployment>('GET', `/deployments/${enc(id)}`),
+  deleteDeployment: (id: string, opts: { volumes?: boolean } = {}) =>
+    api<void>('DELETE', `/deployments/${enc(id)}`, { query: { volumes: opts.volumes ? 'true' : undefined } }),
+  /** start, stop, restart or apply-update: Core records the desired state and its reconciler acts on it. */
+  operate: (id: string, op: DeploymentOperation) => api<unknown>('POST', `/deployments/${enc(id)}/${op}`),
 };

@@ -1,35 +1,36 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
-import { useSearch } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { core } from '../api';
-import { ConfirmButton, ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, useMe } from '../components';
-import { hub, type Deployment, type EnvValue, type Template } from '../hub';
+import { ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, useMe } from '../components';
+import { StateBadge } from '../deploymentStatus';
+import { hub, type Deployment, type EnvValue, type HostPort, type Template } from '../hub';
 import { isCredentialName } from '@shared/tokens/credential-names';
 
 const isBinding = (v: EnvValue | undefined): v is { secret: string } => typeof v === 'object' && v !== null;
 
-/** Deployments: desired state recorded by Core (it does not run containers). */
+/** Deployments: what each should run (desired) and what the engine reports (observed); each opens its own page. */
 export function Deployments() {
   const { isAdmin } = useMe();
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<string | null>(null);
-  const qc = useQueryClient();
-  const list = useQuery({ queryKey: ['deployments', page], queryFn: () => hub.deployments({ page }) });
-  const remove = useMutation({
-    mutationFn: hub.deleteDeployment,
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['deployments'] }),
+  // Polled like the deployment page: states change as the reconciler works.
+  const list = useQuery({
+    queryKey: ['deployments', page],
+    queryFn: () => hub.deployments({ page }),
+    refetchInterval: 5_000,
   });
-  const columns = ['Name', 'Template', 'Variables', 'Status', 'Created', ...(isAdmin ? [''] : [])];
+  const columns = ['Name', 'Template', 'Variables', 'State', 'Created', ...(isAdmin ? [''] : [])];
   return (
     <>
       <PageHeading>Deployments</PageHeading>
       <p className="muted">
-        Core records the desired state of each deployment; running the containers is out of its scope. A variable holds
-        a value or is bound to a secret: everyone sees which secret, only admins can read its value (on the Secrets
-        page).
+        Core runs each deployment on its container engine and keeps it as asked (running or stopped); open one for its
+        status, published ports, actions and logs. A variable holds a value or is bound to a secret: everyone sees which
+        secret, only admins can read its value (on the Secrets page).
       </p>
       {isAdmin && <DeploymentForm key="new" />}
-      <ErrorNotice error={list.error ?? remove.error} />
+      <ErrorNotice error={list.error} />
       {list.data &&
         (list.data.deployments.length === 0 ? (
           <p>No deployments yet.</p>
@@ -40,15 +41,22 @@ export function Deployments() {
                 <Fragment key={d.id}>
                   <tr>
                     <th scope="row" data-label="Name">
-                      {d.name}
+                      <Link href={`/deployments/${encodeURIComponent(d.id)}`}>{d.name}</Link>
                     </th>
                     <td data-label="Template">
                       <code>{d.template_slug}</code> {d.template_version}
+                      {d.status === 'template_missing' && <span className="muted"> (left the catalog)</span>}
                     </td>
                     <td data-label="Variables">
                       <Variables deployment={d} />
                     </td>
-                    <td data-label="Status">{d.status === 'ok' ? 'ok' : 'template missing from the catalog'}</td>
+                    <td data-label="State">
+                      <StateBadge deployment={d} />
+                      {d.desired_state === 'stopped' && d.observed.state !== 'exited' && (
+                        <span className="muted"> (stopping)</span>
+                      )}
+                      {d.observed.update_available && <span className="muted"> · update available</span>}
+                    </td>
                     <td data-label="Created">
                       {formatDate(d.created_at)} by {d.created_by}
                     </td>
@@ -58,15 +66,10 @@ export function Deployments() {
                           type="button"
                           onClick={() => setEditing(editing === d.id ? null : d.id)}
                           aria-expanded={editing === d.id}
+                          aria-label={`${editing === d.id ? 'Close' : 'Edit'} ${d.name}`}
                         >
                           {editing === d.id ? 'Close' : 'Edit'}
                         </button>
-                        <ConfirmButton
-                          label="Delete"
-                          subject={d.name}
-                          onConfirm={() => remove.mutate(d.id)}
-                          busy={remove.isPending}
-                        />
                       </td>
                     )}
                   </tr>
@@ -88,7 +91,7 @@ export function Deployments() {
 }
 
 /** Each variable with its value or the name of the secret it is bound to; secrets mounted as files. */
-function Variables({ deployment }: { deployment: Deployment }) {
+export function Variables({ deployment }: { deployment: Deployment }) {
   const entries = Object.entries(deployment.env);
   if (entries.length === 0 && deployment.secret_refs.length === 0) return <span className="muted">none</span>;
   return (
@@ -130,6 +133,12 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
   const [name, setName] = useState(existing?.name ?? '');
   const [env, setEnv] = useState<Record<string, EnvValue>>(existing?.env ?? {});
   const [secretRefs, setSecretRefs] = useState<string[]>(existing?.secret_refs ?? []);
+  // Host ports by "80/tcp"; a port left empty is assigned by the engine (shown on the deployment's page).
+  const [hostPorts, setHostPorts] = useState<Record<string, string>>(
+    Object.fromEntries(
+      (existing?.host_ports ?? []).map((p) => [`${p.container_port}/${p.protocol}`, String(p.host_port)]),
+    ),
+  );
   const template = useQuery({
     queryKey: ['template', slug],
     queryFn: () => hub.template(slug),
@@ -144,6 +153,12 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
         template_slug: slug,
         env: Object.fromEntries(Object.entries(env).filter(([, v]) => (isBinding(v) ? v.secret !== '' : v !== ''))),
         secret_refs: secretRefs,
+        host_ports: Object.entries(hostPorts)
+          .filter(([, v]) => v.trim() !== '')
+          .map(([key, v]) => {
+            const [port, protocol] = key.split('/');
+            return { container_port: Number(port), protocol: protocol as HostPort['protocol'], host_port: Number(v) };
+          }),
       };
       return existing ? hub.updateDeployment(existing.id, body) : hub.createDeployment(body);
     },
@@ -152,6 +167,7 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
         setName('');
         setEnv({});
         setSecretRefs([]);
+        setHostPorts({});
       }
       onDone?.();
       return qc.invalidateQueries({ queryKey: ['deployments'] });
@@ -194,6 +210,30 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
         )}
       </Field>
       {template.data && <EnvFields template={template.data} env={env} secretNames={secretNames} onChange={setEnv} />}
+      {template.data?.ports && template.data.ports.length > 0 && (
+        <fieldset>
+          <legend>Host ports</legend>
+          <p className="hint">Leave empty to let the engine pick a free one.</p>
+          {template.data.ports.map((p) => {
+            const key = `${p.containerPort}/${p.protocol.toLowerCase()}`;
+            return (
+              <Field key={key} label={`Host port for ${key}`}>
+                {(id) => (
+                  <input
+                    id={id}
+                    type="number"
+                    min={1}
+                    max={65535}
+                    inputMode="numeric"
+                    value={hostPorts[key] ?? ''}
+                    onChange={(e) => setHostPorts({ ...hostPorts, [key]: e.target.value })}
+                  />
+                )}
+              </Field>
+            );
+          })}
+        </fieldset>
+      )}
       {secretNames.length > 0 && (
         <fieldset>
           <legend>Secrets mounted as files</legend>
@@ -212,7 +252,11 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
         </fieldset>
       )}
       <ErrorNotice error={save.error} />
-      {save.data && !existing && <p role="status">Deployment {save.data.name} recorded.</p>}
+      {save.data && !existing && (
+        <p role="status">
+          Deployment <Link href={`/deployments/${encodeURIComponent(save.data.id)}`}>{save.data.name}</Link> recorded.
+        </p>
+      )}
       <div className="submit">
         <button type="submit" className="primary" disabled={save.isPending}>
           {existing ? 'Save changes' : 'Create deployment'}
