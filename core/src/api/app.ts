@@ -16,6 +16,7 @@ import { CoreError, unauthorized } from '../domain/errors';
 import { findUnstorable, unstorable } from '../domain/text';
 import { errorResponse, TEMPORARY_ADMIN_WARNING, TransportError } from './errors';
 import { ensureRequestIdHeader, requestIdOf } from './requestId';
+import { securityHeaders } from './securityHeaders';
 import { newRouter } from './hono';
 import { registerRoutes } from './routes';
 import { coreMetricsRegistry, observeRequest } from '../metrics';
@@ -47,6 +48,8 @@ export function buildApp(core: CoreContext) {
     await next();
     c.res = ensureRequestIdHeader(c.res, requestId);
   });
+  // Security headers on every answer, errors and the web frontend included (./securityHeaders).
+  app.use('*', securityHeaders(core.config.url));
 
   app.use('*', async (c, next) => {
     const at = new Date();
