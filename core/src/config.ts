@@ -174,7 +174,9 @@ const envSchema = z.object({
   DOCKER_TLS_VERIFY: z.string().optional(),
   DOCKER_CERT_PATH: z.string().optional(),
   CORE_CONTAINER_ULIMITS: z.string().default(''),
-  CORE_PUBLISH_ADDRESS: z.union([z.ipv4(), z.ipv6()], { error: 'CORE_PUBLISH_ADDRESS must be an IP address' }).default('127.0.0.1'),
+  CORE_PUBLISH_ADDRESS: z
+    .union([z.ipv4(), z.ipv6()], { error: 'CORE_PUBLISH_ADDRESS must be an IP address' })
+    .default('127.0.0.1'),
   CORE_NODE_LABELS: z.string().default(''),
   CORE_RECONCILE_INTERVAL: z.coerce
     .number()

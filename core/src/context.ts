@@ -13,6 +13,9 @@ import { OidcVerifier } from './auth/oidc';
 import type { Logger } from './log';
 import { HubConnection } from './hub/connection';
 import { CatalogSync } from './hub/sync';
+import { Reconciler, runtimeInstanceId } from './domain/reconciler';
+import { DockerRuntime } from './runtime/docker';
+import type { Runtime } from './runtime/runtime';
 
 export interface CoreContext {
   config: CoreConfig;
@@ -28,6 +31,8 @@ export interface CoreContext {
   log: Logger;
   hub: HubConnection;
   catalogSync: CatalogSync;
+  /** Converges the container engine to the deployments (idle with CORE_RUNTIME=none); the server starts its loop. */
+  reconciler: Reconciler;
   /** Flushes the audit and closes the database. */
   close(): Promise<void>;
 }
@@ -71,6 +76,15 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
     const audit = new AuditWriter(db, log);
     const hub = new HubConnection(db, sealer, config, log);
     const catalogSync = new CatalogSync(db, hub, config.hubSyncIntervalSeconds * 1000, log);
+    const reconciler = new Reconciler({
+      db,
+      database,
+      sealer,
+      settings: config.runtime,
+      log,
+      runtime: await chooseRuntime(config, log),
+      instanceId: await runtimeInstanceId(db),
+    });
     return {
       config,
       database,
@@ -84,8 +98,10 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
       log,
       hub,
       catalogSync,
+      reconciler,
       async close() {
         await catalogSync.stop();
+        await reconciler.stop();
         await audit.close();
         await database.close();
       },
@@ -93,5 +109,31 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
   } catch (err) {
     await database.close().catch(() => {});
     throw err;
+  }
+}
+
+/**
+ * CORE_RUNTIME: docker → the engine at DOCKER_HOST (down now is fine: the loop converges when it answers);
+ * none → desired state only; unset → docker when an engine answers at start, else none, said once.
+ */
+async function chooseRuntime(config: CoreConfig, log: Logger): Promise<Runtime | null> {
+  const settings = config.runtime;
+  if (settings.mode === 'none') return null;
+  const runtime = new DockerRuntime(settings);
+  if (settings.mode === 'docker') return runtime;
+  try {
+    await Promise.race([
+      runtime.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000).unref()),
+    ]);
+    log.info({ engine: runtime.description }, 'container engine found: Core runs its deployments');
+    return runtime;
+  } catch (err) {
+    log.info(
+      { engine: runtime.description, error: err instanceof Error ? err.message : String(err) },
+      'no container engine answered: deployments are desired state only. To run them, start Docker or ' +
+        '`podman system service --time=0 unix:///path/to.sock`, set DOCKER_HOST (and CORE_RUNTIME=docker) and restart Core',
+    );
+    return null;
   }
 }

@@ -38,7 +38,8 @@ export async function freshDatabase(
 }
 
 export function testConfig(overrides: Partial<CoreConfig> = {}): CoreConfig {
-  const base = configFromEnv({ CORE_LOG_LEVEL: 'debug' });
+  // No container engine unless a test asks for one (tests/engine).
+  const base = configFromEnv({ CORE_LOG_LEVEL: 'debug', CORE_RUNTIME: 'none' });
   return {
     ...base,
     url: 'http://core.test',

@@ -26,7 +26,18 @@ export interface Database {
   onQuery(listener: (sql: string) => void): () => void;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
+  /**
+   * A session-level advisory lock held on a dedicated connection until released (or that connection
+   * ends): null when another process holds it. The embedded database is one process: always granted.
+   */
+  tryLock(key: number): Promise<HeldLock | null>;
   close(): Promise<void>;
+}
+
+export interface HeldLock {
+  /** False once the connection holding it is gone (the lock went with it). */
+  held(): Promise<boolean>;
+  release(): Promise<void>;
 }
 
 const MIGRATIONS = path.join(CORE_ROOT, 'drizzle');
@@ -65,6 +76,37 @@ async function openPostgres(url: string): Promise<Database> {
     onQuery: queries.onQuery,
     ping: async () => {
       await client`select 1`;
+    },
+    async tryLock(key) {
+      const conn = await client.reserve();
+      try {
+        const [row] = await conn<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`;
+        if (!row?.ok) {
+          conn.release();
+          return null;
+        }
+      } catch (err) {
+        conn.release();
+        throw err;
+      }
+      let released = false;
+      return {
+        held: async () => {
+          if (released) return false;
+          try {
+            await conn`select 1`;
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        release: async () => {
+          if (released) return;
+          released = true;
+          await conn`select pg_advisory_unlock(${key})`.catch(() => {});
+          conn.release();
+        },
+      };
     },
     close: () => client.end({ timeout: 5 }),
   };
@@ -115,6 +157,7 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
       ping: async () => {
         await client.query('select 1');
       },
+      tryLock: async () => ({ held: async () => true, release: async () => {} }),
       close: async () => {
         await client.close();
         release();

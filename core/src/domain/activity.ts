@@ -14,11 +14,11 @@ import { type Page, type Principal } from './principal';
 import { actorLabel } from './principal';
 
 /** How the write arrived. */
-export type Via = 'api' | 'mcp' | 'hub_mcp' | 'cli';
+export type Via = 'api' | 'mcp' | 'hub_mcp' | 'cli' | 'engine';
 
 /** Who writes: derived once from the principal (actorOf) and passed to every domain write. */
 export interface Actor {
-  kind: Principal['kind'] | 'cli';
+  kind: Principal['kind'] | 'cli' | 'engine';
   id: string;
   label: string;
   via: Via;
@@ -32,6 +32,9 @@ export function actorOf(p: Principal, via: 'api' | 'mcp' = 'api'): Actor {
 
 /** The operator at the command line (core CLI). */
 export const CLI_ACTOR: Actor = { kind: 'cli', id: 'cli', label: 'cli', via: 'cli' };
+
+/** The container engine, for what happened on its side (a crash, an OOM kill) as the reconciler saw it. */
+export const ENGINE_ACTOR: Actor = { kind: 'engine', id: 'engine', label: 'container engine', via: 'engine' };
 
 /** A person provisioned at sign-in (OIDC) is their own actor. */
 export const selfActor = (user: { id: string; email: string; kind: 'local' | 'oidc' }): Actor => ({

@@ -17,13 +17,7 @@ import { isCredentialName } from '@shared/tokens/credential-names';
 import type { Readable } from 'node:stream';
 import { asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
-import {
-  catalogTemplates,
-  deploymentObservations,
-  deploymentSecretBindings,
-  deployments,
-  secrets,
-} from '../db/schema';
+import { catalogTemplates, deploymentObservations, deploymentSecretBindings, deployments, secrets } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
 import { findTemplate, type CatalogTemplate } from './catalog';
 import type { Sealer } from './crypto';
@@ -479,11 +473,7 @@ export async function applyTemplateUpdate(db: Db, id: string, actor: Actor): Pro
 }
 
 /** GET …/logs (admin only: a process can print its secrets). Needs the engine. */
-export async function deploymentLogs(
-  db: Db,
-  id: string,
-  opts: { tail: number; follow: boolean },
-): Promise<Readable> {
+export async function deploymentLogs(db: Db, id: string, opts: { tail: number; follow: boolean }): Promise<Readable> {
   const current = await getDeployment(db, id);
   return requireRuntime(db).logs(current.id, opts);
 }

@@ -23,6 +23,7 @@ export async function startServer(core: CoreContext, opts: { port: number; host:
   });
   const { port } = server.address() as AddressInfo;
   core.catalogSync.start(); // registration with the Hub and the catalog sync loop (idle when no Hub is configured)
+  core.reconciler.start(); // the deployments' containers (idle with CORE_RUNTIME=none); stopped by core.close()
   const host = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
   let closing: Promise<void> | undefined;
   return {

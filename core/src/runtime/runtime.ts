@@ -71,13 +71,7 @@ export interface RuntimeEvent {
 export class RuntimeError extends Error {
   constructor(
     readonly kind:
-      | 'image_not_found'
-      | 'registry_refused'
-      | 'port_in_use'
-      | 'engine_down'
-      | 'conflict'
-      | 'not_found'
-      | 'other',
+      'image_not_found' | 'registry_refused' | 'port_in_use' | 'engine_down' | 'conflict' | 'not_found' | 'other',
     message: string,
   ) {
     super(message);

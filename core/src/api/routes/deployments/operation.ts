@@ -22,12 +22,18 @@ export function operationRoute(
     description,
     middleware: [requireAdmin()] as const,
     request: { params: IdParamSchema },
-    responses: { 200: json(DeploymentSchema, 'The deployment after the operation'), ...errors(401, 403, 404, 409, 503) },
+    responses: {
+      200: json(DeploymentSchema, 'The deployment after the operation'),
+      ...errors(401, 403, 404, 409, 503),
+    },
   });
   return (app: Router, core: CoreContext) =>
     app.openapi(route, async (c) => {
       const deployment = await run(core.db, c.req.valid('param').id, actor(c));
-      core.log.info({ actor: actorLabel(caller(c)), deployment: deployment.name, operation: name }, 'deployment operation');
+      core.log.info(
+        { actor: actorLabel(caller(c)), deployment: deployment.name, operation: name },
+        'deployment operation',
+      );
       return c.json(deployment, 200);
     });
 }

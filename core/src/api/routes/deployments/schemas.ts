@@ -58,7 +58,9 @@ export const ObservedSchema = z
       .openapi({ description: 'A newer version of the template was synced; POST …/apply-update deploys it' }),
     needs_restart: z
       .boolean()
-      .openapi({ description: 'A bound or mounted secret changed since the container was created: restart to pick it up' }),
+      .openapi({
+        description: 'A bound or mounted secret changed since the container was created: restart to pick it up',
+      }),
     pull: z
       .object({ status: z.string(), current_bytes: z.number(), total_bytes: z.number() })
       .optional()
@@ -91,7 +93,9 @@ export const DeploymentSchema = z
     desired_state: z.enum(['running', 'stopped']),
     host_ports: z
       .array(HostPortSchema)
-      .openapi({ description: 'Host ports chosen by an admin; other ports are assigned by the engine (see observed.ports)' }),
+      .openapi({
+        description: 'Host ports chosen by an admin; other ports are assigned by the engine (see observed.ports)',
+      }),
     observed: ObservedSchema,
     created_by: z.string(),
     created_at: z.string(),
