@@ -193,6 +193,14 @@ export const config = {
   get allowPrivateUpstreams() {
     return env('HUB_ALLOW_PRIVATE_UPSTREAMS') === 'true';
   },
+  /**
+   * Instance reports: a plain http:// mcp_url is refused unless its host is loopback, because the proxied calls (and
+   * the secret values in their answers) would cross the network in clear; "true" allows it (a private network the
+   * operator trusts). The edge logs a warning at start while it is set.
+   */
+  get allowInsecureMcpUrl() {
+    return env('HUB_ALLOW_INSECURE_MCP_URL') === 'true';
+  },
   /** MCP proxy: milliseconds to open the TCP/TLS connection to an instance before answering 504. */
   get mcpConnectTimeoutMs() {
     return intEnv('HUB_MCP_CONNECT_TIMEOUT_MS', 5_000);

@@ -18,6 +18,7 @@ import {
   templateDownloadsDaily,
   templates,
   ticketsDaily,
+  type InstanceUrlChange,
 } from '../db/schema';
 import { paginate, type Page } from './paginate';
 import { utcDay } from './usage';
@@ -172,6 +173,8 @@ export interface InstanceHealth {
   freshness: Freshness;
   polls30d: number;
   mcp30d: { ok: number; refusedHub: number; refusedInstance: number; upstreamError: number };
+  /** Changes of its mcp_url or base_url no organization admin has acknowledged yet (support/instances.ts). */
+  urlChanges: InstanceUrlChange[];
 }
 
 /** The staleness threshold in seconds: 3 × the poll interval, at most 24 h. */
@@ -215,6 +218,7 @@ export async function instanceHealth(scope: FleetScope, filters: HealthFilters, 
         lastCheckedAt: instanceSyncState.lastCheckedAt,
         pollIntervalS: instanceSyncState.pollIntervalS,
         freshness: freshnessExpr,
+        urlChanges: instanceReports.urlChanges,
       })
       .from(instanceKeys)
       .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
@@ -263,6 +267,7 @@ export async function instanceHealth(scope: FleetScope, filters: HealthFilters, 
     const x = byId.get(r.id);
     return {
       ...r,
+      urlChanges: r.urlChanges ?? [],
       freshnessS: r.lastSyncAt ? Math.max(0, Math.round((now.getTime() - r.lastSyncAt.getTime()) / 1000)) : null,
       polls30d: x?.polls ?? 0,
       mcp30d: {

@@ -45,6 +45,7 @@ import { resolvePat } from '../auth/credentials';
 import { DomainError } from '../domain/errors';
 import { logger, noteCaller, requestLogger } from '../log';
 import { recordMcpCall, type ResolvedPat } from '../domain/pats';
+import { insecureMcpUrl } from '../domain/support/instances';
 import { nodeHeaders, readNodeBody, writeFailure } from '../http/nodeHttp';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
@@ -513,6 +514,17 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (target.error) {
     record(null);
     return writeRpcError(res, 502, RPC_UPSTREAM_FAILED, target.error, rpcId);
+  }
+  // A plain-http URL stored before such URLs were refused (or allowed then): nothing is sent in clear.
+  if (insecureMcpUrl(target.url)) {
+    record(null);
+    return writeRpcError(
+      res,
+      502,
+      RPC_UPSTREAM_FAILED,
+      "The instance's MCP URL is plain http:// to a host other than loopback; the Hub does not send calls in clear. The instance must report an https:// MCP URL (or the Hub operator allow plain http with HUB_ALLOW_INSECURE_MCP_URL=true)",
+      rpcId,
+    );
   }
   const blocked = checkLiteralHost(target.url.hostname);
   if (blocked) {

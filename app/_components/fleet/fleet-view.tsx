@@ -18,6 +18,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
 import { fleetInput } from '../../admin/list-params';
@@ -243,6 +244,45 @@ function VersionsCard({ versions }: { versions: Overview['versions'] }) {
   );
 }
 
+/**
+ * Changes of the instance's registered MCP or base URL that no organization admin has acknowledged yet: where the
+ * Hub now sends this instance's MCP calls (and the people's assertions), and which key secret said so.
+ */
+function UrlChanges({ instance, canAcknowledge }: { instance: Instance; canAcknowledge: boolean }) {
+  const utils = trpc.useUtils();
+  const acknowledge = trpc.account.acknowledgeUrlChanges.useMutation({
+    onSuccess: async () => {
+      toast.success(`URL changes of ${instance.name} acknowledged`);
+      await utils.account.fleet.invalidate();
+    },
+  });
+  const newest = instance.url_changes.at(-1)!;
+  return (
+    <div className="mt-1 space-y-1" data-testid={`url-changes-${instance.name}`}>
+      <Badge tone="amber">URL changed</Badge>
+      <ul className="text-xs text-zinc-700">
+        {instance.url_changes.map((c) => (
+          <li key={`${c.at}-${c.field}`} className="break-all">
+            {c.field === 'mcp_url' ? 'MCP URL' : 'Base URL'}: {c.from ?? '(none)'} → {c.to ?? '(none)'} by key{' '}
+            <span className="font-mono">{c.key_prefix}</span> <RelativeTime value={c.at} />
+          </li>
+        ))}
+      </ul>
+      {canAcknowledge ? (
+        <Button
+          size="sm"
+          variant="secondary"
+          disabled={acknowledge.isPending}
+          onClick={() => acknowledge.mutate({ instance_id: instance.id, through: newest.at })}
+        >
+          Acknowledge
+        </Button>
+      ) : null}
+      {acknowledge.error ? <p className="text-xs text-red-700">{errorMessage(acknowledge.error)}</p> : null}
+    </div>
+  );
+}
+
 function HealthTable({
   data,
   admin,
@@ -270,6 +310,7 @@ function HealthTable({
           <Cell primary>
             <span className="font-medium break-all">{i.name}</span>
             {i.base_url ? <span className="block text-xs break-all text-zinc-600">{i.base_url}</span> : null}
+            {i.url_changes.length > 0 ? <UrlChanges instance={i} canAcknowledge={!admin} /> : null}
           </Cell>
           {admin ? (
             <Cell label="Organization">

@@ -66,6 +66,8 @@ export const ACTIONS: Record<string, string> = {
   'access_grant.delete': 'removed catalog access',
   'support_ticket.status': 'changed the status of ticket',
   'instance.report': 'reported the state of instance',
+  'instance.url_change': 'changed the registered URL of instance',
+  'instance.url_change_acknowledge': 'acknowledged the URL change of instance',
   'dns_record.create': 'created the DNS record of',
   'dns_record.update': 'updated the DNS record of',
   'dns_record.delete': 'deleted the DNS record of',

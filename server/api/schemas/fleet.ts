@@ -54,6 +54,21 @@ export const FleetOverviewSchema = z.object({
       freshness: z.enum(FRESHNESS),
       polls_30d: int,
       mcp_30d: z.object({ ok: int, refused_hub: int, refused_instance: int, upstream_error: int }),
+      url_changes: z
+        .array(
+          z.object({
+            at: z.string().describe('When the instance reported the new URL'),
+            field: z.enum(['mcp_url', 'base_url']),
+            from: z.string().nullable(),
+            to: z.string().nullable(),
+            key_prefix: z
+              .string()
+              .describe('The instance key secret that made the change (a re-issue gives a new one)'),
+          }),
+        )
+        .describe(
+          'Changes of an already registered mcp_url or base_url not yet acknowledged by an organization admin, oldest first',
+        ),
     }),
   ),
   pagination: PaginationSchema,
@@ -98,6 +113,7 @@ export function toFleetOverview(o: Awaited<ReturnType<typeof fleetOverview>>, pa
         refused_instance: r.mcp30d.refusedInstance,
         upstream_error: r.mcp30d.upstreamError,
       },
+      url_changes: r.urlChanges,
     })),
     pagination: pagination(page, o.health.total),
     stale_after_max_s: o.staleAfterMaxS,

@@ -1,5 +1,6 @@
 import { createTRPCRouter } from '../../trpc';
 import { acceptInvitationProcedure } from './acceptInvitation';
+import { acknowledgeUrlChangesProcedure } from './acknowledgeUrlChanges';
 import { createInvitationProcedure } from './createInvitation';
 import { declineInvitationProcedure } from './declineInvitation';
 import { leaveOrganizationProcedure } from './leaveOrganization';
@@ -26,6 +27,7 @@ import { updateProfileProcedure } from './updateProfile';
 export const accountRouter = createTRPCRouter({
   getOrganization: getOrganizationProcedure,
   fleet: fleetProcedure,
+  acknowledgeUrlChanges: acknowledgeUrlChangesProcedure,
   createOrganization: createOrganizationProcedure,
   getProfile: getProfileProcedure,
   updateProfile: updateProfileProcedure,
