@@ -16,3 +16,6 @@ export function isCredentialName(variable: string): boolean {
       return CREDENTIAL_PARTS.has(p) || (p.endsWith('s') && CREDENTIAL_PARTS.has(p.slice(0, -1)));
     });
 }
+
+/** Values that carry a credential whatever their name (a password in a JDBC URL): credentialValues.ts. */
+export { findCredentialInValue, type CredentialFinding } from './credentialValues';

@@ -7,16 +7,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { CHECKSUM_LENGTH, RANDOM_LENGTH, SECRET_KINDS, type SecretKind } from './shape';
+
+export { CHECKSUM_LENGTH, RANDOM_LENGTH, SECRET_KINDS, type SecretKind } from './shape';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-export const RANDOM_LENGTH = 32;
-export const CHECKSUM_LENGTH = 6;
 /** Characters shown in listings so that people can tell secrets apart. */
 export const DISPLAY_LENGTH = 12;
-
-/** svh_: the Hub's instance key; svp_: the Hub's personal access token; svm_: Core's machine token. */
-export const SECRET_KINDS = ['svh_', 'svp_', 'svm_'] as const;
-export type SecretKind = (typeof SECRET_KINDS)[number];
 
 /** `length` random base62 characters, each equally likely. */
 export function randomBase62(length: number): string {

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { findCredentialInValue } from './credentialNames';
+import { issueSecret } from './index';
+
+describe('findCredentialInValue', () => {
+  it('finds a password in the userinfo of a URL, whatever the scheme', () => {
+    for (const value of [
+      'postgres://app:S3cret@db:5432/app',
+      'jdbc:mysql://root:hunter2@mysql/app?useSSL=false',
+      'redis://:cachepass@redis:6379/0',
+      'mongodb+srv://user:p%40ss@cluster.example.net/db',
+      'amqp://guest:guest@rabbit',
+      'see https://ops:pw@internal.example for the dashboard',
+    ]) {
+      expect(findCredentialInValue(value), value).toEqual({
+        kind: 'url_password',
+        description: 'a password in a URL (user:password@host)',
+      });
+    }
+  });
+
+  it('finds password, pwd, secret, token, api_key and apikey parameters in any case, with a prefix word too', () => {
+    const cases: [string, string][] = [
+      ['jdbc:postgresql://db/sonar?password=JdbcS3cret', 'password'],
+      ['jdbc:postgresql://db/sonar?user=sonar&PASSWORD=JdbcS3cret&ssl=true', 'PASSWORD'],
+      ['Server=db;Database=app;Uid=sa;Pwd=Sql$erver1;', 'Pwd'],
+      ['https://api.example/v1?secret=abc', 'secret'],
+      ['wss://push.example/socket?token=eyJhbGciOi', 'token'],
+      ['https://maps.example/js?api_key=AIzaSy123', 'api_key'],
+      ['https://maps.example/js?apikey=AIzaSy123', 'apikey'],
+      ['https://maps.example/js?api-key=AIzaSy123', 'api-key'],
+      ['--db-password=letmein --verbose', 'db-password'],
+      ['oauth client_secret=xyz&client_id=app', 'client_secret'],
+      ['password = spaced out', 'password'],
+    ];
+    for (const [value, key] of cases) {
+      expect(findCredentialInValue(value), value).toEqual({ kind: 'parameter', description: `the parameter ${key}=` });
+    }
+    expect(findCredentialInValue('{"spring.datasource.password":"s3cret","port":5432}')).toEqual({
+      kind: 'parameter',
+      description: 'the JSON field "spring.datasource.password"',
+    });
+  });
+
+  it('finds a private-key block of any kind', () => {
+    for (const header of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY']) {
+      const value = `-----BEGIN ${header}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END ${header}-----\n`;
+      expect(findCredentialInValue(value)?.kind, header).toBe('private_key');
+    }
+    expect(findCredentialInValue('-----BEGIN PGP PRIVATE KEY BLOCK-----\nxyz')?.kind).toBe('private_key');
+  });
+
+  it("finds the project's own tokens, alone or inside a longer value, by their shape", () => {
+    const pat = issueSecret('svp_').secret;
+    expect(findCredentialInValue(pat)).toEqual({ kind: 'token', description: 'a Hub personal access token (svp_…)' });
+    expect(findCredentialInValue(`Bearer ${issueSecret('svm_').secret}`)?.description).toBe(
+      'a Core machine token (svm_…)',
+    );
+    expect(findCredentialInValue(`key:${issueSecret('svh_').secret};`)?.description).toBe('a Hub instance key (svh_…)');
+  });
+
+  it('leaves values that only look alike: no password, empty parts, references to other variables, public keys', () => {
+    for (const value of [
+      'jdbc:postgresql://db:5432/sonar',
+      'postgres://app@db/app',
+      'postgres://app:@db/app',
+      'postgres://app:${DB_PASSWORD}@db/app',
+      'postgres://app:$DB_PASSWORD@db/app',
+      'http://host:8080/path@version',
+      'https://example.com/login?user=me&next=/home',
+      'password=',
+      'password=${ADMIN_PASSWORD}',
+      'token={{ api_token }}',
+      'max_tokens=4096',
+      'keyboard=us',
+      'PASSWORDLESS=true',
+      'mypassword=x'.replace('x', ''),
+      '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----',
+      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+      'svp_tooShort',
+      `xsvp_${'a'.repeat(38)}`,
+      'Europe/Berlin',
+      '{"password":""}',
+      '',
+    ]) {
+      expect(findCredentialInValue(value), value).toBeNull();
+    }
+  });
+
+  it('stays linear on long hostile values (no backtracking blow-up)', () => {
+    const hostile = [
+      'a_'.repeat(30_000),
+      'a'.repeat(60_000),
+      '='.repeat(60_000),
+      '://'.repeat(20_000),
+      '"'.repeat(60_000),
+    ];
+    const started = performance.now();
+    for (const value of hostile) expect(findCredentialInValue(value)).toBeNull();
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
