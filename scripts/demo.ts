@@ -4,6 +4,9 @@
  *     catalog, an organization "Demo" and an instance key;
  *   - Core (`npm run core -- serve`) connected to that Hub with the key (through its settings API) and synced;
  *   - a Core admin user and, at the Hub, a personal access token for the same person bound to the instance;
+ *   - when Core drives a container engine (DOCKER_HOST, or the engine's default socket): one catalog template
+ *     deployed and followed until it runs (its URL printed) or gives up (its reason printed); without one, a line
+ *     on how to enable it (scripts/demo-deploy.ts, docs/core-runtime.md);
  *   - it prints the URLs, the sign-in details and a ready MCP client configuration. Ctrl-C stops both.
  * Data lives in ./.demo-data and is kept between runs, so the printed MCP configuration stays valid after a restart
  * (`npm run demo -- --fresh` wipes it and starts over). Ports: DEMO_HUB_PORT (3000; its OpenID provider takes
@@ -15,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { deployDemoTemplate, type DeployOutcome } from './demo-deploy';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -55,6 +59,12 @@ const coreEnv = env({
   CORE_PORT: String(CORE_PORT),
   CORE_URL,
   CORE_HUB_SYNC_INTERVAL: '30',
+  // The engine settings are the caller's to give (DOCKER_* pass through as they are).
+  ...Object.fromEntries(
+    ['CORE_RUNTIME', 'CORE_CONTAINER_ULIMITS', 'CORE_PUBLISH_ADDRESS', 'CORE_NODE_LABELS']
+      .filter((k) => process.env[k] !== undefined)
+      .map((k) => [k, process.env[k]!]),
+  ),
 });
 
 /** A CLI step (JSON or a line on stdout); the embedded databases allow one process at a time, so these run first. */
@@ -222,6 +232,20 @@ async function main() {
   );
   const token = { token: state.patToken };
 
+  // On an engine: one template deployed (a pull may take minutes; --check waits less and never fails on it).
+  const deployed: DeployOutcome = await deployDemoTemplate({
+    coreUrl: CORE_URL,
+    token: login.access_token,
+    say,
+    waitMs: Number(process.env.DEMO_DEPLOY_WAIT_SECONDS ?? (process.argv.includes('--check') ? 90 : 600)) * 1000,
+  });
+  const deployLine =
+    deployed.kind === 'no_engine'
+      ? deployed.line
+      : deployed.kind === 'running'
+        ? `"${deployed.deployment.name}" runs${deployed.url ? ` at ${deployed.url}` : ' (it publishes no port)'}; its page: ${CORE_URL}/deployments/${deployed.deployment.id}`
+        : `"${deployed.deployment.name}" is not running: ${deployed.reason} (its page: ${CORE_URL}/deployments/${deployed.deployment.id})`;
+
   // The loop, once, as an assistant would use it.
   const client = new Client({ name: 'demo-check', version: '1.0.0' });
   await client.connect(
@@ -242,6 +266,8 @@ async function main() {
  Hub   ${HUB_URL}     sign in with any email through the development provider;
                               ${PERSON.email} is the Hub superadmin and admin of "Demo"
  Core  ${CORE_URL}     sign in as ${PERSON.email} / ${PERSON.password} (admin)
+
+ Deployment: ${deployLine}
 
  MCP through the Hub: ${HUB_URL}/mcp  (checked: ${tools.length} tools — ${tools.join(', ')})
  Client configuration (personal access token for ${PERSON.email}, bound to the instance):
