@@ -35,8 +35,11 @@ export interface Context {
   readEffects: ReadEffect[];
 }
 
-/** Procedure meta: the OpenAPI mapping, and whether REST may serve the answer from the response cache. */
-export type HubMeta = OpenApiMeta & { responseCache?: ResponseCachePolicy };
+/**
+ * Procedure meta: the OpenAPI mapping, whether REST may serve the answer from the response cache, and whether
+ * the credential is optional (a publicProcedure: its document says so, server/api/openapi.ts).
+ */
+export type HubMeta = OpenApiMeta & { responseCache?: ResponseCachePolicy; credentialOptional?: true };
 
 export interface ContextOptions {
   /** The dashboard authenticates with its session cookie; REST accepts only the Authorization header. */

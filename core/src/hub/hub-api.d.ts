@@ -14,7 +14,7 @@ export interface paths {
          * List templates visible to the caller
          * @description Instance key, admin JWT or no credential; see the visibility rules. limit defaults to 50 and is clamped to 100.
          */
-        get: operations["catalog-listTemplates"];
+        get: operations["listTemplates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
          * Templates changed since a time, and templates removed from the caller’s view
          * @description One page of at most 500 changes (templates plus removed) in (updated_at, id) order. Send checked_at back verbatim as the next since: every change up to that point is included; a change may be sent twice across polls, never missed. has_more: true means checked_at is a point inside the backlog (possibly inside a bulk write sharing one updated_at; its fraction then carries more than microsecond digits) and the next page is available at once; false means the answer is complete up to checked_at. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an idle poll is the same request each time; send If-None-Match for a 304).
          */
-        get: operations["catalog-templateUpdates"];
+        get: operations["listTemplateUpdates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -54,7 +54,7 @@ export interface paths {
          * Get one template by slug
          * @description 404 when it does not exist or is not visible to the caller. A read with an instance key counts a download (the count in answers may lag by up to a minute).
          */
-        get: operations["catalog-getTemplate"];
+        get: operations["getTemplate"];
         put?: never;
         post?: never;
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
             cookie?: never;
         };
         /** List categories visible to the caller, with the number of templates the caller can see */
-        get: operations["catalog-listCategories"];
+        get: operations["listCategories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -88,13 +88,13 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's organization with the caller's role in it, or null */
-        get: operations["account-getOrganization"];
+        get: operations["getOrganization"];
         put?: never;
         /**
          * Create an organization; the caller becomes its admin and a free subscription is created
          * @description slug: lowercase letters, digits and hyphens, 3 to 63 characters, unique (409 when taken). 409 when the caller already belongs to an organization.
          */
-        post: operations["account-createOrganization"];
+        post: operations["createOrganization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -112,9 +112,29 @@ export interface paths {
          * The organization's instances: 30 days of daily rollups, Core versions and instance health
          * @description Organization admins; only the caller organization’s instances (top templates are empty here).
          */
-        get: operations["account-fleet"];
+        get: operations["getOrganizationFleet"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/fleet/url-changes/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge an instance's mcp_url/base_url changes shown on its health row
+         * @description Organization admins only. Clears the changes up to `through` from the instance’s health row (account fleet) and records the acknowledgement in the audit log. 404 for an instance of another organization.
+         */
+        post: operations["acknowledgeInstanceUrlChanges"];
         delete?: never;
         options?: never;
         head?: never;
@@ -129,9 +149,9 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's profile with organization info */
-        get: operations["account-getProfile"];
+        get: operations["getProfile"];
         /** Update the caller's name (1 to 100 characters) */
-        put: operations["account-updateProfile"];
+        put: operations["updateProfile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -149,7 +169,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End every session and Hub JWT of the caller issued until now (this one included); personal access tokens are not affected */
-        post: operations["account-signOutEverywhere"];
+        post: operations["signOutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -167,14 +187,14 @@ export interface paths {
          * The caller's API tokens (Hub JWTs from `hub token` and the dashboard's API access panel)
          * @description Newest first, at most 100; never the tokens themselves. Browser sessions are not listed (sign-out and sign-out-everywhere end them). Personal access tokens (svp_) are at /account/tokens.
          */
-        get: operations["account-listApiTokens"];
+        get: operations["listApiTokens"];
         put?: never;
         post?: never;
         /**
          * Revoke one of your API tokens: refused at once by every Hub process
          * @description id in the JSON body or as ?id=. Only your own tokens (another person's token id: 404). Revoking again is harmless.
          */
-        delete: operations["account-revokeApiToken"];
+        delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -191,22 +211,22 @@ export interface paths {
          * The organization's instance keys (never the key or its hash)
          * @description Any member of the organization.
          */
-        get: operations["account-listApiKeys"];
+        get: operations["listApiKeys"];
         /**
          * Re-issue an instance key: a new secret under the same id; the old secret stops working at once
          * @description Organization admins only. 404 for a key of another organization; 409 for a revoked key (revocation is final).
          */
-        put: operations["account-reissueApiKey"];
+        put: operations["reissueApiKey"];
         /**
          * Create an instance key; the full key appears only in this response
          * @description Organization admins only.
          */
-        post: operations["account-createApiKey"];
+        post: operations["createApiKey"];
         /**
          * Revoke an instance key: unusable at once
          * @description id in the JSON body or as ?id=. Organization admins only. 404 for a key of another organization. Revoking a revoked key is a no-op.
          */
-        delete: operations["account-revokeApiKey"];
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -223,18 +243,18 @@ export interface paths {
          * Members of the caller's organization
          * @description Any member.
          */
-        get: operations["account-listMembers"];
+        get: operations["listMembers"];
         /**
          * Change a member's organization role
          * @description Organization admins only. 404 for a user outside the organization; 409 when it would leave the organization without an admin.
          */
-        put: operations["account-updateMember"];
+        put: operations["updateMember"];
         post?: never;
         /**
          * Remove a member from the organization
          * @description user_id in the JSON body or as ?user_id=. Organization admins only. 404 for a user outside the organization; 409 for the last admin. The member’s personal access tokens stop working at once.
          */
-        delete: operations["account-removeMember"];
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -253,7 +273,7 @@ export interface paths {
          * Leave the caller's organization
          * @description 409 for the organization's last admin (make another member admin first) and for a caller without an organization. The caller's personal access tokens for the organization stop working at once.
          */
-        post: operations["account-leaveOrganization"];
+        post: operations["leaveOrganization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -271,18 +291,18 @@ export interface paths {
          * The organization's pending (unexpired) invitations, newest first
          * @description Organization admins only.
          */
-        get: operations["account-listInvitations"];
+        get: operations["listInvitations"];
         put?: never;
         /**
          * Invite an email address to join the organization with a role
          * @description Organization admins only. The person joins only when the signed-in Hub user whose verified email matches accepts it (POST /account/invitations/accept); it expires after 7 days. The answer is the same whether or not the address has a Hub account. Inviting an address again replaces its pending invitation. 409 when the address belongs to a member of your organization.
          */
-        post: operations["account-createInvitation"];
+        post: operations["createInvitation"];
         /**
          * Revoke a pending invitation: it can no longer be accepted
          * @description id in the JSON body or as ?id=. Organization admins only. 404 for an invitation of another organization; 409 when it was already accepted or declined. Revoking a revoked invitation is a no-op.
          */
-        delete: operations["account-revokeInvitation"];
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -299,7 +319,7 @@ export interface paths {
          * Pending invitations addressed to the caller's verified email, newest first
          * @description Any signed-in user, with or without an organization.
          */
-        get: operations["account-listReceivedInvitations"];
+        get: operations["listReceivedInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -321,7 +341,7 @@ export interface paths {
          * Accept an invitation addressed to the caller: join its organization with the invited role
          * @description 404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or revoked, has expired, its organization is suspended, or the caller already belongs to an organization (leave it first: POST /account/leave).
          */
-        post: operations["account-acceptInvitation"];
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -341,7 +361,7 @@ export interface paths {
          * Decline an invitation addressed to the caller
          * @description 404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or revoked, or has expired.
          */
-        post: operations["account-declineInvitation"];
+        post: operations["declineInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -359,22 +379,22 @@ export interface paths {
          * All templates, private and organization-owned included, with the admin-only fields
          * @description Filters and pagination as GET /catalog/templates. registry_credentials is masked ("********") or null.
          */
-        get: operations["admin-listTemplates"];
+        get: operations["listAllTemplates"];
         /**
          * Update a template (partial; id in the body); updated_at is bumped
          * @description Only the fields sent change. registry_credentials: a new value replaces it, null removes it, "********" keeps it.
          */
-        put: operations["admin-updateTemplate"];
+        put: operations["updateTemplate"];
         /**
          * Create a template
          * @description name, slug, category_id and image_name are required; other fields default. 409 when the slug is taken; 404 for an unknown category_id or org_id; 400 naming the field for invalid values.
          */
-        post: operations["admin-createTemplate"];
+        post: operations["createTemplate"];
         /**
          * Delete a template (id in the JSON body or as ?id=)
          * @description Instances syncing with /catalog/templates/updates receive it in removed.
          */
-        delete: operations["admin-deleteTemplate"];
+        delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -388,16 +408,16 @@ export interface paths {
             cookie?: never;
         };
         /** All categories with template_count (all templates) and access_count (organizations with a grant) */
-        get: operations["admin-listCategories"];
+        get: operations["listAllCategories"];
         /** Update a category (partial; id in the body) */
-        put: operations["admin-updateCategory"];
+        put: operations["updateCategory"];
         /** Create a category (409 when the slug is taken) */
-        post: operations["admin-createCategory"];
+        post: operations["createCategory"];
         /**
          * Delete a category (id in the JSON body or as ?id=)
          * @description 409 while any template references it (the message says how many). Its access grants are removed with it.
          */
-        delete: operations["admin-deleteCategory"];
+        delete: operations["deleteCategory"];
         options?: never;
         head?: never;
         patch?: never;
@@ -414,18 +434,18 @@ export interface paths {
          * All access grants with organization and category names
          * @description Optional filters org_id and category_id.
          */
-        get: operations["admin-listGrants"];
+        get: operations["listCatalogGrants"];
         put?: never;
         /**
          * Grant an organization access to a private category
          * @description 409 when the grant exists; 400 when the category is not private; 404 for unknown ids.
          */
-        post: operations["admin-createGrant"];
+        post: operations["createCatalogGrant"];
         /**
          * Revoke an access grant: by id, or by org_id together with category_id (JSON body or query)
          * @description The organization’s instances receive the category’s templates in removed on their next /catalog/templates/updates.
          */
-        delete: operations["admin-deleteGrant"];
+        delete: operations["deleteCatalogGrant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -439,18 +459,18 @@ export interface paths {
             cookie?: never;
         };
         /** All users with organization info (paginated; search matches the email) */
-        get: operations["admin-listUsers"];
+        get: operations["listUsers"];
         /**
          * Update a user's platform role (user | admin | superadmin)
          * @description Only a superadmin may grant or revoke superadmin (403 otherwise); the last superadmin cannot be demoted (409).
          */
-        put: operations["admin-updateUser"];
+        put: operations["updateUser"];
         post?: never;
         /**
          * Delete a user (id in the JSON body or as ?id=): membership and personal access tokens go with it
          * @description Only a superadmin may delete a superadmin; the last superadmin cannot be deleted (409); nor can the last admin of an organization that has other members (409).
          */
-        delete: operations["admin-deleteUser"];
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -464,12 +484,12 @@ export interface paths {
             cookie?: never;
         };
         /** Organizations with member_count, api_key_count (active keys), status and tier */
-        get: operations["admin-listOrganizations"];
+        get: operations["listOrganizations"];
         /**
          * Update an organization's status (active | suspended) and/or tier (free | pro | enterprise)
          * @description A suspended organization's instance keys and personal access tokens are refused (403) until it is active again.
          */
-        put: operations["admin-updateOrganization"];
+        put: operations["updateOrganization"];
         post?: never;
         delete?: never;
         options?: never;
@@ -485,11 +505,11 @@ export interface paths {
             cookie?: never;
         };
         /** Instance keys across organizations, with organization names (never secrets) */
-        get: operations["admin-listApiKeys"];
+        get: operations["listAllApiKeys"];
         put?: never;
         post?: never;
         /** Revoke any instance key (id in the JSON body or as ?id=); unusable at once */
-        delete: operations["admin-revokeApiKey"];
+        delete: operations["revokeAnyApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -503,7 +523,7 @@ export interface paths {
             cookie?: never;
         };
         /** System-wide counts: users, organizations, active instance keys, templates, categories */
-        get: operations["admin-stats"];
+        get: operations["getStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -523,7 +543,7 @@ export interface paths {
          * The fleet overview: 30 days of daily rollups, top templates, Core versions and instance health
          * @description Read from the daily rollups and the per-instance tables only (docs/fleet-overview.md).
          */
-        get: operations["admin-fleet"];
+        get: operations["getFleet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -540,7 +560,7 @@ export interface paths {
             cookie?: never;
         };
         /** Audit records with the names of actors and targets, newest first (paginated; filter by actor, target, action, organization, time) */
-        get: operations["admin-auditLog"];
+        get: operations["listAuditRecords"];
         put?: never;
         post?: never;
         delete?: never;
@@ -560,22 +580,22 @@ export interface paths {
          * List personal access tokens
          * @description The caller’s own tokens; an organization admin also sees every token of the organization. Never returns secrets. JWT only (personal access tokens are refused here).
          */
-        get: operations["tokens-list"];
+        get: operations["listPersonalAccessTokens"];
         /**
          * Rotate a personal access token: new secret, same id
          * @description Only the token’s minter (anyone else in the organization: 403; a token of another organization: 404). The old secret stops working at once. Revoked, expired or dead-membership tokens cannot be rotated (409).
          */
-        put: operations["tokens-rotate"];
+        put: operations["rotatePersonalAccessToken"];
         /**
          * Mint a personal access token for one instance of your organization
          * @description Any member of the organization may mint. The token (svp_…) appears only in this response and is accepted only at /mcp. 404 for an instance of another organization; 400 for a revoked instance or an expiry over 365 days.
          */
-        post: operations["tokens-create"];
+        post: operations["createPersonalAccessToken"];
         /**
          * Revoke a personal access token
          * @description The minter or an admin of the token’s organization (others: 403; a token of another organization: 404). Takes effect at once; revoking again is harmless. id in the JSON body or as ?id=.
          */
-        delete: operations["tokens-revoke"];
+        delete: operations["revokePersonalAccessToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -592,12 +612,12 @@ export interface paths {
          * The calling instance: its key, organization (with tier), last report and DNS record
          * @description Instance key only. A Core instance calls this to check its key and learn its organization and tier.
          */
-        get: operations["support-getInstanceInfo"];
+        get: operations["getInstanceInfo"];
         /**
          * Record what the instance reports about itself; returns the same object as GET
          * @description Absent fields keep their previous value; null clears one.
          */
-        put: operations["support-reportInstanceInfo"];
+        put: operations["reportInstanceInfo"];
         post?: never;
         delete?: never;
         options?: never;
@@ -616,18 +636,18 @@ export interface paths {
          * The instance’s dynamic DNS record
          * @description 404 when the instance has none (PUT /dns creates it).
          */
-        get: operations["support-getDns"];
+        get: operations["getDnsRecord"];
         /**
          * Point the instance’s hostname at an address
          * @description ip: IPv4 or IPv6; absent → the request's source address (X-Forwarded-For is honoured only as far as HUB_TRUSTED_PROXIES allows). The hostname is <org slug>-<first 8 hex digits of the key id>.<zone>, stable for the instance. At most one change per 10 s per instance (429 with Retry-After); re-sending the current address changes nothing. publish_state says whether the DNS server has the record yet; a failed push is retried in the background.
          */
-        put: operations["support-putDns"];
+        put: operations["putDnsRecord"];
         post?: never;
         /**
          * Remove the instance’s DNS record
          * @description deleted is false when there was none. Counts as a change for the rate limit (429 with Retry-After).
          */
-        delete: operations["support-deleteDns"];
+        delete: operations["deleteDnsRecord"];
         options?: never;
         head?: never;
         patch?: never;
@@ -644,13 +664,13 @@ export interface paths {
          * This instance’s tickets, newest first
          * @description limit defaults to 50 and is clamped to 100.
          */
-        get: operations["support-listTickets"];
+        get: operations["listTickets"];
         put?: never;
         /**
          * Open a support ticket for this instance
          * @description The instance and organization are taken from the key.
          */
-        post: operations["support-createTicket"];
+        post: operations["createTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -668,7 +688,7 @@ export interface paths {
          * One of this instance’s tickets, with its messages (oldest first)
          * @description 404 for tickets of other instances or organizations.
          */
-        get: operations["support-getTicket"];
+        get: operations["getTicket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -690,7 +710,7 @@ export interface paths {
          * Add a message from the instance to one of its tickets
          * @description A closed or pending ticket becomes open again. 404 for tickets of other instances or organizations.
          */
-        post: operations["support-addTicketMessage"];
+        post: operations["addTicketMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -710,7 +730,7 @@ export interface paths {
          * Ship a batch of addon audit events
          * @description 1 to 500 events, at most 1 MB (1,048,576 bytes of JSON) per batch, else 413. The whole batch is validated first: one bad event → 400 naming its index (events.<index>.<field>), nothing stored. Events are idempotent by id: re-sending a batch stores nothing twice; accepted counts the new events, duplicates the ids already known.
          */
-        post: operations["support-submitAddonEvents"];
+        post: operations["submitAddonEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -722,166 +742,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * Invalid input data error (400)
-         * @description The error information
-         * @example {
-         *       "code": "BAD_REQUEST",
-         *       "message": "Invalid input data",
-         *       "issues": []
-         *     }
-         */
-        "error.BAD_REQUEST": {
-            /**
-             * @description The error message
-             * @example Invalid input data
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example BAD_REQUEST
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-            /** @description The id of this request, also in the X-Request-Id header of every answer */
-            request_id: string;
-            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
-            reason?: string;
-        };
-        /**
-         * Authorization not provided error (401)
-         * @description The error information
-         * @example {
-         *       "code": "UNAUTHORIZED",
-         *       "message": "Authorization not provided",
-         *       "issues": []
-         *     }
-         */
-        "error.UNAUTHORIZED": {
-            /**
-             * @description The error message
-             * @example Authorization not provided
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example UNAUTHORIZED
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-            /** @description The id of this request, also in the X-Request-Id header of every answer */
-            request_id: string;
-            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
-            reason?: string;
-        };
-        /**
-         * Insufficient access error (403)
-         * @description The error information
-         * @example {
-         *       "code": "FORBIDDEN",
-         *       "message": "Insufficient access",
-         *       "issues": []
-         *     }
-         */
-        "error.FORBIDDEN": {
-            /**
-             * @description The error message
-             * @example Insufficient access
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example FORBIDDEN
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-            /** @description The id of this request, also in the X-Request-Id header of every answer */
-            request_id: string;
-            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
-            reason?: string;
-        };
-        /**
-         * Not found error (404)
-         * @description The error information
+         * @description The error shape of the Hub and Core
          * @example {
          *       "code": "NOT_FOUND",
-         *       "message": "Not found",
-         *       "issues": []
+         *       "message": "template not found",
+         *       "request_id": "8f14e45f-ceea-467f-a0e6-7a1f2c5d9b3e"
          *     }
          */
-        "error.NOT_FOUND": {
-            /**
-             * @description The error message
-             * @example Not found
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example NOT_FOUND
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-            /** @description The id of this request, also in the X-Request-Id header of every answer */
-            request_id: string;
-            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
-            reason?: string;
-        };
-        /**
-         * Internal server error error (500)
-         * @description The error information
-         * @example {
-         *       "code": "INTERNAL_SERVER_ERROR",
-         *       "message": "Internal server error",
-         *       "issues": []
-         *     }
-         */
-        "error.INTERNAL_SERVER_ERROR": {
-            /**
-             * @description The error message
-             * @example Internal server error
-             */
-            message: string;
-            /**
-             * @description The error code
-             * @example INTERNAL_SERVER_ERROR
-             */
-            code: string;
-            /**
-             * @description An array of issues that were responsible for the error
-             * @example []
-             */
-            issues?: {
-                message: string;
-            }[];
-            /** @description The id of this request, also in the X-Request-Id header of every answer */
-            request_id: string;
-            /** @description A machine-readable detail of some refusals (e.g. why an instance key is refused) */
-            reason?: string;
-        };
-        /** @description The error shape of the Hub and Core */
         Error: {
             /**
              * @description tRPC’s code names
@@ -906,7 +773,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    "catalog-listTemplates": {
+    listTemplates: {
         parameters: {
             query?: {
                 category?: string;
@@ -995,7 +862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1004,7 +871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1013,7 +880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1022,7 +889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1031,12 +898,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "catalog-templateUpdates": {
+    listTemplateUpdates: {
         parameters: {
             query: {
                 since: string;
@@ -1122,7 +989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1131,7 +998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1140,7 +1007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1149,7 +1016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1158,12 +1025,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "catalog-getTemplate": {
+    getTemplate: {
         parameters: {
             query?: never;
             header?: never;
@@ -1239,7 +1106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1248,7 +1115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1257,7 +1124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1266,7 +1133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1275,12 +1142,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "catalog-listCategories": {
+    listCategories: {
         parameters: {
             query?: never;
             header?: never;
@@ -1316,7 +1183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1325,7 +1192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1334,7 +1201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1343,7 +1210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1352,12 +1219,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-getOrganization": {
+    getOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -1402,7 +1269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1411,7 +1278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1420,7 +1287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1429,7 +1296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1438,12 +1305,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-createOrganization": {
+    createOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -1495,7 +1362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1504,7 +1371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1513,7 +1380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1522,12 +1389,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-fleet": {
+    getOrganizationFleet: {
         parameters: {
             query?: {
                 search?: string;
@@ -1610,6 +1477,17 @@ export interface operations {
                                 refused_instance: number;
                                 upstream_error: number;
                             };
+                            /** @description Changes of an already registered mcp_url or base_url not yet acknowledged by an organization admin, oldest first */
+                            url_changes: {
+                                /** @description When the instance reported the new URL */
+                                at: string;
+                                /** @enum {string} */
+                                field: "mcp_url" | "base_url";
+                                from: string | null;
+                                to: string | null;
+                                /** @description The instance key secret that made the change (a re-issue gives a new one) */
+                                key_prefix: string;
+                            }[];
                         }[];
                         pagination: {
                             page: number;
@@ -1627,7 +1505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1636,7 +1514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1645,7 +1523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1654,7 +1532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1663,12 +1541,83 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-getProfile": {
+    acknowledgeInstanceUrlChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    instance_id: string;
+                    /**
+                     * Format: date-time
+                     * @description The `at` of the newest change you were shown: changes up to it are acknowledged, later ones stay
+                     */
+                    through: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Changes newer than `through`, still shown */
+                        remaining: number;
+                    };
+                };
+            };
+            /** @description Invalid input data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authorization not provided */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -1716,7 +1665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1725,7 +1674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1734,7 +1683,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1743,7 +1692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1752,12 +1701,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-updateProfile": {
+    updateProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -1811,7 +1760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1820,7 +1769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1829,7 +1778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1838,7 +1787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1847,12 +1796,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-signOutEverywhere": {
+    signOutEverywhere: {
         parameters: {
             query?: never;
             header?: never;
@@ -1883,7 +1832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1892,7 +1841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1901,7 +1850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -1910,12 +1859,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-listApiTokens": {
+    listApiTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -1965,7 +1914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -1974,7 +1923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -1983,7 +1932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -1992,7 +1941,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2001,12 +1950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-revokeApiToken": {
+    revokeApiToken: {
         parameters: {
             query: {
                 id: string;
@@ -2048,7 +1997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2057,7 +2006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2066,7 +2015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2075,7 +2024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2084,12 +2033,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-listApiKeys": {
+    listApiKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -2125,7 +2074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2134,7 +2083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2143,7 +2092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2152,7 +2101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2161,12 +2110,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-reissueApiKey": {
+    reissueApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -2208,7 +2157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2217,7 +2166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2226,7 +2175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2235,7 +2184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2244,12 +2193,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-createApiKey": {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -2290,7 +2239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2299,7 +2248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2308,7 +2257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2317,12 +2266,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-revokeApiKey": {
+    revokeApiKey: {
         parameters: {
             query: {
                 id: string;
@@ -2363,7 +2312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2372,7 +2321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2381,7 +2330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2390,7 +2339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2399,12 +2348,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-listMembers": {
+    listMembers: {
         parameters: {
             query?: never;
             header?: never;
@@ -2438,7 +2387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2447,7 +2396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2456,7 +2405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2465,7 +2414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2474,12 +2423,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-updateMember": {
+    updateMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -2522,7 +2471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2531,7 +2480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2540,7 +2489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2549,7 +2498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2558,12 +2507,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-removeMember": {
+    removeMember: {
         parameters: {
             query: {
                 user_id: string;
@@ -2602,7 +2551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2611,7 +2560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2620,7 +2569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2629,7 +2578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2638,12 +2587,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-leaveOrganization": {
+    leaveOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -2676,7 +2625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2685,7 +2634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2694,7 +2643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2703,12 +2652,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-listInvitations": {
+    listInvitations: {
         parameters: {
             query?: never;
             header?: never;
@@ -2757,7 +2706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2766,7 +2715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2775,7 +2724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2784,7 +2733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2793,12 +2742,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-createInvitation": {
+    createInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -2855,7 +2804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2864,7 +2813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2873,7 +2822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2882,12 +2831,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-revokeInvitation": {
+    revokeInvitation: {
         parameters: {
             query: {
                 id: string;
@@ -2928,7 +2877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -2937,7 +2886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -2946,7 +2895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -2955,7 +2904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -2964,12 +2913,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-listReceivedInvitations": {
+    listReceivedInvitations: {
         parameters: {
             query?: never;
             header?: never;
@@ -3012,7 +2961,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3021,7 +2970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3030,7 +2979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3039,7 +2988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3048,12 +2997,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-acceptInvitation": {
+    acceptInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -3092,7 +3041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3101,7 +3050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3110,7 +3059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3119,12 +3068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "account-declineInvitation": {
+    declineInvitation: {
         parameters: {
             query?: never;
             header?: never;
@@ -3162,7 +3111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3171,7 +3120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3180,7 +3129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3189,12 +3138,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listTemplates": {
+    listAllTemplates: {
         parameters: {
             query?: {
                 category?: string;
@@ -3300,7 +3249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3309,7 +3258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3318,7 +3267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3327,7 +3276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3336,12 +3285,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-updateTemplate": {
+    updateTemplate: {
         parameters: {
             query?: never;
             header?: never;
@@ -3508,7 +3457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3517,7 +3466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3526,7 +3475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3535,7 +3484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3544,12 +3493,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-createTemplate": {
+    createTemplate: {
         parameters: {
             query?: never;
             header?: never;
@@ -3714,7 +3663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3723,7 +3672,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3732,7 +3681,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3741,12 +3690,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-deleteTemplate": {
+    deleteTemplate: {
         parameters: {
             query: {
                 id: string;
@@ -3786,7 +3735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3795,7 +3744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3804,7 +3753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3813,7 +3762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3822,12 +3771,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listCategories": {
+    listAllCategories: {
         parameters: {
             query?: never;
             header?: never;
@@ -3867,7 +3816,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3876,7 +3825,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3885,7 +3834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3894,7 +3843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3903,12 +3852,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-updateCategory": {
+    updateCategory: {
         parameters: {
             query?: never;
             header?: never;
@@ -3961,7 +3910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -3970,7 +3919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -3979,7 +3928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -3988,7 +3937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -3997,12 +3946,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-createCategory": {
+    createCategory: {
         parameters: {
             query?: never;
             header?: never;
@@ -4054,7 +4003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4063,7 +4012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4072,7 +4021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4081,12 +4030,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-deleteCategory": {
+    deleteCategory: {
         parameters: {
             query: {
                 id: string;
@@ -4126,7 +4075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4135,7 +4084,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4144,7 +4093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4153,7 +4102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4162,12 +4111,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listGrants": {
+    listCatalogGrants: {
         parameters: {
             query?: {
                 org_id?: string;
@@ -4208,7 +4157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4217,7 +4166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4226,7 +4175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4235,7 +4184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4244,12 +4193,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-createGrant": {
+    createCatalogGrant: {
         parameters: {
             query?: never;
             header?: never;
@@ -4296,7 +4245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4305,7 +4254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4314,7 +4263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4323,12 +4272,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-deleteGrant": {
+    deleteCatalogGrant: {
         parameters: {
             query?: {
                 id?: string;
@@ -4382,7 +4331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4391,7 +4340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4400,7 +4349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4409,7 +4358,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4418,12 +4367,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listUsers": {
+    listUsers: {
         parameters: {
             query?: {
                 search?: string;
@@ -4481,7 +4430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4490,7 +4439,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4499,7 +4448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4508,7 +4457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4517,12 +4466,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-updateUser": {
+    updateUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -4577,7 +4526,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4586,7 +4535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4595,7 +4544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4604,7 +4553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4613,12 +4562,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-deleteUser": {
+    deleteUser: {
         parameters: {
             query: {
                 id: string;
@@ -4658,7 +4607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4667,7 +4616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4676,7 +4625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4685,7 +4634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4694,12 +4643,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listOrganizations": {
+    listOrganizations: {
         parameters: {
             query?: {
                 search?: string;
@@ -4757,7 +4706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4766,7 +4715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4775,7 +4724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4784,7 +4733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4793,12 +4742,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-updateOrganization": {
+    updateOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -4855,7 +4804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4864,7 +4813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4873,7 +4822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4882,7 +4831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4891,12 +4840,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-listApiKeys": {
+    listAllApiKeys: {
         parameters: {
             query?: {
                 org_id?: string;
@@ -4947,7 +4896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -4956,7 +4905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -4965,7 +4914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4974,7 +4923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -4983,12 +4932,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-revokeApiKey": {
+    revokeAnyApiKey: {
         parameters: {
             query: {
                 id: string;
@@ -5031,7 +4980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5040,7 +4989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5049,7 +4998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5058,7 +5007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5067,12 +5016,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-stats": {
+    getStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -5103,7 +5052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5112,7 +5061,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5121,7 +5070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5130,7 +5079,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5139,12 +5088,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-fleet": {
+    getFleet: {
         parameters: {
             query?: {
                 search?: string;
@@ -5227,6 +5176,17 @@ export interface operations {
                                 refused_instance: number;
                                 upstream_error: number;
                             };
+                            /** @description Changes of an already registered mcp_url or base_url not yet acknowledged by an organization admin, oldest first */
+                            url_changes: {
+                                /** @description When the instance reported the new URL */
+                                at: string;
+                                /** @enum {string} */
+                                field: "mcp_url" | "base_url";
+                                from: string | null;
+                                to: string | null;
+                                /** @description The instance key secret that made the change (a re-issue gives a new one) */
+                                key_prefix: string;
+                            }[];
                         }[];
                         pagination: {
                             page: number;
@@ -5244,7 +5204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5253,7 +5213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5262,7 +5222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5271,7 +5231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5280,12 +5240,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "admin-auditLog": {
+    listAuditRecords: {
         parameters: {
             query?: {
                 actor_id?: string;
@@ -5359,7 +5319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5368,7 +5328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5377,7 +5337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5386,7 +5346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5395,12 +5355,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "tokens-list": {
+    listPersonalAccessTokens: {
         parameters: {
             query?: never;
             header?: never;
@@ -5440,10 +5400,10 @@ export interface operations {
                             rotated_at: string | null;
                             revoked_at: string | null;
                             /**
-                             * @description active, or why /mcp refuses the token now
+                             * @description active, or why /mcp refuses the token now (api_token_ended: it was minted with an API token that was revoked, expired or signed out)
                              * @enum {string}
                              */
-                            status: "active" | "expired" | "revoked" | "membership_ended" | "instance_revoked" | "organization_suspended";
+                            status: "active" | "expired" | "revoked" | "api_token_ended" | "membership_ended" | "instance_revoked" | "organization_suspended";
                         }[];
                     };
                 };
@@ -5454,7 +5414,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5463,7 +5423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5472,7 +5432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5481,7 +5441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5490,12 +5450,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "tokens-rotate": {
+    rotatePersonalAccessToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -5538,7 +5498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5547,7 +5507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5556,7 +5516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5565,7 +5525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5574,12 +5534,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "tokens-create": {
+    createPersonalAccessToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -5625,7 +5585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5634,7 +5594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5643,7 +5603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5652,12 +5612,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "tokens-revoke": {
+    revokePersonalAccessToken: {
         parameters: {
             query: {
                 id: string;
@@ -5699,7 +5659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5708,7 +5668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5717,7 +5677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5726,7 +5686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5735,12 +5695,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-getInstanceInfo": {
+    getInstanceInfo: {
         parameters: {
             query?: never;
             header?: never;
@@ -5793,7 +5753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5802,7 +5762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5811,7 +5771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5820,7 +5780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5829,12 +5789,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-reportInstanceInfo": {
+    reportInstanceInfo: {
         parameters: {
             query?: never;
             header?: never;
@@ -5900,7 +5860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5909,7 +5869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5918,7 +5878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5927,7 +5887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -5936,12 +5896,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-getDns": {
+    getDnsRecord: {
         parameters: {
             query?: never;
             header?: never;
@@ -5976,7 +5936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -5985,7 +5945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -5994,7 +5954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -6003,7 +5963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6012,12 +5972,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-putDns": {
+    putDnsRecord: {
         parameters: {
             query?: never;
             header?: never;
@@ -6058,7 +6018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6067,7 +6027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6076,7 +6036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -6085,7 +6045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6094,12 +6054,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-deleteDns": {
+    deleteDnsRecord: {
         parameters: {
             query?: never;
             header?: never;
@@ -6125,7 +6085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6134,7 +6094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6143,7 +6103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -6152,7 +6112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6161,12 +6121,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-listTickets": {
+    listTickets: {
         parameters: {
             query?: {
                 status?: "open" | "pending" | "closed";
@@ -6214,7 +6174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6223,7 +6183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6232,7 +6192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -6241,7 +6201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6250,12 +6210,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-createTicket": {
+    createTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -6307,7 +6267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6316,7 +6276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6325,7 +6285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6334,12 +6294,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-getTicket": {
+    getTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -6394,7 +6354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6403,7 +6363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6412,7 +6372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -6421,7 +6381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.NOT_FOUND"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6430,12 +6390,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-addTicketMessage": {
+    addTicketMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -6486,7 +6446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6495,7 +6455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6504,7 +6464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6513,12 +6473,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
     };
-    "support-submitAddonEvents": {
+    submitAddonEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -6565,7 +6525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.BAD_REQUEST"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Authorization not provided */
@@ -6574,7 +6534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.UNAUTHORIZED"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Insufficient access */
@@ -6583,7 +6543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.FORBIDDEN"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */
@@ -6592,7 +6552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.INTERNAL_SERVER_ERROR"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -8,6 +8,7 @@ export const acceptInvitationProcedure = userProcedure
     openapi: {
       method: 'POST',
       path: '/account/invitations/accept',
+      operationId: 'acceptInvitation',
       tags: ['account'],
       protect: true,
       summary: 'Accept an invitation addressed to the caller: join its organization with the invited role',

@@ -8,6 +8,7 @@ export const createApiKeyProcedure = orgAdminProcedure
     openapi: {
       method: 'POST',
       path: '/account/api-keys',
+      operationId: 'createApiKey',
       tags: ['account'],
       protect: true,
       summary: 'Create an instance key; the full key appears only in this response',

@@ -8,6 +8,7 @@ export const createInvitationProcedure = orgAdminProcedure
     openapi: {
       method: 'POST',
       path: '/account/invitations',
+      operationId: 'createInvitation',
       tags: ['account'],
       protect: true,
       summary: 'Invite an email address to join the organization with a role',

@@ -8,6 +8,7 @@ export const createOrganizationProcedure = userProcedure
     openapi: {
       method: 'POST',
       path: '/account/organizations',
+      operationId: 'createOrganization',
       tags: ['account'],
       protect: true,
       summary: 'Create an organization; the caller becomes its admin and a free subscription is created',

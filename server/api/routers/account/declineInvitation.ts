@@ -7,6 +7,7 @@ export const declineInvitationProcedure = userProcedure
     openapi: {
       method: 'POST',
       path: '/account/invitations/decline',
+      operationId: 'declineInvitation',
       tags: ['account'],
       protect: true,
       summary: 'Decline an invitation addressed to the caller',

@@ -8,6 +8,7 @@ export const fleetProcedure = orgAdminProcedure
     openapi: {
       method: 'GET',
       path: '/account/fleet',
+      operationId: 'getOrganizationFleet',
       tags: ['account'],
       protect: true,
       summary: "The organization's instances: 30 days of daily rollups, Core versions and instance health",

@@ -8,6 +8,7 @@ export const getOrganizationProcedure = userProcedure
     openapi: {
       method: 'GET',
       path: '/account/organizations',
+      operationId: 'getOrganization',
       tags: ['account'],
       protect: true,
       summary: "The caller's organization with the caller's role in it, or null",

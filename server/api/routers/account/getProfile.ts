@@ -8,6 +8,7 @@ export const getProfileProcedure = userProcedure
     openapi: {
       method: 'GET',
       path: '/account/profile',
+      operationId: 'getProfile',
       tags: ['account'],
       protect: true,
       summary: "The caller's profile with organization info",

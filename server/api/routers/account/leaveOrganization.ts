@@ -7,6 +7,7 @@ export const leaveOrganizationProcedure = userProcedure
     openapi: {
       method: 'POST',
       path: '/account/leave',
+      operationId: 'leaveOrganization',
       tags: ['account'],
       protect: true,
       summary: "Leave the caller's organization",

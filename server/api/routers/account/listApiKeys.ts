@@ -8,6 +8,7 @@ export const listApiKeysProcedure = orgMemberProcedure
     openapi: {
       method: 'GET',
       path: '/account/api-keys',
+      operationId: 'listApiKeys',
       tags: ['account'],
       protect: true,
       summary: "The organization's instance keys (never the key or its hash)",

@@ -8,6 +8,7 @@ export const listApiTokensProcedure = userProcedure
     openapi: {
       method: 'GET',
       path: '/account/api-tokens',
+      operationId: 'listApiTokens',
       tags: ['account'],
       protect: true,
       summary: "The caller's API tokens (Hub JWTs from `hub token` and the dashboard's API access panel)",

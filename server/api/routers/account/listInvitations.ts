@@ -8,6 +8,7 @@ export const listInvitationsProcedure = orgAdminProcedure
     openapi: {
       method: 'GET',
       path: '/account/invitations',
+      operationId: 'listInvitations',
       tags: ['account'],
       protect: true,
       summary: "The organization's pending (unexpired) invitations, newest first",

@@ -8,6 +8,7 @@ export const listMembersProcedure = orgMemberProcedure
     openapi: {
       method: 'GET',
       path: '/account/members',
+      operationId: 'listMembers',
       tags: ['account'],
       protect: true,
       summary: "Members of the caller's organization",

@@ -8,6 +8,7 @@ export const listReceivedInvitationsProcedure = userProcedure
     openapi: {
       method: 'GET',
       path: '/account/invitations/received',
+      operationId: 'listReceivedInvitations',
       tags: ['account'],
       protect: true,
       summary: "Pending invitations addressed to the caller's verified email, newest first",

@@ -8,6 +8,7 @@ export const reissueApiKeyProcedure = orgAdminProcedure
     openapi: {
       method: 'PUT',
       path: '/account/api-keys',
+      operationId: 'reissueApiKey',
       tags: ['account'],
       protect: true,
       summary: 'Re-issue an instance key: a new secret under the same id; the old secret stops working at once',

@@ -7,6 +7,7 @@ export const removeMemberProcedure = orgAdminProcedure
     openapi: {
       method: 'DELETE',
       path: '/account/members',
+      operationId: 'removeMember',
       tags: ['account'],
       protect: true,
       summary: 'Remove a member from the organization',

@@ -7,6 +7,7 @@ export const revokeApiKeyProcedure = orgAdminProcedure
     openapi: {
       method: 'DELETE',
       path: '/account/api-keys',
+      operationId: 'revokeApiKey',
       tags: ['account'],
       protect: true,
       summary: 'Revoke an instance key: unusable at once',

@@ -7,6 +7,7 @@ export const revokeApiTokenProcedure = userProcedure
     openapi: {
       method: 'DELETE',
       path: '/account/api-tokens',
+      operationId: 'revokeApiToken',
       tags: ['account'],
       protect: true,
       summary: 'Revoke one of your API tokens: refused at once by every Hub process',

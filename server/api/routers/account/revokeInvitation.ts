@@ -7,6 +7,7 @@ export const revokeInvitationProcedure = orgAdminProcedure
     openapi: {
       method: 'DELETE',
       path: '/account/invitations',
+      operationId: 'revokeInvitation',
       tags: ['account'],
       protect: true,
       summary: 'Revoke a pending invitation: it can no longer be accepted',

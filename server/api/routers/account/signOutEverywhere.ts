@@ -7,6 +7,7 @@ export const signOutEverywhereProcedure = userProcedure
     openapi: {
       method: 'POST',
       path: '/account/sign-out-everywhere',
+      operationId: 'signOutEverywhere',
       tags: ['account'],
       protect: true,
       summary:

@@ -8,6 +8,7 @@ export const updateMemberProcedure = orgAdminProcedure
     openapi: {
       method: 'PUT',
       path: '/account/members',
+      operationId: 'updateMember',
       tags: ['account'],
       protect: true,
       summary: "Change a member's organization role",

@@ -9,6 +9,7 @@ export const updateProfileProcedure = userProcedure
     openapi: {
       method: 'PUT',
       path: '/account/profile',
+      operationId: 'updateProfile',
       tags: ['account'],
       protect: true,
       summary: "Update the caller's name (1 to 100 characters)",

@@ -11,6 +11,7 @@ export const auditLogProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/audit-log',
+      operationId: 'listAuditRecords',
       tags: ['admin'],
       protect: true,
       summary:

@@ -9,6 +9,7 @@ export const createCategoryProcedure = adminProcedure
     openapi: {
       method: 'POST',
       path: '/admin/categories',
+      operationId: 'createCategory',
       tags: ['admin'],
       protect: true,
       summary: 'Create a category (409 when the slug is taken)',

@@ -8,6 +8,7 @@ export const createGrantProcedure = adminProcedure
     openapi: {
       method: 'POST',
       path: '/admin/catalog-access',
+      operationId: 'createCatalogGrant',
       tags: ['admin'],
       protect: true,
       summary: 'Grant an organization access to a private category',

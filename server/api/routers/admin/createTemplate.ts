@@ -9,6 +9,7 @@ export const createTemplateProcedure = adminProcedure
     openapi: {
       method: 'POST',
       path: '/admin/templates',
+      operationId: 'createTemplate',
       tags: ['admin'],
       protect: true,
       summary: 'Create a template',

@@ -7,6 +7,7 @@ export const deleteCategoryProcedure = adminProcedure
     openapi: {
       method: 'DELETE',
       path: '/admin/categories',
+      operationId: 'deleteCategory',
       tags: ['admin'],
       protect: true,
       summary: 'Delete a category (id in the JSON body or as ?id=)',

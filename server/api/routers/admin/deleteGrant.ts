@@ -8,6 +8,7 @@ export const deleteGrantProcedure = adminProcedure
     openapi: {
       method: 'DELETE',
       path: '/admin/catalog-access',
+      operationId: 'deleteCatalogGrant',
       tags: ['admin'],
       protect: true,
       summary: 'Revoke an access grant: by id, or by org_id together with category_id (JSON body or query)',

@@ -7,6 +7,7 @@ export const deleteTemplateProcedure = adminProcedure
     openapi: {
       method: 'DELETE',
       path: '/admin/templates',
+      operationId: 'deleteTemplate',
       tags: ['admin'],
       protect: true,
       summary: 'Delete a template (id in the JSON body or as ?id=)',

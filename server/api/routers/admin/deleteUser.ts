@@ -7,6 +7,7 @@ export const deleteUserProcedure = adminProcedure
     openapi: {
       method: 'DELETE',
       path: '/admin/users',
+      operationId: 'deleteUser',
       tags: ['admin'],
       protect: true,
       summary: 'Delete a user (id in the JSON body or as ?id=): membership and personal access tokens go with it',

@@ -8,6 +8,7 @@ export const fleetProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/fleet',
+      operationId: 'getFleet',
       tags: ['admin'],
       protect: true,
       summary: 'The fleet overview: 30 days of daily rollups, top templates, Core versions and instance health',

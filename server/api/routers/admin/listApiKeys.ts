@@ -10,6 +10,7 @@ export const listApiKeysProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/api-keys',
+      operationId: 'listAllApiKeys',
       tags: ['admin'],
       protect: true,
       summary: 'Instance keys across organizations, with organization names (never secrets)',

@@ -8,6 +8,7 @@ export const listCategoriesProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/categories',
+      operationId: 'listAllCategories',
       tags: ['admin'],
       protect: true,
       summary: 'All categories with template_count (all templates) and access_count (organizations with a grant)',

@@ -8,6 +8,7 @@ export const listGrantsProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/catalog-access',
+      operationId: 'listCatalogGrants',
       tags: ['admin'],
       protect: true,
       summary: 'All access grants with organization and category names',

@@ -10,6 +10,7 @@ export const listOrganizationsProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/organizations',
+      operationId: 'listOrganizations',
       tags: ['admin'],
       protect: true,
       summary: 'Organizations with member_count, api_key_count (active keys), status and tier',

@@ -10,6 +10,7 @@ export const listTemplatesProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/templates',
+      operationId: 'listAllTemplates',
       tags: ['admin'],
       protect: true,
       summary: 'All templates, private and organization-owned included, with the admin-only fields',

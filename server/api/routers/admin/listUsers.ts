@@ -10,6 +10,7 @@ export const listUsersProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/users',
+      operationId: 'listUsers',
       tags: ['admin'],
       protect: true,
       summary: 'All users with organization info (paginated; search matches the email)',

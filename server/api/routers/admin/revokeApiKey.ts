@@ -7,6 +7,7 @@ export const revokeApiKeyProcedure = adminProcedure
     openapi: {
       method: 'DELETE',
       path: '/admin/api-keys',
+      operationId: 'revokeAnyApiKey',
       tags: ['admin'],
       protect: true,
       summary: 'Revoke any instance key (id in the JSON body or as ?id=); unusable at once',

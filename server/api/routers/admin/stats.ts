@@ -7,6 +7,7 @@ export const statsProcedure = adminProcedure
     openapi: {
       method: 'GET',
       path: '/admin/stats',
+      operationId: 'getStats',
       tags: ['admin'],
       protect: true,
       summary: 'System-wide counts: users, organizations, active instance keys, templates, categories',

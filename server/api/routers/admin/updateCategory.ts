@@ -9,6 +9,7 @@ export const updateCategoryProcedure = adminProcedure
     openapi: {
       method: 'PUT',
       path: '/admin/categories',
+      operationId: 'updateCategory',
       tags: ['admin'],
       protect: true,
       summary: 'Update a category (partial; id in the body)',

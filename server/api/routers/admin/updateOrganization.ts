@@ -9,6 +9,7 @@ export const updateOrganizationProcedure = adminProcedure
     openapi: {
       method: 'PUT',
       path: '/admin/organizations',
+      operationId: 'updateOrganization',
       tags: ['admin'],
       protect: true,
       summary: "Update an organization's status (active | suspended) and/or tier (free | pro | enterprise)",

@@ -9,6 +9,7 @@ export const updateTemplateProcedure = adminProcedure
     openapi: {
       method: 'PUT',
       path: '/admin/templates',
+      operationId: 'updateTemplate',
       tags: ['admin'],
       protect: true,
       summary: 'Update a template (partial; id in the body); updated_at is bumped',

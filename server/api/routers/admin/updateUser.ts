@@ -9,6 +9,7 @@ export const updateUserProcedure = adminProcedure
     openapi: {
       method: 'PUT',
       path: '/admin/users',
+      operationId: 'updateUser',
       tags: ['admin'],
       protect: true,
       summary: "Update a user's platform role (user | admin | superadmin)",

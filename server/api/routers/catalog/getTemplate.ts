@@ -9,9 +9,11 @@ import { TemplateSchema, toTemplate } from '../../schemas/catalog';
 export const getTemplateProcedure = publicProcedure
   .meta({
     responseCache: 'catalog',
+    credentialOptional: true,
     openapi: {
       method: 'GET',
       path: '/catalog/templates/{slug}',
+      operationId: 'getTemplate',
       tags: ['catalog'],
       summary: 'Get one template by slug',
       description:

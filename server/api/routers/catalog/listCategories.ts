@@ -7,9 +7,11 @@ import { CategorySchema, toCategory } from '../../schemas/catalog';
 export const listCategoriesProcedure = publicProcedure
   .meta({
     responseCache: 'catalog',
+    credentialOptional: true,
     openapi: {
       method: 'GET',
       path: '/catalog/categories',
+      operationId: 'listCategories',
       tags: ['catalog'],
       summary: 'List categories visible to the caller, with the number of templates the caller can see',
     },

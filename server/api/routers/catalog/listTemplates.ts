@@ -23,9 +23,11 @@ export const listTemplatesInput = z.object({ ...TemplateFiltersInput, ...pageInp
 export const listTemplatesProcedure = publicProcedure
   .meta({
     responseCache: 'catalog',
+    credentialOptional: true,
     openapi: {
       method: 'GET',
       path: '/catalog/templates',
+      operationId: 'listTemplates',
       tags: ['catalog'],
       summary: 'List templates visible to the caller',
       description:

@@ -9,9 +9,11 @@ import { isoDateTime } from '../../schemas/query';
 export const templateUpdatesProcedure = publicProcedure
   .meta({
     responseCache: 'catalog',
+    credentialOptional: true,
     openapi: {
       method: 'GET',
       path: '/catalog/templates/updates',
+      operationId: 'listTemplateUpdates',
       tags: ['catalog'],
       summary: 'Templates changed since a time, and templates removed from the caller’s view',
       description:

@@ -8,6 +8,7 @@ export const addTicketMessageProcedure = instanceProcedure
     openapi: {
       method: 'POST',
       path: '/support/tickets/{id}/messages',
+      operationId: 'addTicketMessage',
       tags: ['support'],
       protect: true,
       summary: 'Add a message from the instance to one of its tickets',

@@ -19,6 +19,7 @@ export const createTicketProcedure = instanceProcedure
     openapi: {
       method: 'POST',
       path: '/support/tickets',
+      operationId: 'createTicket',
       tags: ['support'],
       protect: true,
       summary: 'Open a support ticket for this instance',

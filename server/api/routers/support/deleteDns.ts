@@ -7,6 +7,7 @@ export const deleteDnsProcedure = instanceProcedure
     openapi: {
       method: 'DELETE',
       path: '/dns',
+      operationId: 'deleteDnsRecord',
       tags: ['dns'],
       protect: true,
       summary: 'Remove the instance’s DNS record',

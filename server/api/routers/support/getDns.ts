@@ -9,6 +9,7 @@ export const getDnsProcedure = instanceProcedure
     openapi: {
       method: 'GET',
       path: '/dns',
+      operationId: 'getDnsRecord',
       tags: ['dns'],
       protect: true,
       summary: 'The instance’s dynamic DNS record',

@@ -8,6 +8,7 @@ export const getInstanceInfoProcedure = instanceProcedure
     openapi: {
       method: 'GET',
       path: '/instance-info',
+      operationId: 'getInstanceInfo',
       tags: ['instance'],
       protect: true,
       summary: 'The calling instance: its key, organization (with tier), last report and DNS record',

@@ -8,6 +8,7 @@ export const getTicketProcedure = instanceProcedure
     openapi: {
       method: 'GET',
       path: '/support/tickets/{id}',
+      operationId: 'getTicket',
       tags: ['support'],
       protect: true,
       summary: 'One of this instance’s tickets, with its messages (oldest first)',

@@ -9,6 +9,7 @@ export const listTicketsProcedure = instanceProcedure
     openapi: {
       method: 'GET',
       path: '/support/tickets',
+      operationId: 'listTickets',
       tags: ['support'],
       protect: true,
       summary: 'This instance’s tickets, newest first',

@@ -12,6 +12,7 @@ export const putDnsProcedure = instanceProcedure
     openapi: {
       method: 'PUT',
       path: '/dns',
+      operationId: 'putDnsRecord',
       tags: ['dns'],
       protect: true,
       summary: 'Point the instance’s hostname at an address',

@@ -21,6 +21,7 @@ export const reportInstanceInfoProcedure = instanceProcedure
     openapi: {
       method: 'PUT',
       path: '/instance-info',
+      operationId: 'reportInstanceInfo',
       tags: ['instance'],
       protect: true,
       summary: 'Record what the instance reports about itself; returns the same object as GET',

@@ -9,6 +9,7 @@ export const submitAddonEventsProcedure = instanceProcedure
     openapi: {
       method: 'POST',
       path: '/addon-audit-events',
+      operationId: 'submitAddonEvents',
       tags: ['addon-audit-events'],
       protect: true,
       summary: 'Ship a batch of addon audit events',

@@ -28,6 +28,7 @@ export const createTokenProcedure = orgMemberProcedure
     openapi: {
       method: 'POST',
       path: '/account/tokens',
+      operationId: 'createPersonalAccessToken',
       tags: ['account'],
       protect: true,
       summary: 'Mint a personal access token for one instance of your organization',

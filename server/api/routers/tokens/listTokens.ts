@@ -8,6 +8,7 @@ export const listTokensProcedure = userProcedure
     openapi: {
       method: 'GET',
       path: '/account/tokens',
+      operationId: 'listPersonalAccessTokens',
       tags: ['account'],
       protect: true,
       summary: 'List personal access tokens',

@@ -7,6 +7,7 @@ export const revokeTokenProcedure = userProcedure
     openapi: {
       method: 'DELETE',
       path: '/account/tokens',
+      operationId: 'revokePersonalAccessToken',
       tags: ['account'],
       protect: true,
       summary: 'Revoke a personal access token',

@@ -8,6 +8,7 @@ export const rotateTokenProcedure = userProcedure
     openapi: {
       method: 'PUT',
       path: '/account/tokens',
+      operationId: 'rotatePersonalAccessToken',
       tags: ['account'],
       protect: true,
       summary: 'Rotate a personal access token: new secret, same id',
