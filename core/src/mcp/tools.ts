@@ -8,8 +8,17 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { getTemplate, listCatalog } from '../domain/catalog';
-import { createDeployment, listDeployments, type EnvValue } from '../domain/deployments';
+import {
+  createDeployment,
+  getDeployment,
+  listDeployments,
+  restartDeployment,
+  startDeployment,
+  stopDeployment,
+  type EnvValue,
+} from '../domain/deployments';
 import { actorOf } from '../domain/activity';
+import { CoreError } from '../domain/errors';
 import { toHttpError } from '../api/errors';
 import { actorLabel, type Principal } from '../domain/principal';
 import type { Role } from '../domain/roles';
@@ -66,7 +75,9 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
       } catch (err) {
         // The one mapper words every failure; the caller's mistakes (4xx) are the tool's error result.
         const e = toHttpError(err);
-        if (e.status >= 500) {
+        // A dependency the domain names (the container engine is down) is this tool's answer, not Core failing.
+        const dependency = err instanceof CoreError && err.code === 'unavailable';
+        if (e.status >= 500 && !dependency) {
           opts.onServerFailure?.(err);
           await record(name, 'error', e.message);
           return text(e.message, true);
@@ -112,7 +123,7 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
     'list_deployments',
     {
       description:
-        'Deployments (desired state) on this Core instance, with their status: {deployments (the first 100 by name), total}; secret bindings show the secret’s name only.',
+        'Deployments on this Core instance with their desired state (running/stopped) and what the engine reports (observed: state, reason, ports, restarts): {deployments (the first 100 by name), total}; secret bindings show the secret’s name only.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
@@ -162,6 +173,48 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
         ),
     ),
   );
+
+  const deploymentId = {
+    id: z.string().max(64).describe('The deployment’s id (list_deployments gives it)'),
+  };
+
+  server.registerTool(
+    'deployment_status',
+    {
+      description:
+        'One deployment: desired_state (running/stopped) and observed = {state (pending, pulling, starting, running, ' +
+        'restarting, exited, failed, unschedulable, template_missing, unknown), reason, since, ports, restarts, exit_code, ' +
+        'image, update_available, needs_restart}.',
+      inputSchema: deploymentId,
+      annotations: { readOnlyHint: true },
+    },
+    tool('deployment_status', 'readonly', ({ id }: { id: string }) => getDeployment(core.db, id)),
+  );
+
+  // The operations of POST /api/v1/deployments/{id}/start|stop|restart, through the same domain functions.
+  const operations = [
+    [
+      'start_deployment',
+      startDeployment,
+      'Start a deployment (admin): its desired state becomes running and the engine runs it.',
+    ],
+    [
+      'stop_deployment',
+      stopDeployment,
+      'Stop a deployment (admin): its container is stopped and kept, with its volumes.',
+    ],
+    [
+      'restart_deployment',
+      restartDeployment,
+      'Restart a running deployment’s container (admin; a rotated secret is picked up). Needs the container engine.',
+    ],
+  ] as const;
+  for (const [name, run, description] of operations)
+    server.registerTool(
+      name,
+      { description, inputSchema: deploymentId, annotations: { destructiveHint: name !== 'start_deployment' } },
+      tool(name, 'admin', ({ id }: { id: string }) => run(core.db, id, actorOf(caller, 'mcp'))),
+    );
 
   server.registerTool(
     'list_secrets',
