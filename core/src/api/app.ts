@@ -33,7 +33,7 @@ const ERRORS_DESCRIPTION =
 
 export function buildApp(core: CoreContext) {
   const app = newRouter();
-  /** Routes declared without `security` (sign-in, the OpenAPI document): they ignore credentials. */
+  /** Routes declaring `security: []` (sign-in, the OpenAPI document): they ignore credentials. Any other needs one. */
   const publicPaths = new Set<string>([OPENAPI_PATH, REFERENCE_PATH]);
   app.onError((err, c) => errorResponse(err, c, core.log));
   app.notFound((c) =>
@@ -150,7 +150,7 @@ export function buildApp(core: CoreContext) {
 
   registerRoutes(app, core);
   for (const d of app.openAPIRegistry.definitions) {
-    if (d.type === 'route' && !d.route.security) publicPaths.add(d.route.path);
+    if (d.type === 'route' && d.route.security?.length === 0) publicPaths.add(d.route.path);
   }
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
@@ -160,7 +160,12 @@ export function buildApp(core: CoreContext) {
   });
   app.doc31(OPENAPI_PATH, {
     openapi: '3.1.0',
-    info: { title: 'Core API', version: core.config.version, description: ERRORS_DESCRIPTION },
+    info: {
+      title: 'Core API',
+      version: core.config.version,
+      description: ERRORS_DESCRIPTION,
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+    },
     servers: [{ url: core.config.url }],
   });
 

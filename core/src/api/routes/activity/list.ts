@@ -41,6 +41,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/activity',
   tags: ['activity'],
+  operationId: 'listActivity',
+  summary: 'List the activity log, newest first',
   security: BEARER,
   request: { query: ActivityQuerySchema },
   responses: {

@@ -3,7 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
 import { isActive, tokenPolicy } from '../../../domain/oidcSettings';
 import type { Router } from '../../hono';
-import { json } from '../../schemas';
+import { errors, json } from '../../schemas';
 
 const AuthConfigSchema = z
   .object({
@@ -27,8 +27,11 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/auth/config',
   tags: ['auth'],
+  operationId: 'getAuthConfig',
+  security: [],
   summary: 'How to sign in (public)',
-  responses: { 200: json(AuthConfigSchema, 'Sign-in options') },
+  // 400: a query string the database cannot store (NUL), refused for every /api/v1 route (app.ts).
+  responses: { 200: json(AuthConfigSchema, 'Sign-in options'), ...errors(400) },
 });
 
 function providerName(issuer: string) {

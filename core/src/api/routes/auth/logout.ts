@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/auth/logout',
   tags: ['auth'],
+  operationId: 'deleteSession',
+  security: [],
   summary: 'End the session of a refresh token (public)',
   request: { body: jsonBody(RefreshSchema) },
   responses: { 204: { description: 'Signed out' }, ...errors(400) },

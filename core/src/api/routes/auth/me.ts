@@ -17,6 +17,7 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/auth/me',
   tags: ['auth'],
+  operationId: 'getCurrentCaller',
   summary: 'Who is calling',
   security: BEARER,
   responses: { 200: json(MeSchema, 'The caller'), ...errors(401) },

@@ -11,6 +11,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/auth/refresh',
   tags: ['auth'],
+  operationId: 'refreshSession',
+  security: [],
   summary: 'Rotate a refresh token (public)',
   request: { body: jsonBody(RefreshSchema) },
   responses: { 200: json(SessionSchema, 'New tokens'), ...errors(400, 401) },

@@ -20,6 +20,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/blocked-identities',
   tags: ['users'],
+  operationId: 'listBlockedIdentities',
+  summary: 'List the OIDC people an admin removed',
   security: BEARER,
   responses: {
     200: json(z.object({ blocked: z.array(BlockedIdentitySchema) }), 'Removed OIDC people (refused until re-admitted)'),

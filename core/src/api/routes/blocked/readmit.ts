@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/blocked-identities/{id}',
   tags: ['users'],
+  operationId: 'readmitBlockedIdentity',
+  summary: 'Re-admit a removed OIDC person',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema },

@@ -13,6 +13,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/catalog/categories',
   tags: ['catalog'],
+  operationId: 'listCatalogCategories',
+  summary: 'List the categories of the local catalog copy',
   security: BEARER,
   responses: {
     200: json(

@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/catalog/templates/{slug}',
   tags: ['catalog'],
+  operationId: 'getCatalogTemplate',
+  summary: 'Get one template of the local catalog copy',
   security: BEARER,
   request: {
     params: z.object({

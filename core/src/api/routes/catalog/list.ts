@@ -15,6 +15,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/catalog/templates',
   tags: ['catalog'],
+  operationId: 'listCatalogTemplates',
+  summary: 'List and search the local catalog copy',
   security: BEARER,
   request: { query: ListQuerySchema },
   responses: {

@@ -9,6 +9,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/settings/hub',
   tags: ['hub'],
+  operationId: 'disconnectHub',
+  summary: 'Disconnect from the Hub',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   responses: { 204: { description: 'Disconnected; the local catalog copy is dropped' }, ...errors(401, 403, 409) },

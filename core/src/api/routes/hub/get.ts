@@ -9,6 +9,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/settings/hub',
   tags: ['hub'],
+  operationId: 'getHubSettings',
+  summary: 'Get the Hub connection and its sync state',
   security: BEARER,
   responses: { 200: json(HubSettingsSchema, 'The Hub connection and its sync state'), ...errors(401) },
 });

@@ -33,6 +33,8 @@ const route = createRoute({
   method: 'put',
   path: '/api/v1/settings/hub',
   tags: ['hub'],
+  operationId: 'connectHub',
+  summary: 'Connect to the Hub with an instance key',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(PutHubSchema) },

@@ -1,5 +1,6 @@
 /** Shapes of the Hub connection routes. */
 import { z } from '@hono/zod-openapi';
+import { ErrorSchema } from '../../schemas';
 
 export const HubSettingsSchema = z
   .union([
@@ -27,10 +28,7 @@ export const HubSettingsSchema = z
   ])
   .openapi('HubSettings');
 
-/** A 502: the Hub is unreachable or failing; the message says how. */
+/** A 502: the Hub is unreachable or failing; the message says how (the one error shape, with request_id). */
 export const badGateway = (description: string) => ({
-  502: {
-    description,
-    content: { 'application/json': { schema: z.object({ code: z.string(), message: z.string() }) } },
-  },
+  502: { description, content: { 'application/json': { schema: ErrorSchema } } },
 });

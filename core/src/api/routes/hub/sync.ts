@@ -22,6 +22,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/catalog/sync',
   tags: ['hub'],
+  operationId: 'syncCatalog',
+  summary: 'Sync the catalog from the Hub now',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   responses: {

@@ -28,6 +28,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/mcp/calls',
   tags: ['mcp'],
+  operationId: 'listMcpCalls',
+  summary: 'List the MCP tool calls, newest first',
   security: BEARER,
   request: { query: PageQuerySchema },
   responses: {

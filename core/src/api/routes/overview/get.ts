@@ -37,6 +37,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/overview',
   tags: ['overview'],
+  operationId: 'getOverview',
+  summary: 'Get the dashboard overview',
   security: BEARER,
   request: {
     query: z.object({

@@ -11,6 +11,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/secrets/{name}',
   tags: ['secrets'],
+  operationId: 'deleteSecret',
+  summary: 'Delete a secret',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: NameParamSchema },

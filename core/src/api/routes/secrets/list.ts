@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/secrets',
   tags: ['secrets'],
+  operationId: 'listSecrets',
+  summary: 'List the secrets, without their values',
   security: BEARER,
   responses: {
     200: json(z.object({ secrets: z.array(SecretInfoSchema) }), 'Secrets without their values'),

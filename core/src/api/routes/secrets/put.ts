@@ -15,6 +15,8 @@ const route = createRoute({
   method: 'put',
   path: '/api/v1/secrets/{name}',
   tags: ['secrets'],
+  operationId: 'putSecret',
+  summary: 'Create or replace a secret',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: NameParamSchema, body: jsonBody(PutSecretSchema) },

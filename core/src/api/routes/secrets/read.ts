@@ -12,6 +12,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/secrets/{name}',
   tags: ['secrets'],
+  operationId: 'readSecret',
+  summary: 'Read the value of a secret',
   security: BEARER,
   middleware: [requireAdmin('reading a secret value requires admin')] as const,
   request: { params: NameParamSchema },

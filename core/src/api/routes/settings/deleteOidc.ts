@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/settings/oidc',
   tags: ['settings'],
+  operationId: 'deleteOidcSettings',
+  summary: 'Forget the OIDC provider set in settings',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   responses: { 200: json(OidcSettingsSchema, 'The OIDC settings in force'), ...errors(401, 403, 409) },

@@ -13,6 +13,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/settings',
   tags: ['settings'],
+  operationId: 'getSettings',
+  summary: 'Get the settings',
   security: BEARER,
   responses: { 200: json(SettingsSchema, 'Settings (no secrets in them)'), ...errors(401) },
 });

@@ -27,6 +27,8 @@ const route = createRoute({
   method: 'put',
   path: '/api/v1/settings/oidc',
   tags: ['settings'],
+  operationId: 'putOidcSettings',
+  summary: 'Set the OIDC provider',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(PutOidcSchema) },

@@ -20,6 +20,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/tokens/{id}/audit',
   tags: ['tokens'],
+  operationId: 'listMachineTokenAudit',
+  summary: 'List the requests made with a machine token',
   security: BEARER,
   request: { params: IdParamSchema, query: PageQuerySchema },
   responses: {

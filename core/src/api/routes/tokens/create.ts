@@ -24,6 +24,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/tokens',
   tags: ['tokens'],
+  operationId: 'createMachineToken',
+  summary: 'Create a machine token',
   security: BEARER,
   middleware: [requireAdmin('creating machine tokens needs the admin role')] as const,
   request: { body: jsonBody(CreateTokenSchema) },

@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/tokens',
   tags: ['tokens'],
+  operationId: 'listMachineTokens',
+  summary: 'List the machine tokens',
   security: BEARER,
   request: { query: PageQuerySchema },
   responses: {

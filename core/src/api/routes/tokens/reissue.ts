@@ -11,6 +11,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/tokens/{id}/reissue',
   tags: ['tokens'],
+  operationId: 'reissueMachineToken',
+  summary: 'Reissue a machine token with a new secret',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema },

@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/tokens/{id}',
   tags: ['tokens'],
+  operationId: 'revokeMachineToken',
+  summary: 'Revoke a machine token',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema },

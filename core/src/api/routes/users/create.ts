@@ -15,6 +15,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/users',
   tags: ['users'],
+  operationId: 'createUser',
+  summary: 'Create a local user',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(CreateUserSchema) },

@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/users/{id}',
   tags: ['users'],
+  operationId: 'deleteUser',
+  summary: 'Delete a user',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema },

@@ -11,6 +11,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/users/{id}',
   tags: ['users'],
+  operationId: 'getUser',
+  summary: 'Get a user',
   security: BEARER,
   request: { params: IdParamSchema },
   responses: { 200: json(UserSchema, 'The user'), ...errors(401, 404) },

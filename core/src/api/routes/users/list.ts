@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/users',
   tags: ['users'],
+  operationId: 'listUsers',
+  summary: 'List the users',
   security: BEARER,
   request: { query: PageQuerySchema },
   responses: {

@@ -20,6 +20,8 @@ const route = createRoute({
   method: 'put',
   path: '/api/v1/users/{id}',
   tags: ['users'],
+  operationId: 'updateUser',
+  summary: 'Update a user',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema, body: jsonBody(UpdateUserSchema) },
