@@ -23,7 +23,7 @@ import { instanceKeys, instanceReports, organizations, personalAccessTokens, scr
 import { DomainError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
 import { issuedBeforeSignOut } from '../domain/profile';
-import { recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
+import { apiTokenEnded, recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
@@ -309,6 +309,7 @@ async function resolveUserToken(token: string): Promise<Principal> {
     role: user.role,
     orgId,
     orgRole: orgId ? user.orgRole : null,
+    ...(jti !== undefined && { scriptTokenId: jti }),
   };
 }
 
@@ -330,9 +331,13 @@ function preparePatLookup(db: Db) {
       orgStatus: organizations.status,
       instanceStatus: instanceKeys.status,
       mcpUrl: instanceReports.mcpUrl,
+      scriptTokenId: personalAccessTokens.scriptTokenId,
+      apiTokenEnded,
+      apiTokenExpiresAt: scriptTokens.expiresAt,
     })
     .from(personalAccessTokens)
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
+    .leftJoin(scriptTokens, eq(scriptTokens.id, personalAccessTokens.scriptTokenId))
     .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
     .innerJoin(
       instanceKeys,
@@ -385,6 +390,13 @@ export async function resolvePat(token: string | null): Promise<ResolvedPat> {
     throw new DomainError(code, message, { reason });
   };
   if (row.revokedAt) refuse('This personal access token has been revoked', 'revoked');
+  // Minted with a script token: it ends with that token (revoked, expired, signed out everywhere).
+  const apiTokenExpired = !row.apiTokenExpiresAt || row.apiTokenExpiresAt.getTime() <= Date.now();
+  if (row.scriptTokenId !== null && (row.apiTokenEnded || apiTokenExpired))
+    refuse(
+      'This personal access token was minted with an API token that has since been revoked, expired or signed out; mint a new one',
+      'api_token_ended',
+    );
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now())
     refuse('This personal access token has expired', 'expired');
   if (!row.member)

@@ -15,11 +15,16 @@
  *   - the bound instance key is active (revoked → refused; re-issuing the key under the same id restores it,
  *     because the token is bound to the instance, not to the instance's secret).
  * Deleting the minter's account deletes their tokens (ON DELETE CASCADE).
+ *
+ * A token minted with a script token (a bearer API token from the dashboard or `hub token`, not a browser session)
+ * is derived from it (personal_access_tokens.script_token_id): it stops when that script token is revoked, expires or
+ * is signed out ("sign out everywhere"), checked on every call like the rules above; its expiry is at most the
+ * script token's (a longer one, or none, is capped). A token minted in a browser session is unaffected.
  */
 import { DomainError, invalid as badRequest, notFound } from './errors';
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
-import { instanceKeys, organizations, personalAccessTokens, users } from '../db/schema';
+import { instanceKeys, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
 import { writeAudit } from './audit';
 import { mcpOutcomeOf, type McpOutcome } from './usage';
 import { announceChange } from '../db/invalidation';
@@ -38,7 +43,13 @@ export const PAT_MAX_LIVE_PER_INSTANCE = 10;
 const DAY_MS = 86_400_000;
 
 export type PatStatus =
-  'active' | 'expired' | 'revoked' | 'membership_ended' | 'instance_revoked' | 'organization_suspended';
+  | 'active'
+  | 'expired'
+  | 'revoked'
+  | 'api_token_ended'
+  | 'membership_ended'
+  | 'instance_revoked'
+  | 'organization_suspended';
 
 // ---------------------------------------------------------------- what /mcp resolves (server/auth/credentials.ts)
 
@@ -55,6 +66,13 @@ export interface ResolvedPat {
 
 /** Whether the minter still holds the membership the token was minted in (both values compared in SQL, exactly). */
 export const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId} and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
+/**
+ * A token minted with a script token (scriptTokenId set) whose script token has ended: its row is gone or revoked,
+ * or its user signed out everywhere after it was issued (the resolver's rule for the script JWT: issued, in whole
+ * seconds, before sessions_valid_after). Its expiry is compared on each call (the token's own expiry is capped at
+ * it anyway). Needs users (the minter) and script_tokens (left join on the token's script_token_id) in the query.
+ */
+export const apiTokenEnded = sql<boolean>`(${personalAccessTokens.scriptTokenId} is not null and (${scriptTokens.id} is null or ${scriptTokens.revokedAt} is not null or (${users.sessionsValidAfter} is not null and date_trunc('second', ${scriptTokens.createdAt}) < ${users.sessionsValidAfter})))`;
 const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null and ${personalAccessTokens.expiresAt} <= now())`;
 
 export interface McpCallRecord {
@@ -192,6 +210,7 @@ export interface PatView {
 const statusSql = sql<PatStatus>`case
   when ${personalAccessTokens.revokedAt} is not null then 'revoked'
   when ${isExpired} then 'expired'
+  when ${apiTokenEnded} or ${scriptTokens.expiresAt} <= now() then 'api_token_ended'
   when not coalesce(${sameMembership}, false) then 'membership_ended'
   when ${instanceKeys.status} <> 'active' then 'instance_revoked'
   when ${organizations.status} <> 'active' then 'organization_suspended'
@@ -219,6 +238,7 @@ function viewQuery(q: Queryable, where: SQL | undefined) {
     .innerJoin(users, eq(users.id, personalAccessTokens.userId))
     .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
     .innerJoin(instanceKeys, eq(instanceKeys.id, personalAccessTokens.instanceKeyId))
+    .leftJoin(scriptTokens, eq(scriptTokens.id, personalAccessTokens.scriptTokenId))
     .where(where)
     .orderBy(desc(personalAccessTokens.createdAt), desc(personalAccessTokens.id));
 }
@@ -298,8 +318,23 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
       );
     }
 
+    // Minted with a script token (a bearer API token): derived from it, so it ends with it and lives no longer.
+    let cap: Date | null = null;
+    if (user.scriptTokenId !== undefined) {
+      const [script] = await tx
+        .select({ expiresAt: scriptTokens.expiresAt, revokedAt: scriptTokens.revokedAt })
+        .from(scriptTokens)
+        .where(and(eq(scriptTokens.id, user.scriptTokenId), eq(scriptTokens.userId, user.userId)));
+      if (!script || script.revokedAt || script.expiresAt.getTime() <= Date.now())
+        throw new DomainError('unauthenticated', 'The API token of this request has been revoked or has expired', {
+          reason: 'api_token_ended',
+        });
+      cap = script.expiresAt;
+    }
     const issued = issueSecret('svp_');
-    const expiresAt = input.expiresInDays != null ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null;
+    const requested = input.expiresInDays != null ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null;
+    // A longer expiry, or none, is capped at the script token's (the answer's expires_at says which).
+    const expiresAt = cap && (requested === null || requested > cap) ? cap : requested;
     const [row] = await tx
       .insert(personalAccessTokens)
       .values({
@@ -311,6 +346,7 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
         instanceKeyId: instance.id,
         // Copied in SQL so that the exact (microsecond) value is compared on every call.
         membershipSince: sql`(select ${users.orgJoinedAt} from ${users} where ${users.id} = ${user.userId})`,
+        scriptTokenId: user.scriptTokenId ?? null,
         expiresAt,
       })
       .returning();
@@ -320,7 +356,13 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
       targetType: 'personal_access_token',
       targetId: row!.id,
       orgId,
-      details: { name: input.name, instance_id: instance.id, instance_name: instance.name, expires_at: expiresAt },
+      details: {
+        name: input.name,
+        instance_id: instance.id,
+        instance_name: instance.name,
+        expires_at: expiresAt,
+        ...(user.scriptTokenId !== undefined && { minted_with_api_token_id: user.scriptTokenId }),
+      },
     });
     return { id: row!.id, name: row!.name, secret: issued.secret, instanceId: instance.id, expiresAt: row!.expiresAt };
   });

@@ -13,6 +13,11 @@ export type Principal =
       role: PlatformRole;
       orgId: string | null;
       orgRole: OrgRole | null;
+      /**
+       * Set when the call came with a script token (a bearer Hub JWT with a `jti`, domain/scriptTokens.ts): its id.
+       * What such a caller mints (a personal access token) ends with that script token (domain/pats.ts).
+       */
+      scriptTokenId?: string;
     };
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;

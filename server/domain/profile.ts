@@ -1,6 +1,7 @@
 /** The signed-in user's own profile. */
 import { DomainError } from './errors';
 import { eq, sql } from 'drizzle-orm';
+import { announceChange } from '../db/invalidation';
 import { getDb } from '../db/client';
 import { users } from '../db/schema';
 import { writeAudit } from './audit';
@@ -39,6 +40,8 @@ export async function endSessions(userId: string): Promise<void> {
       .set({ sessionsValidAfter: sql`now()` })
       .where(eq(users.id, userId))
       .returning({ orgId: users.orgId });
+    // Personal access tokens minted with the user's script tokens end too: their cached look-ups die now.
+    await announceChange(tx, 'auth');
     if (row)
       await writeAudit(tx, {
         actor: { kind: 'system', id: 'sign-out' },

@@ -5,11 +5,13 @@
  * `jti` and are not recorded: sign-out and "sign out everywhere" end them (users.sessions_valid_after).
  *
  * The credential resolver (server/auth/credentials.ts) reads the row in the same statement as the user on
- * every call, so a revocation is refused at once by every Hub process, with no cache to invalidate.
+ * every call, so a revocation is refused at once by every Hub process. Personal access tokens minted with a script
+ * token end with it (domain/pats.ts); their look-ups are cached, so a revocation announces an 'auth' change.
  */
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import { getDb } from '../db/client';
+import { announceChange } from '../db/invalidation';
 import { scriptTokens, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
 import { DomainError } from './errors';
@@ -144,6 +146,8 @@ export async function revokeScriptToken(
       .set({ revokedAt: sql`now()` })
       .where(eq(scriptTokens.id, id))
       .returning({ revokedAt: scriptTokens.revokedAt });
+    // The personal access tokens minted with it end too: their cached look-ups die now (auth/credentials.ts).
+    await announceChange(tx, 'auth');
     await writeAudit(tx, {
       actor,
       action: 'api_token.revoke',

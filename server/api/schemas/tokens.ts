@@ -3,8 +3,18 @@ import { z } from 'zod';
 import type { IssuedPat, PatView } from '../../domain/pats';
 
 export const PatStatusSchema = z
-  .enum(['active', 'expired', 'revoked', 'membership_ended', 'instance_revoked', 'organization_suspended'])
-  .describe('active, or why /mcp refuses the token now');
+  .enum([
+    'active',
+    'expired',
+    'revoked',
+    'api_token_ended',
+    'membership_ended',
+    'instance_revoked',
+    'organization_suspended',
+  ])
+  .describe(
+    'active, or why /mcp refuses the token now (api_token_ended: it was minted with an API token that was revoked, expired or signed out)',
+  );
 
 export const PatSchema = z.object({
   id: z.uuid(),
