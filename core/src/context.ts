@@ -7,6 +7,7 @@ import { openDatabase, type Database, type Db } from './db/client';
 import { loadSigningKey, prepareSealing, type MasterSecret, type Sealer, type SigningKey } from './domain/crypto';
 import { AuditWriter } from './domain/audit';
 import { moveCredentialLiterals } from './domain/deployments';
+import { moveCredentialValues } from './domain/credentialLiterals';
 import { countPermanentAdmins } from './domain/users';
 import { OidcSettings } from './domain/oidcSettings';
 import { OidcVerifier } from './auth/oidc';
@@ -63,6 +64,17 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
           'permanent admins exist, yet the temporary admin is still enabled: remove SVC_TEMP_ADMIN_USERNAME and SVC_TEMP_ADMIN_PASSWORD and restart Core',
         );
       }
+    }
+    // Literals carrying a credential (by value or by name) into secrets, the activity that quoted them redacted.
+    const carried = await moveCredentialValues(db, sealer);
+    if (carried.moved.length > 0 || carried.redacted > 0) {
+      log.warn(
+        {
+          moved: carried.moved.map((m) => `${m.deployment}.${m.variable} -> ${m.secret}`),
+          redacted_activity_entries: carried.redacted,
+        },
+        'moved credential literals of deployments into secrets (by name or by value; values are now sealed, the deployments bind them) and redacted the activity entries that quoted them',
+      );
     }
     const moved = await moveCredentialLiterals(db, sealer);
     if (moved.length > 0) {

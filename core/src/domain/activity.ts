@@ -14,11 +14,11 @@ import { type Page, type Principal } from './principal';
 import { actorLabel } from './principal';
 
 /** How the write arrived. */
-export type Via = 'api' | 'mcp' | 'hub_mcp' | 'cli' | 'engine';
+export type Via = 'api' | 'mcp' | 'hub_mcp' | 'cli' | 'engine' | 'system';
 
 /** Who writes: derived once from the principal (actorOf) and passed to every domain write. */
 export interface Actor {
-  kind: Principal['kind'] | 'cli' | 'engine';
+  kind: Principal['kind'] | 'cli' | 'engine' | 'system';
   id: string;
   label: string;
   via: Via;
@@ -35,6 +35,9 @@ export const CLI_ACTOR: Actor = { kind: 'cli', id: 'cli', label: 'cli', via: 'cl
 
 /** The container engine, for what happened on its side (a crash, an OOM kill) as the reconciler saw it. */
 export const ENGINE_ACTOR: Actor = { kind: 'engine', id: 'engine', label: 'container engine', via: 'engine' };
+
+/** Core itself, for what it does at start (a migration that moves credential literals into secrets). */
+export const SYSTEM_ACTOR: Actor = { kind: 'system', id: 'system', label: 'system', via: 'system' };
 
 /** A person provisioned at sign-in (OIDC) is their own actor. */
 export const selfActor = (user: { id: string; email: string; kind: 'local' | 'oidc' }): Actor => ({

@@ -22,6 +22,7 @@ import { changed, recordActivity, type Actor } from './activity';
 import { findTemplate, type CatalogTemplate } from './catalog';
 import type { Sealer } from './crypto';
 import { CoreError, isUniqueViolation, notFound } from './errors';
+import { refuseCredentialValues } from './credentialLiterals';
 import { createSecretIfAbsent, SECRET_NAME } from './secrets';
 import { type Page } from './principal';
 import { requireRuntime, runtimeOf, type EngineStatus, type Observation, type ObservedState } from './runtimeControl';
@@ -210,6 +211,7 @@ async function validate(tx: Tx, input: DeploymentInput): Promise<CatalogTemplate
         `e.g. "${first}": {"secret": "<secret name>"} (create the secret under secrets first)`,
     );
   }
+  refuseCredentialValues(input.env);
   // A required variable with a default is satisfied by the default.
   const given = (name: string) => {
     const v = input.env[name];
