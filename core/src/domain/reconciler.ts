@@ -15,6 +15,7 @@ import type { RuntimeConfig } from '../config';
 import type { Database, Db, HeldLock } from '../db/client';
 import { deploymentObservations, deploymentSecretBindings, deployments, secrets, settings } from '../db/schema';
 import type { Logger } from '../log';
+import { recordReconcilePass } from '../metrics';
 import { RuntimeError, type ContainerSpec, type ObservedContainer, type Runtime } from '../runtime/runtime';
 import { ENGINE_ACTOR, recordActivity } from './activity';
 import { LABEL, planContainer, type DesiredDeployment } from './containerSpec';
@@ -33,6 +34,8 @@ import {
 const RECONCILER_LOCK = 72_620_133;
 /** A failed create/start/pull is retried after this long (the reason stays shown meanwhile). */
 const RETRY_MS = 10_000;
+/** A failed pull is tried again after this long (a registry that refused stays refused for a while). */
+const PULL_RETRY_MS = 60_000;
 /** Containers handled at once in a pass (creates and starts are engine round trips). */
 const CONCURRENCY = 4;
 
@@ -47,7 +50,9 @@ export async function runtimeInstanceId(db: Db): Promise<string> {
 }
 
 interface Failure {
-  specHash: string;
+  /** The spec (or, for a failed pull, the image) that failed: another one is tried at once. */
+  specHash: string | null;
+  image: string | null;
   state: 'failed';
   reason: string;
   retryAt: number;
@@ -162,9 +167,16 @@ export class Reconciler implements RuntimeControl {
       await this.running.catch(() => {});
     }
     this.again = false;
+    const started = performance.now();
+    let failed = false;
     this.running = this.pass()
-      .catch((err) => this.deps.log.error({ err }, 'reconciler pass failed'))
+      .catch((err) => {
+        failed = true;
+        this.deps.log.error({ err }, 'reconciler pass failed');
+      })
       .finally(() => {
+        const result = failed ? 'error' : this.status.state === 'down' ? 'engine_down' : this.lock ? 'ok' : 'standby';
+        recordReconcilePass(result, performance.now() - started);
         this.running = null;
         if (this.again && !this.stopped) {
           this.again = false;
@@ -395,9 +407,20 @@ export class Reconciler implements RuntimeControl {
       }
     };
     const failure = this.failures.get(row.id);
-    if (failure && failure.specHash !== plan.specHash) this.failures.delete(row.id);
+    if (
+      failure &&
+      ((failure.specHash !== null && failure.specHash !== plan.specHash) ||
+        (failure.image !== null && failure.image !== plan.image))
+    )
+      this.failures.delete(row.id);
     const failed = (reason: string) => {
-      this.failures.set(row.id, { specHash: plan.specHash, state: 'failed', reason, retryAt: Date.now() + RETRY_MS });
+      this.failures.set(row.id, {
+        specHash: plan.specHash,
+        image: null,
+        state: 'failed',
+        reason,
+        retryAt: Date.now() + RETRY_MS,
+      });
       this.observe(row.id, { ...base, image: plan.image, state: 'failed', reason });
     };
     const waiting = () => {
@@ -586,12 +609,24 @@ export class Reconciler implements RuntimeControl {
         const reason = err instanceof Error ? err.message : String(err);
         for (const [id, o] of this.observed)
           if (o.state === 'pulling' && o.image === image) {
-            this.failures.set(id, { specHash: '', state: 'failed', reason, retryAt: Date.now() + RETRY_MS });
+            this.failures.set(id, {
+              specHash: null,
+              image,
+              state: 'failed',
+              reason,
+              retryAt: Date.now() + PULL_RETRY_MS,
+            });
           }
         // The failure is kept for the deployment that asked even before it was observed as pulling.
         const f = this.failures.get(deploymentId);
         if (!f)
-          this.failures.set(deploymentId, { specHash: '', state: 'failed', reason, retryAt: Date.now() + RETRY_MS });
+          this.failures.set(deploymentId, {
+            specHash: null,
+            image,
+            state: 'failed',
+            reason,
+            retryAt: Date.now() + RETRY_MS,
+          });
         this.deps.log.warn({ image, error: reason }, 'image pull failed');
       } finally {
         this.pulls.delete(image);

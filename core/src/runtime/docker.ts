@@ -197,27 +197,53 @@ export class DockerRuntime implements Runtime {
       throw pullError(image, err, (e) => this.fail(e, `pulling ${image}`));
     }
     const layers = new Map<string, { current: number; total: number }>();
-    await new Promise<void>((resolve, reject) => {
-      this.streams.modem.followProgress(
-        stream,
-        (err: unknown, output: { error?: string; errorDetail?: { message?: string } }[]) => {
-          const failed = err ?? output?.find((o) => o.error || o.errorDetail);
-          if (failed) reject(pullError(image, failed, (e) => this.fail(e, `pulling ${image}`)));
-          else resolve();
-        },
-        (event: { id?: string; status?: string; progressDetail?: { current?: number; total?: number } }) => {
-          if (event.id && event.progressDetail?.total)
-            layers.set(event.id, { current: event.progressDetail.current ?? 0, total: event.progressDetail.total });
-          let current = 0;
-          let total = 0;
-          for (const l of layers.values()) {
-            current += l.current;
-            total += l.total;
-          }
-          onProgress({ status: event.status ?? 'pulling', current_bytes: current, total_bytes: total });
-        },
-      );
-    });
+    let failure: string | null = null;
+    const onLine = (line: string) => {
+      if (!line.trim()) return;
+      let event: {
+        id?: string;
+        status?: string;
+        error?: string;
+        errorDetail?: { message?: string };
+        progressDetail?: { current?: number; total?: number };
+      };
+      try {
+        event = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (event.error || event.errorDetail) {
+        failure = event.errorDetail?.message ?? event.error ?? 'pull failed';
+        return;
+      }
+      if (event.id && event.progressDetail?.total)
+        layers.set(event.id, { current: event.progressDetail.current ?? 0, total: event.progressDetail.total });
+      let current = 0;
+      let total = 0;
+      for (const l of layers.values()) {
+        current += l.current;
+        total += l.total;
+      }
+      onProgress({ status: event.status ?? 'pulling', current_bytes: current, total_bytes: total });
+    };
+    // Progress is JSON lines; Podman's last line (the error) has no newline: the rest is parsed at the end.
+    let buffered = '';
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        buffered += chunk.toString('utf8');
+        let at: number;
+        while ((at = buffered.indexOf('\n')) >= 0) {
+          onLine(buffered.slice(0, at));
+          buffered = buffered.slice(at + 1);
+        }
+      }
+      onLine(buffered);
+    } catch (err) {
+      throw pullError(image, err, (e) => this.fail(e, `pulling ${image}`));
+    }
+    if (failure !== null) throw pullError(image, { error: failure }, (e) => this.fail(e, `pulling ${image}`));
+    if (!(await this.hasImage(image)))
+      throw new RuntimeError('image_not_found', `image ${image} not found: the pull ended without it`);
   }
 
   async create(spec: ContainerSpec): Promise<string> {
@@ -334,24 +360,38 @@ export class DockerRuntime implements Runtime {
   async logs(id: string, opts: { tail: number; follow: boolean }): Promise<NodeJS.ReadableStream> {
     const client = opts.follow ? this.streams : this.docker;
     const container = client.getContainer(id);
-    let raw: NodeJS.ReadableStream | Buffer;
     let tty = false;
     try {
       tty = Boolean((await container.inspect()).Config.Tty);
-      raw = opts.follow
-        ? await container.logs({ follow: true, stdout: true, stderr: true, tail: opts.tail })
-        : await container.logs({ follow: false, stdout: true, stderr: true, tail: opts.tail });
     } catch (err) {
       this.fail(err, 'reading the logs');
     }
-    const source = Buffer.isBuffer(raw) ? Readable.from([raw]) : raw;
-    if (tty) return source;
-    // Without a TTY the engine multiplexes stdout and stderr in frames: one text stream out.
     const out = new PassThrough();
-    client.modem.demuxStream(source, out, out);
-    source.on('end', () => out.end());
-    source.on('error', (err) => out.destroy(err));
-    out.on('close', () => (source as Readable).destroy?.());
+    // Followed logs: an engine may answer only with the first line (Podman), so the text stream is returned
+    // at once and the engine's stream joins it when it opens.
+    const opened = (
+      opts.follow
+        ? container.logs({ follow: true, stdout: true, stderr: true, tail: opts.tail })
+        : container.logs({ follow: false, stdout: true, stderr: true, tail: opts.tail })
+    ).then((raw: NodeJS.ReadableStream | Buffer) => {
+      const source = Buffer.isBuffer(raw) ? Readable.from([raw]) : raw;
+      if (out.destroyed) return (source as Readable).destroy?.();
+      // Without a TTY the engine multiplexes stdout and stderr in frames: one text stream out.
+      if (tty) source.pipe(out);
+      else {
+        client.modem.demuxStream(source, out, out);
+        source.on('end', () => out.end());
+      }
+      source.on('error', (err) => out.destroy(err));
+      out.on('close', () => (source as Readable).destroy?.());
+    });
+    if (!opts.follow) {
+      try {
+        await opened;
+      } catch (err) {
+        this.fail(err, 'reading the logs');
+      }
+    } else opened.catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
     return out;
   }
 
