@@ -180,11 +180,15 @@ describe('the MCP loop', () => {
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).toEqual([
       'create_deployment',
+      'deployment_status',
       'get_template',
       'list_deployments',
       'list_secrets',
       'read_secret',
+      'restart_deployment',
       'search_templates',
+      'start_deployment',
+      'stop_deployment',
     ]);
 
     const hubList = await hubOk(hub.url, '/catalog/templates?limit=100', key.key);
