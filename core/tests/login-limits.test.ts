@@ -3,12 +3,14 @@
  * - per (username, client): one client's failures lock that client only; another client signs in;
  * - without trusted proxies X-Forwarded-For is ignored (a client cannot pick its own bucket);
  * - IPv6 clients are counted by their /64;
- * - many clients against one username: slowed, then a short lock with Retry-After.
+ * - many clients against one username: strange clients slowed (a growing wait), never an account-wide lock;
+ * - a client that signed in before (its device token) is neither locked nor slowed by other clients' failures,
+ *   and its token ends with the password or the user.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, limitKey } from '../src/auth/clientAddress';
 import { parseAddressList } from '@shared/ops';
-import { LOGIN_USERNAME_LOCK_AT, LOGIN_USERNAME_LOCK_SECONDS } from '../src/domain/sessions';
+import { LOGIN_SLOW_MAX_MS, LOGIN_SLOW_STEP_MS } from '../src/domain/sessions';
 import { ADMIN_PASSWORD, corePerCase, localUser, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
@@ -75,22 +77,111 @@ describe('behind a trusted proxy', () => {
     expect((await login(t, user.email, ADMIN_PASSWORD, '2001:db8:5:7::1')).status).toBe(200);
   });
 
-  it('many clients against one username: slowed, then locked briefly with Retry-After', async () => {
+  it('many clients against one username: a strange client is slowed, never locked out; nobody locks the account', async () => {
     const user = await localUser(t, admin, 'readonly', 'sprayed@example.test');
-    const attempts = Array.from({ length: LOGIN_USERNAME_LOCK_AT }, (_, i) => `192.0.2.${i + 1}`);
-    for (let i = 0; i < attempts.length; i += 10) {
+    // 30 failures from 6 addresses (5 each: every one of them reaches its own limit), then more from a 7th.
+    const flood = Array.from({ length: 30 }, (_, i) => `192.0.2.${Math.floor(i / 5) + 1}`);
+    for (let i = 0; i < flood.length; i += 10) {
       const batch = await Promise.all(
-        attempts.slice(i, i + 10).map((from) => login(t, user.email, 'wrong password!', from)),
+        flood.slice(i, i + 10).map((from) => login(t, user.email, 'wrong password!', from)),
       );
       expect(batch.map((r) => r.status)).toEqual(Array(batch.length).fill(401));
     }
-    const locked = await login(t, user.email, ADMIN_PASSWORD, '198.51.100.200');
-    expect(locked.status).toBe(429);
-    expect(locked.body.message).toMatch(/many addresses/);
-    const retry = Number(locked.headers.get('retry-after'));
-    expect(retry).toBeGreaterThan(0);
-    expect(retry).toBeLessThanOrEqual(LOGIN_USERNAME_LOCK_SECONDS);
+    expect((await login(t, user.email, 'wrong password!', '192.0.2.7')).status).toBe(401);
+    // The right password from a fresh address: admitted after a wait that grew with the failures, not a 429.
+    const started = performance.now();
+    const ok = await login(t, user.email, ADMIN_PASSWORD, '198.51.100.200');
+    const waited = performance.now() - started;
+    expect(ok.status).toBe(200);
+    expect(waited).toBeGreaterThanOrEqual(LOGIN_SLOW_MAX_MS - 50);
+    // Each flooding address is limited on its own (429 with Retry-After), whatever the password.
+    const limited = await login(t, user.email, ADMIN_PASSWORD, '192.0.2.1');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  }, 90_000);
+});
+
+describe('recognized devices (device tokens)', () => {
+  let t: TestCore;
+  let admin: string;
+  beforeAll(async () => {
+    ({ t, admin } = await core('127.0.0.1'));
+  });
+  const withDevice = (username: string, password: string, from: string, device_token: string) =>
+    t.call('POST', '/api/v1/auth/login', {
+      body: { username, password, device_token },
+      headers: { 'x-forwarded-for': from },
+    });
+  const lockAddress = async (username: string, from: string) => {
+    for (let i = 0; i < 5; i++) expect((await login(t, username, 'wrong password!', from)).status).toBe(401);
+    expect((await login(t, username, 'wrong password!', from)).status).toBe(429);
+  };
+
+  it('a client that signed in before is neither locked nor slowed by other clients’ failures, even behind the same address', async () => {
+    const user = await localUser(t, admin, 'readonly', 'known@example.test');
+    const first = await login(t, user.email, ADMIN_PASSWORD, '198.51.100.10');
+    expect(first.status).toBe(200);
+    const device = first.body.device_token as string;
+    expect(device).toEqual(expect.any(String));
+    // It is no access token.
+    expect((await t.call('GET', '/api/v1/auth/me', { token: device })).status).toBe(401);
+    // Strangers flood the username, some from the device's own address (a shared NAT).
+    const flood = Array.from({ length: 10 }, (_, i) => `192.0.2.${100 + Math.floor(i / 5)}`);
+    await Promise.all(flood.map((from) => login(t, user.email, 'wrong password!', from)));
+    await lockAddress(user.email, '198.51.100.10');
+    const started = performance.now();
+    const again = await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.10', device);
+    expect(again.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(LOGIN_SLOW_STEP_MS * 4);
+    expect(again.body.device_token).toEqual(expect.any(String));
+    // Without the token the same address is refused, and a forged or foreign token counts for nothing.
+    expect((await login(t, user.email, ADMIN_PASSWORD, '198.51.100.10')).status).toBe(429);
+    expect((await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.10', device.slice(0, -4) + 'AAAA')).status).toBe(
+      429,
+    );
+    const other = await localUser(t, admin, 'readonly', 'other-known@example.test');
+    const othersDevice = (await login(t, other.email, ADMIN_PASSWORD, '198.51.100.11')).body.device_token as string;
+    expect((await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.10', othersDevice)).status).toBe(429);
   }, 60_000);
+
+  it('a device has its own limit: five failures with its token lock that device only', async () => {
+    const user = await localUser(t, admin, 'readonly', 'own-limit@example.test');
+    const device = (await login(t, user.email, ADMIN_PASSWORD, '198.51.100.20')).body.device_token as string;
+    for (let i = 0; i < 5; i++)
+      expect((await withDevice(user.email, 'wrong password!', '198.51.100.20', device)).status).toBe(401);
+    const locked = await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.20', device);
+    expect(locked.status).toBe(429);
+    expect(locked.body.message).toMatch(/from this device/);
+    // The same address without the token is another client.
+    expect((await login(t, user.email, ADMIN_PASSWORD, '198.51.100.20')).status).toBe(200);
+  });
+
+  it('a device token ends when the password changes or the user is deleted', async () => {
+    const user = await localUser(t, admin, 'readonly', 'changes@example.test');
+    const device = (await login(t, user.email, ADMIN_PASSWORD, '198.51.100.30')).body.device_token as string;
+    await lockAddress(user.email, '198.51.100.30');
+    expect((await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.30', device)).status).toBe(200);
+
+    const NEW = 'a brand new password for this user';
+    const changed = await t.call('PUT', `/api/v1/users/${user.id}`, { token: admin, body: { password: NEW } });
+    expect(changed.status).toBe(200);
+    // The address is still limited for strangers, and the old token makes this client one of them.
+    expect((await login(t, user.email, NEW, '198.51.100.30')).status).toBe(429);
+    expect((await withDevice(user.email, NEW, '198.51.100.30', device)).status).toBe(429);
+
+    // Deleted and created again with the same address: a new user, the old token is nothing to it.
+    const fresh = (await login(t, user.email, NEW, '198.51.100.31')).body.device_token as string;
+    expect((await t.call('DELETE', `/api/v1/users/${user.id}`, { token: admin })).status).toBe(204);
+    const again = await localUser(t, admin, 'readonly', user.email);
+    await lockAddress(again.email, '198.51.100.31');
+    expect((await withDevice(again.email, ADMIN_PASSWORD, '198.51.100.31', fresh)).status).toBe(429);
+  });
+
+  it('the temporary admin’s device token works the same way', async () => {
+    const device = (await login(t, TEMP.username, TEMP.password, '198.51.100.40')).body.device_token as string;
+    await lockAddress(TEMP.username, '198.51.100.40');
+    expect((await withDevice(TEMP.username, TEMP.password, '198.51.100.40', device)).status).toBe(200);
+  });
 });
 
 describe('exposed directly (no trusted proxies)', () => {

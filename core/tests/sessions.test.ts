@@ -31,6 +31,7 @@ describe('login', () => {
       token_type: 'Bearer',
       expires_in: 900,
       user: { id: u.id, email: 'Reader@Example.test', name: '', role: 'readonly', kind: 'local' },
+      device_token: expect.any(String),
     });
     expect(res.headers.get('x-core-warning')).toBeNull();
   });

@@ -1,6 +1,7 @@
 /**
- * Core's own sessions, for local users and the temporary admin: login with a brute-force limit,
- * short-lived ES256 access tokens, opaque refresh tokens rotated on use with reuse detection.
+ * Core's own sessions, for local users and the temporary admin: login with brute-force limits per client (a
+ * device token makes a client that signed in before a recognized one), short-lived ES256 access tokens, opaque
+ * refresh tokens rotated on use with reuse detection.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, count, eq, isNull, lt, min, sql } from 'drizzle-orm';
@@ -18,13 +19,14 @@ const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
-/** Failures for one username from any address: from SLOW_FROM on each attempt waits, at LOCK_AT the username locks briefly. */
+/** Failures for one username from any client: from SLOW_FROM on, each attempt of a strange client waits longer. */
 export const LOGIN_USERNAME_SLOW_FROM = 10;
-export const LOGIN_USERNAME_LOCK_AT = 30;
-export const LOGIN_USERNAME_LOCK_SECONDS = 60;
-const SLOW_STEP_MS = 250;
-const SLOW_MAX_MS = 3_000;
+export const LOGIN_SLOW_STEP_MS = 250;
+export const LOGIN_SLOW_MAX_MS = 5_000;
 const AUDIENCE = 'core-api';
+/** A device token's audience: never an access token, and an access token is never a device token. */
+const DEVICE_AUDIENCE = 'core-device';
+const DEVICE_TOKEN_DAYS = 180;
 
 export interface SessionDeps {
   config: Pick<CoreConfig, 'url' | 'temporaryAdmin'>;
@@ -41,6 +43,13 @@ type SessionSubject = { kind: 'local'; user: UserRow } | { kind: 'temporary_admi
  */
 const temporaryAdminFingerprint = (sealer: Sealer, t: { username: string; password: string }) =>
   sealer.mac('temporary_admin', `${t.username}\0${t.password}`);
+
+/**
+ * Ties a device token to the user's current password: a new password (any new hash: each has its own salt) ends
+ * every device token issued before it. Keyed, so that the claim does not reveal anything about the hash.
+ */
+const passwordFingerprint = (sealer: Sealer, user: UserRow) =>
+  sealer.mac('device_password', `${user.id}\0${user.passwordHash ?? ''}`);
 
 function sessionUser(subject: SessionSubject) {
   return subject.kind === 'local'
@@ -96,6 +105,66 @@ async function issueSession(deps: SessionDeps, subject: SessionSubject, familyId
 
 export type Session = Awaited<ReturnType<typeof issueSession>>;
 
+/**
+ * A device token: what a client that signed in keeps (the web frontend in localStorage) and sends with its next
+ * sign-in, so that failures of other clients for the same username neither slow it down nor lock it out. Signed
+ * with the session key for one subject and one device, bound to the subject's current credential (the password's
+ * fingerprint, or the temporary admin's): a changed password, a deleted user or changed temporary-admin variables
+ * end it. It grants nothing by itself: the password is still checked.
+ */
+async function issueDeviceToken(deps: SessionDeps, subject: SessionSubject, deviceId: string) {
+  const binding =
+    subject.kind === 'local'
+      ? { kind: 'local', pwf: passwordFingerprint(deps.sealer, subject.user) }
+      : { kind: 'temporary_admin', tav: temporaryAdminFingerprint(deps.sealer, deps.config.temporaryAdmin!) };
+  return new SignJWT({ ...binding, dev: deviceId })
+    .setProtectedHeader({ alg: 'ES256', kid: deps.signingKey.kid, typ: 'device+jwt' })
+    .setIssuer(deps.config.url)
+    .setAudience(DEVICE_AUDIENCE)
+    .setSubject(subject.kind === 'local' ? subject.user.id : subject.username)
+    .setIssuedAt()
+    .setExpirationTime(`${DEVICE_TOKEN_DAYS}d`)
+    .sign(deps.signingKey.privateKey);
+}
+
+/**
+ * The device id of a device token that is valid for this sign-in's username today, or null (then the client is a
+ * strange one: no error, the token is only ignored). `user` is the local user the username names, if any.
+ */
+async function recognizedDevice(
+  deps: SessionDeps,
+  token: string,
+  username: string,
+  user: UserRow | undefined,
+): Promise<string | null> {
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, deps.signingKey.publicKey, {
+      issuer: deps.config.url,
+      audience: DEVICE_AUDIENCE,
+      algorithms: ['ES256'],
+      typ: 'device+jwt',
+    }));
+  } catch {
+    return null;
+  }
+  if (typeof payload.dev !== 'string') return null;
+  const temporary = deps.config.temporaryAdmin;
+  if (temporary && username === temporary.username) {
+    const ok =
+      payload.kind === 'temporary_admin' &&
+      payload.sub === temporary.username &&
+      payload.tav === temporaryAdminFingerprint(deps.sealer, temporary);
+    return ok ? payload.dev : null;
+  }
+  const ok =
+    payload.kind === 'local' &&
+    user !== undefined &&
+    payload.sub === user.id &&
+    payload.pwf === passwordFingerprint(deps.sealer, user);
+  return ok ? payload.dev : null;
+}
+
 function sameSecret(a: string, b: string) {
   return timingSafeEqual(Buffer.from(sha256(a), 'hex'), Buffer.from(sha256(b), 'hex'));
 }
@@ -110,20 +179,21 @@ function rateLimited(message: string, oldest: Date | string | null | undefined) 
 }
 
 /**
- * Counts this attempt against (username, client) and refuses the 6th within the window, even a right
- * one. Counted before the password is checked, under a lock per key, so that parallel attempts cannot
- * slip past the limit. The client is the address behind trusted proxies (IPv6 by /64), so one client's
- * failures never lock out another. One client trying many usernames (password spraying) meets a wider
- * limit (50). Many clients trying one username: from the 10th failure within the window each attempt
- * for it waits (250 ms more per failure, at most 3 s), and from the 30th it locks for 60 s after the
- * latest failure (Retry-After) — a short lock, so that nobody can lock an account out for long.
+ * Counts this attempt against (username, client) and refuses the 6th within the window, even a right one (429 with
+ * Retry-After). Counted before the password is checked, under a lock per key, so that parallel attempts cannot
+ * slip past the limit. The client is a recognized device (a valid device token for this username) or else the
+ * address behind trusted proxies (IPv6 by /64), so one client's failures never lock out another. One address
+ * trying many usernames (password spraying) meets a wider limit (50). Nothing locks a username for everyone:
+ * many clients against one username only slow down the strange ones — from the 10th failure within the window
+ * each of their attempts waits 250 ms more per failure, at most 5 s — while a recognized device is not slowed.
  */
-async function admitAttempt(db: Db, username: string, address: string) {
-  const key = and(eq(loginFailures.username, username), eq(loginFailures.address, address));
+async function admitAttempt(db: Db, username: string, client: { address: string; device: string | null }) {
+  const clientKey = client.device ? `device:${client.device}` : client.address;
+  const key = and(eq(loginFailures.username, username), eq(loginFailures.address, clientKey));
   const windowStart = new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000);
   let delayMs = 0;
   await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(['login', username, address])}))`);
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(['login', username, clientKey])}))`);
     await tx.delete(loginFailures).where(lt(loginFailures.at, windowStart)); // keeps the table to one window
     const [forKey] = await tx
       .select({ n: count(), oldest: min(loginFailures.at) })
@@ -131,69 +201,68 @@ async function admitAttempt(db: Db, username: string, address: string) {
       .where(key);
     if ((forKey?.n ?? 0) >= LOGIN_MAX_FAILURES) {
       throw rateLimited(
-        'too many failed sign-ins for this username from this address; try again later',
+        `too many failed sign-ins for this username from this ${client.device ? 'device' : 'address'}; try again later`,
         forKey?.oldest,
       );
     }
-    const [forAddress] = await tx
-      .select({ n: count(), oldest: min(loginFailures.at) })
-      .from(loginFailures)
-      .where(eq(loginFailures.address, address));
-    if ((forAddress?.n ?? 0) >= LOGIN_MAX_FAILURES_PER_ADDRESS) {
-      throw rateLimited('too many failed sign-ins from this address; try again later', forAddress?.oldest);
-    }
-    const [forUsername] = await tx
-      .select({ n: count(), latest: sql<Date | string | null>`max(${loginFailures.at})` })
-      .from(loginFailures)
-      .where(eq(loginFailures.username, username));
-    const failures = forUsername?.n ?? 0;
-    if (failures >= LOGIN_USERNAME_LOCK_AT && forUsername?.latest) {
-      const unlockAt = new Date(forUsername.latest).getTime() + LOGIN_USERNAME_LOCK_SECONDS * 1000;
-      if (unlockAt > Date.now()) {
-        throw new CoreError(
-          'rate_limited',
-          'too many failed sign-ins for this username from many addresses; try again in a minute',
-          {
-            retryAfterSeconds: Math.max(1, Math.ceil((unlockAt - Date.now()) / 1000)),
-          },
-        );
+    if (!client.device) {
+      const [forAddress] = await tx
+        .select({ n: count(), oldest: min(loginFailures.at) })
+        .from(loginFailures)
+        .where(eq(loginFailures.address, client.address));
+      if ((forAddress?.n ?? 0) >= LOGIN_MAX_FAILURES_PER_ADDRESS) {
+        throw rateLimited('too many failed sign-ins from this address; try again later', forAddress?.oldest);
       }
+      const [forUsername] = await tx
+        .select({ n: count() })
+        .from(loginFailures)
+        .where(eq(loginFailures.username, username));
+      const failures = forUsername?.n ?? 0;
+      delayMs =
+        failures >= LOGIN_USERNAME_SLOW_FROM
+          ? Math.min(LOGIN_SLOW_MAX_MS, (failures - LOGIN_USERNAME_SLOW_FROM + 1) * LOGIN_SLOW_STEP_MS)
+          : 0;
     }
-    await tx.insert(loginFailures).values({ username, address });
-    delayMs =
-      failures >= LOGIN_USERNAME_SLOW_FROM
-        ? Math.min(SLOW_MAX_MS, (failures - LOGIN_USERNAME_SLOW_FROM + 1) * SLOW_STEP_MS)
-        : 0;
+    await tx.insert(loginFailures).values({ username, address: clientKey });
   });
   // Slowing outside the transaction (and its lock): a waiting attempt holds nothing.
   if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   return {
-    /** A successful sign-in clears the count. */
+    /** A successful sign-in clears this client's count (its device's, or its address's: not both). */
     succeeded: () => db.delete(loginFailures).where(key),
   };
 }
 
+export type LoginSession = Session & { device_token: string };
+
+/**
+ * Signs in with a password. `deviceToken` is the one this client got at its last sign-in: valid for this username,
+ * it makes the client a recognized device (its own limit; other clients' failures do not touch it).
+ */
 export async function login(
   deps: SessionDeps,
-  input: { username: string; password: string; address: string },
-): Promise<Session> {
-  const attempt = await admitAttempt(deps.db, input.username.toLowerCase(), input.address);
+  input: { username: string; password: string; address: string; deviceToken?: string },
+): Promise<LoginSession> {
   const temporary = deps.config.temporaryAdmin;
+  const isTemporary = !!temporary && input.username === temporary.username;
+  const user = isTemporary ? undefined : await findLocalUserByEmail(deps.db, input.username);
+  const device = input.deviceToken ? await recognizedDevice(deps, input.deviceToken, input.username, user) : null;
+  const attempt = await admitAttempt(deps.db, input.username.toLowerCase(), { address: input.address, device });
   let subject: SessionSubject | null = null;
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  if (temporary && input.username === temporary.username) {
+  if (temporary && isTemporary) {
     // The same hashing cost as a local user's check, so that timing does not reveal this username.
     await verifyPassword(await dummyHash, input.password);
     if (sameSecret(input.password, temporary.password))
       subject = { kind: 'temporary_admin', username: temporary.username };
   } else {
-    const user = await findLocalUserByEmail(deps.db, input.username);
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
     if (user && ok) subject = { kind: 'local', user };
   }
   if (!subject) throw unauthorized('invalid username or password');
   await attempt.succeeded();
-  return issueSession(deps, subject);
+  const session = await issueSession(deps, subject);
+  return { ...session, device_token: await issueDeviceToken(deps, subject, device ?? crypto.randomUUID()) };
 }
 
 async function revokeFamily(db: Db, familyId: string) {

@@ -91,8 +91,33 @@ export function getAuthConfig(): Promise<AuthConfig> {
   return request<AuthConfig>('GET', '/auth/config');
 }
 
+/**
+ * Device tokens, one per username signed in with a password in this browser (localStorage: they outlive the tab).
+ * Sent with the next sign-in, it makes this browser a known client to Core: failures of other clients for the
+ * same username then neither lock nor slow it. It grants nothing without the password.
+ */
+const DEVICES_KEY = 'core.devices';
+
+function deviceTokens(): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(DEVICES_KEY) ?? '{}');
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export async function signInLocal(username: string, password: string) {
-  const res = await request<LoginResponse>('POST', '/auth/login', { body: { username, password } });
+  const key = username.toLowerCase();
+  const device_token = deviceTokens()[key];
+  const res = await request<LoginResponse>('POST', '/auth/login', {
+    body: device_token ? { username, password, device_token } : { username, password },
+  });
+  try {
+    localStorage.setItem(DEVICES_KEY, JSON.stringify({ ...deviceTokens(), [key]: res.device_token }));
+  } catch {
+    /* storage full or disabled: this browser stays a strange client */
+  }
   update({ session: sessionFrom('local', res), notice: null, warning: null });
 }
 

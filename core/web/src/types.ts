@@ -22,6 +22,8 @@ export interface LoginResponse {
   token_type: 'Bearer';
   expires_in: number;
   user: { id: string | null; email: string; name: string; role: Role; kind: 'local' | 'temporary_admin' };
+  /** Only from a sign-in with a password: kept per username and sent with the next one (session.ts). */
+  device_token?: string;
 }
 
 export interface Me {

@@ -18,4 +18,12 @@ export const SessionSchema = z
   })
   .openapi('Session');
 
+export const LoginSessionSchema = SessionSchema.extend({
+  device_token: z.string().openapi({
+    description:
+      'Keep it (the web frontend: localStorage) and send it with the next sign-in as device_token: this client is then recognized. ' +
+      'It grants nothing by itself and ends when the password changes or the user is deleted',
+  }),
+}).openapi('LoginSession');
+
 export const RefreshSchema = z.strictObject({ refresh_token: z.string().min(1).max(512) }).openapi('RefreshRequest');
