@@ -21,6 +21,8 @@ const route = createRoute({
   method: 'post',
   path: '/api/v1/deployments',
   tags: ['deployments'],
+  operationId: 'createDeployment',
+  summary: 'Create a deployment',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { body: jsonBody(CreateSchema) },

@@ -17,6 +17,8 @@ const route = createRoute({
   method: 'delete',
   path: '/api/v1/deployments/{id}',
   tags: ['deployments'],
+  operationId: 'deleteDeployment',
+  summary: 'Delete a deployment',
   security: BEARER,
   description:
     'Admin. Removes the deployment and its containers. Its named volumes are kept unless volumes=true (503 when the engine is unreachable then).',

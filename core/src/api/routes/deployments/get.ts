@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/deployments/{id}',
   tags: ['deployments'],
+  operationId: 'getDeployment',
+  summary: 'Get a deployment',
   security: BEARER,
   request: { params: IdParamSchema },
   responses: { 200: json(DeploymentSchema, 'One deployment'), ...errors(401, 404) },

@@ -10,6 +10,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/deployments',
   tags: ['deployments'],
+  operationId: 'listDeployments',
+  summary: 'List the deployments',
   security: BEARER,
   request: { query: PageQuerySchema },
   responses: {

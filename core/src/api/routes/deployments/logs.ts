@@ -22,6 +22,8 @@ const route = createRoute({
   method: 'get',
   path: '/api/v1/deployments/{id}/logs',
   tags: ['deployments'],
+  operationId: 'getDeploymentLogs',
+  summary: 'Read the logs of a deployment',
   security: BEARER,
   description:
     'ADMIN ONLY: a process can print its own secrets (a password it was given, a connection string), so readonly callers ' +

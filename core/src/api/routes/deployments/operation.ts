@@ -9,8 +9,16 @@ import { actor, caller, requireAdmin, type Router } from '../../hono';
 import { BEARER, errors, IdParamSchema, json } from '../../schemas';
 import { DeploymentSchema } from './schemas';
 
+/** Each operation's operationId (verb + noun) and summary in Core's OpenAPI document. */
+const OPERATIONS = {
+  start: { operationId: 'startDeployment', summary: 'Start a deployment' },
+  stop: { operationId: 'stopDeployment', summary: 'Stop a deployment' },
+  restart: { operationId: 'restartDeployment', summary: 'Restart a deployment' },
+  'apply-update': { operationId: 'applyDeploymentUpdate', summary: 'Apply the template update to a deployment' },
+};
+
 export function operationRoute(
-  name: string,
+  name: keyof typeof OPERATIONS,
   description: string,
   run: (db: Db, id: string, actor: Actor) => Promise<Deployment>,
 ) {
@@ -18,6 +26,7 @@ export function operationRoute(
     method: 'post',
     path: `/api/v1/deployments/{id}/${name}`,
     tags: ['deployments'],
+    ...OPERATIONS[name],
     security: BEARER,
     description,
     middleware: [requireAdmin()] as const,

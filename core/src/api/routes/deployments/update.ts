@@ -22,6 +22,8 @@ const route = createRoute({
   method: 'put',
   path: '/api/v1/deployments/{id}',
   tags: ['deployments'],
+  operationId: 'updateDeployment',
+  summary: 'Update a deployment',
   security: BEARER,
   middleware: [requireAdmin()] as const,
   request: { params: IdParamSchema, body: jsonBody(UpdateSchema) },
