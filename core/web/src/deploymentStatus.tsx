@@ -1,4 +1,5 @@
 /** A deployment's observed state as a badge and in words (the list and the deployment page share them). */
+import { useEffect, useState } from 'react';
 import type { Deployment, Observed, ObservedState } from './hub';
 
 type Tone = 'ok' | 'busy' | 'warn' | 'bad' | 'idle';
@@ -101,4 +102,14 @@ export function ago(iso: string | null, now = Date.now()): string {
 
 export function megabytes(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(bytes < 10_000_000 ? 1 : 0)} MB`;
+}
+
+/** The time, renewed every `ms`: "since 3 minutes ago" keeps true while the deployment's data stays the same. */
+export function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
 }

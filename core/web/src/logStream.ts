@@ -9,6 +9,8 @@ export interface LogOptions {
   tail: number;
   follow: boolean;
   signal: AbortSignal;
+  /** Core accepted: the stream is open (a quiet container may print nothing for a long time). */
+  onOpen?: () => void;
   /** Each decoded piece of text, as it arrives. */
   onText: (text: string) => void;
 }
@@ -51,6 +53,7 @@ export async function streamLogs(deploymentId: string, opts: LogOptions): Promis
     res = await open(url, opts.signal);
   }
   if (!res.ok) throw await failure(res);
+  opts.onOpen?.();
   if (!res.body) {
     opts.onText((await res.text()).replace(ANSI, ''));
     return;

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { core } from '../api';
-import { ago, megabytes, portUrl, pullPercent, StateBadge, stateReason } from '../deploymentStatus';
+import { ago, megabytes, portUrl, pullPercent, StateBadge, stateReason, useNow } from '../deploymentStatus';
 import { ErrorNotice, errorMessage, formatDate, ListTable, PageHeading, useMe } from '../components';
 import { ApiError } from '../http';
 import { hub, type Deployment, type DeploymentOperation } from '../hub';
@@ -82,6 +82,7 @@ export function DeploymentPage({ params }: { params: { id: string } }) {
 function Status({ deployment: dep, isAdmin }: { deployment: Deployment; isAdmin: boolean }) {
   const o = dep.observed;
   const percent = pullPercent(o);
+  const now = useNow(10_000);
   // The catalog's current version, to name what an update would deploy.
   const current = useQuery({
     queryKey: ['template', dep.template_slug],
@@ -128,7 +129,7 @@ function Status({ deployment: dep, isAdmin }: { deployment: Deployment; isAdmin:
         <dd>
           {o.since ? (
             <time dateTime={o.since} title={formatDate(o.since)}>
-              {formatDate(o.since)} ({ago(o.since)})
+              {formatDate(o.since)} ({ago(o.since, now)})
             </time>
           ) : (
             '—'
@@ -349,6 +350,8 @@ function Events({ deployment: dep }: { deployment: Deployment }) {
 /** Core gives at most the last 10,000 lines. */
 const TAILS = [100, 500, 2000, 10_000] as const;
 type Tail = (typeof TAILS)[number];
+/** How long a follower waits before asking for the logs of a container that runs again. */
+const RECONNECT_MS = 3_000;
 /** What the page keeps of a long-running stream (the newest part). */
 const KEEP_CHARS = 400_000;
 
@@ -366,25 +369,45 @@ function Logs({ deployment: dep }: { deployment: Deployment }) {
 
   useEffect(() => {
     const ctl = new AbortController();
-    setText('');
+    // The lines shown stay until the new answer's first piece replaces them (no flash on a reconnect).
+    let fresh = true;
     setStream({ phase: 'connecting' });
     streamLogs(dep.id, {
       tail,
       follow,
       signal: ctl.signal,
+      onOpen: () => setStream({ phase: 'streaming' }),
       onText: (chunk) => {
-        setStream((s) => (s.phase === 'streaming' ? s : { phase: 'streaming' }));
+        const replace = fresh;
+        fresh = false;
         setText((t) => {
-          const next = t + chunk;
+          const next = replace ? chunk : t + chunk;
           return next.length > KEEP_CHARS ? next.slice(next.indexOf('\n', next.length - KEEP_CHARS) + 1) : next;
         });
       },
     }).then(
-      () => !ctl.signal.aborted && setStream({ phase: 'ended' }),
+      () => {
+        if (ctl.signal.aborted) return;
+        if (fresh) setText('');
+        setStream({ phase: 'ended' });
+      },
       (error: unknown) => !ctl.signal.aborted && setStream({ phase: 'failed', error }),
     );
     return () => ctl.abort();
   }, [dep.id, tail, follow, attempt]);
+
+  // Another deployment's lines never show under this one's name.
+  useEffect(() => setText(''), [dep.id]);
+
+  // Following: a stream that ended or failed comes back once a container runs (after a restart, a replacement, a
+  // pull that finished), a few seconds later rather than at once, so a container that keeps exiting is not hammered.
+  const running = dep.observed.state === 'running';
+  const settled = stream.phase === 'ended' || stream.phase === 'failed';
+  useEffect(() => {
+    if (!follow || !running || !settled) return;
+    const timer = setTimeout(() => setAttempt((n) => n + 1), RECONNECT_MS);
+    return () => clearTimeout(timer);
+  }, [follow, running, settled]);
 
   // Keep the newest line in view while the reader has not scrolled up.
   useLayoutEffect(() => {
@@ -401,7 +424,9 @@ function Logs({ deployment: dep }: { deployment: Deployment }) {
           : 'Loaded.'
         : stream.phase === 'ended'
           ? follow
-            ? 'The stream ended (the container stopped or was replaced).'
+            ? running
+              ? 'The stream ended (the container restarted or was replaced): reconnecting…'
+              : 'The stream ended: the container is not running. It resumes when the container runs again.'
             : 'Loaded.'
           : '';
   return (
@@ -426,7 +451,12 @@ function Logs({ deployment: dep }: { deployment: Deployment }) {
         </div>
       </div>
       <p className="muted">Only admins see logs: a process can print its secrets.</p>
-      {stream.phase === 'failed' ? (
+      {stream.phase === 'failed' && stream.error instanceof ApiError && stream.error.status === 409 ? (
+        // No container yet (pending, pulling, failed before it was created): a fact about the deployment, not an error.
+        <p className="muted" role="status">
+          No logs yet: there is no container yet (its state is above). They appear once it runs.
+        </p>
+      ) : stream.phase === 'failed' ? (
         <ErrorNotice error={stream.error} />
       ) : (
         <p className="muted" role="status">
