@@ -5808,7 +5808,7 @@ export interface operations {
                     version?: string | null;
                     /** @description Where the instance is reached (http or https, at most 2,048 characters) */
                     base_url?: string | null;
-                    /** @description The instance’s MCP endpoint URL, used by the Hub MCP proxy (http or https, at most 2,048 characters) */
+                    /** @description The instance’s MCP endpoint URL, used by the Hub MCP proxy (https, or http on a loopback host unless the Hub allows it; at most 2,048 characters). A change of a registered URL is audited and shown to the organization’s admins. */
                     mcp_url?: string | null;
                     /** @description The instance’s own host name */
                     hostname?: string | null;
