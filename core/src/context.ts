@@ -16,6 +16,7 @@ import { HubConnection } from './hub/connection';
 import { CatalogSync } from './hub/sync';
 import { Reconciler, runtimeInstanceId } from './domain/reconciler';
 import { DockerRuntime } from './runtime/docker';
+import { meteredRuntime } from './runtime/metered';
 import type { Runtime } from './runtime/runtime';
 
 export interface CoreContext {
@@ -131,7 +132,8 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
 async function chooseRuntime(config: CoreConfig, log: Logger): Promise<Runtime | null> {
   const settings = config.runtime;
   if (settings.mode === 'none') return null;
-  const runtime = new DockerRuntime(settings);
+  // Counted at the one door to the engine (core_engine_calls_total / _errors_total in /metrics).
+  const runtime = meteredRuntime(new DockerRuntime(settings));
   if (settings.mode === 'docker') return runtime;
   try {
     await Promise.race([

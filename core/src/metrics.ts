@@ -1,7 +1,8 @@
 /**
  * Core's Prometheus metrics (prom-client), served at GET /metrics behind CORE_METRICS_TOKEN (off without it):
  * requests by route class and status with latency, and the Hub catalog sync — how long since the copy was
- * last confirmed current (the sync lag), the last sync's result, syncs by result.
+ * last confirmed current (the sync lag), the last sync's result, syncs by result; the container engine — its
+ * state, deployments by observed state, reconcile passes and their duration, engine calls and errors.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -56,7 +57,56 @@ function create() {
       for (const r of OUTCOMES) this.set({ result: r }, state.lastResult === r ? 1 : 0);
     },
   });
-  return { registry, requests, duration, syncs, state };
+  const passes = new Counter({
+    name: 'core_reconcile_passes_total',
+    help: 'Reconciler passes, by result (ok; standby: another Core process acts on the engine; engine_down; error)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const passDuration = new Histogram({
+    name: 'core_reconcile_pass_duration_seconds',
+    help: 'Time of a reconciler pass (Core and engine time together)',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const engineCalls = new Counter({
+    name: 'core_engine_calls_total',
+    help: 'Calls to the container engine, by call (list, inspect, create, start, ...)',
+    labelNames: ['call'] as const,
+    registers: [registry],
+  });
+  const engineErrors = new Counter({
+    name: 'core_engine_errors_total',
+    help: 'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
+    labelNames: ['call', 'kind'] as const,
+    registers: [registry],
+  });
+  // Set from the database when /metrics is scraped (setRuntimeState): every Core process reports the same.
+  const deployments = new Gauge({
+    name: 'core_deployments',
+    help: 'Deployments by observed state (all unknown while the engine is down or absent)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
+  const engine = new Gauge({
+    name: 'core_engine_state',
+    help: 'The container engine as this process sees it (1 for the state it is in: up, down, none)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    requests,
+    duration,
+    syncs,
+    state,
+    passes,
+    passDuration,
+    engineCalls,
+    engineErrors,
+    deployments,
+    engine,
+  };
 }
 
 const m = ((globalThis as { __coreMetrics?: ReturnType<typeof create> }).__coreMetrics ??= create());
@@ -81,4 +131,31 @@ export function observeRequest(path: string, status: number, durationMs: number)
   const route = routeClass(path);
   m.requests.labels(route, String(status)).inc();
   m.duration.labels(route).observe(durationMs / 1000);
+}
+
+export type PassResult = 'ok' | 'standby' | 'engine_down' | 'error';
+
+export function recordReconcilePass(result: PassResult, durationMs: number): void {
+  m.passes.labels(result).inc();
+  m.passDuration.observe(durationMs / 1000);
+}
+
+/** One call to the engine (runtime/metered.ts), and its failure's kind when it failed. */
+export function recordEngineCall(call: string, errorKind?: string): void {
+  m.engineCalls.labels(call).inc();
+  if (errorKind) m.engineErrors.labels(call, errorKind).inc();
+}
+
+/** Calls to the engine so far, by call (the runtime bench counts a pass's calls with it). */
+export async function engineCallCounts(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const v of (await m.engineCalls.get()).values) counts[String(v.labels.call)] = v.value;
+  return counts;
+}
+
+/** The engine's state and the deployments by observed state, as /metrics is about to answer. */
+export function setRuntimeState(engine: 'up' | 'down' | 'none', byState: Record<string, number>): void {
+  for (const s of ['up', 'down', 'none'] as const) m.engine.set({ state: s }, engine === s ? 1 : 0);
+  m.deployments.reset();
+  for (const [state, n] of Object.entries(byState)) m.deployments.set({ state }, n);
 }

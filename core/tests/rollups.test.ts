@@ -136,7 +136,8 @@ it('the overview reads the rollups, never the raw tables, and shows the same num
   expect(o.mcp_calls.days.at(-1)).toMatchObject({ ok: 15, refused: 15, error: 15 });
   expect(o.hub).toEqual({ configured: false });
   expect(o.catalog).toEqual({ templates: 0 });
-  expect(o.deployments).toEqual({ total: 0, by_status: { ok: 0, template_missing: 0 } });
+  expect(o.deployments).toMatchObject({ total: 0, by_status: { ok: 0, template_missing: 0 } });
+  expect(Object.values(o.deployments.by_observed_state)).toEqual(Array(10).fill(0));
   expect(o.recent_activity[0]).toMatchObject({ action: 'secret.create', target: { name: 'api-key' } });
 
   expect((await env.t.call('GET', '/api/v1/overview?days=401', { token: env.admin })).status).toBe(400);

@@ -19,7 +19,8 @@ import { ensureRequestIdHeader, requestIdOf } from './requestId';
 import { securityHeaders } from './securityHeaders';
 import { newRouter } from './hono';
 import { registerRoutes } from './routes';
-import { coreMetricsRegistry, observeRequest } from '../metrics';
+import { coreMetricsRegistry, observeRequest, setRuntimeState } from '../metrics';
+import { deploymentsByObservedState } from '../domain/deployments';
 
 const BODY_LIMIT = 256 * 1024;
 const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -83,6 +84,9 @@ export function buildApp(core: CoreContext) {
     if (!timingSafeEqual(digest(given), digest(token))) {
       throw new TransportError('UNAUTHORIZED', 'send Authorization: Bearer <CORE_METRICS_TOKEN>');
     }
+    // Deployments by observed state and the engine, read as scraped (a database down leaves the last values).
+    const runtime = await deploymentsByObservedState(core.db).catch(() => null);
+    if (runtime) setRuntimeState(runtime.engine.state, runtime.by_state);
     return c.body(await coreMetricsRegistry.metrics(), 200, {
       'content-type': coreMetricsRegistry.contentType,
       'cache-control': 'no-store',
@@ -91,7 +95,13 @@ export function buildApp(core: CoreContext) {
   app.get('/readyz', async (c) => {
     try {
       await core.database.ping();
-      return c.json({ status: 'ready', database: core.database.kind });
+      // The engine is reported, never judged: Core's own API serves (desired state, 503s naming the engine) without it.
+      const engine = core.reconciler.engine();
+      return c.json({
+        status: 'ready',
+        database: core.database.kind,
+        engine: { ...engine, since: engine.since.toISOString() },
+      });
     } catch (err) {
       return errorResponse(err, c, core.log);
     }

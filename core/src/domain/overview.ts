@@ -5,6 +5,7 @@
 import { count, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { catalogTemplates, deployments, machineTokens } from '../db/schema';
+import { deploymentsByObservedState } from './deployments';
 import { lastDays, usageSince } from './usage';
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
@@ -20,6 +21,15 @@ export async function deploymentsByStatus(db: Db) {
   const ok = rows.find((r) => r.present)?.n ?? 0;
   const missing = rows.find((r) => !r.present)?.n ?? 0;
   return { total: ok + missing, by_status: { ok, template_missing: missing } };
+}
+
+/**
+ * The overview's deployments: per status (template present or missing) and per observed state, with the engine
+ * (up, down since when and why, or none): Core's own API stays up while the engine is down, and says so here.
+ */
+export async function deploymentsOverview(db: Db) {
+  const [byStatus, observed] = await Promise.all([deploymentsByStatus(db), deploymentsByObservedState(db)]);
+  return { deployments: { ...byStatus, by_observed_state: observed.by_state }, engine: observed.engine };
 }
 
 /** Machine-token requests per day and status class, and per token, over the last `days` days. */
