@@ -14,7 +14,7 @@ import { rotateMasterSecret } from './domain/crypto';
 import { CLI_ACTOR } from './domain/activity';
 import { createMachineToken } from './domain/machineTokens';
 import { parseRole, type Role } from './domain/roles';
-import { checkPassword, createLocalUser } from './domain/users';
+import { checkPassword, createLocalUser, findLocalUserByEmail, updateUser } from './domain/users';
 import { startServer } from './http/server';
 import { createCoreLogger, type Logger } from './log';
 
@@ -138,9 +138,8 @@ function coreCli(): Command {
       );
     });
 
-  program
-    .command('user')
-    .description('manage local users')
+  const userCommand = program.command('user').description('manage local users');
+  userCommand
     .command('create')
     .description('create a local user; the password (at least 12 characters) is read from stdin')
     .requiredOption('--email <email>', 'the address the person signs in with', email)
@@ -158,6 +157,28 @@ function coreCli(): Command {
         createLocalUser(core.db, { email: opts.email, password, role: opts.role, name: opts.name }, CLI_ACTOR),
       );
       print({ id: user.id, email: user.email, role: user.role });
+    });
+  userCommand
+    .command('set-password')
+    .description(
+      "set a local user's password, read from stdin (at least 12 characters); ends their sessions and device tokens",
+    )
+    .requiredOption('--email <email>', 'the address the person signs in with', email)
+    .addHelpText(
+      'after',
+      '\nExample:\n  printf %s "$PASSWORD" | npm run --silent core -- user set-password --email ops@example.com',
+    )
+    .action(async (opts: { email: string }) => {
+      const password = await readStdin(
+        'give the password on stdin, e.g. printf %s "$PASSWORD" | npm run --silent core -- user set-password ...',
+      );
+      checkPassword(password); // before opening the database
+      const updated = await withCore(config(), createCoreLogger('warn'), async (core) => {
+        const found = await findLocalUserByEmail(core.db, opts.email);
+        if (!found) throw new Error(`no local user signs in as ${opts.email} (core user create adds one)`);
+        return updateUser(core.db, found.id, { password }, CLI_ACTOR);
+      });
+      print({ id: updated.id, email: updated.email, role: updated.role, password: 'changed' });
     });
 
   program

@@ -122,6 +122,16 @@ describe('CLI', () => {
     expect(user.status).toBe(0);
     expect(JSON.parse(user.stdout)).toEqual({ id: expect.any(String), email: 'ops@example.test', role: 'admin' });
 
+    // The way back in for an admin who lost their password (docs/core-security.md).
+    const reset = cli(['user', 'set-password', '--email', 'OPS@example.test'], { input: 'another long password\n' });
+    expect(reset.stderr).toBe('');
+    expect(JSON.parse(reset.stdout)).toEqual({
+      id: JSON.parse(user.stdout).id,
+      email: 'ops@example.test',
+      role: 'admin',
+      password: 'changed',
+    });
+
     const token = cli(['token', 'create', '--name', 'ci', '--role', 'readonly', '--expires-in-days', '30']);
     expect(token.status).toBe(0);
     const parsed = JSON.parse(token.stdout);
@@ -147,6 +157,8 @@ describe('CLI', () => {
         'a long enough password',
         /already exists/,
       ],
+      [['user', 'set-password', '--email', 'nobody@example.test'], 'a long enough password', /no local user/],
+      [['user', 'set-password', '--email', 'ops@example.test'], 'short', /password/],
       [['token', 'create', '--name', 'x', '--role', 'readonly', '--expires-in-days', '366'], '', /1 to 365/],
       [['token', 'create', '--name', 'x', '--role', 'viewer'], '', /viewer/],
       [['token', 'create', '--role', 'admin'], '', /required option '--name <name>' not specified/],
