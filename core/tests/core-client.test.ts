@@ -30,9 +30,9 @@ beforeAll(async () => {
   db = await freshDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'core-client-'));
   if (!db.databaseUrl) seedDataFolder(path.join(dataDir, 'pgdata'), process.env.CORE_TEST_PGLITE_SNAPSHOT);
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('CORE_') && !k.startsWith('SVC_TEMP_ADMIN')) env[k] = v;
+  // Core's own variables come from this test alone.
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('CORE_') || k.startsWith('SVC_TEMP_ADMIN')) delete env[k];
   child = spawn(process.execPath, [...TEST_NODE_FLAGS, compiled('core'), 'serve'], {
     env: {
       ...env,
