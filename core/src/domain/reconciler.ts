@@ -661,6 +661,8 @@ export class Reconciler implements RuntimeControl {
       { [LABEL.instance]: this.deps.instanceId },
       (e) => {
         const deploymentId = e.labels[LABEL.deployment];
+        // Its restart count and exit changed: inspected again on the next pass.
+        this.inspected.delete(e.containerId);
         if (deploymentId && (e.action === 'oom' || e.action === 'die' || e.action === 'died'))
           void this.recordEngineEvent(deploymentId, e);
         this.kick(50);

@@ -15,6 +15,7 @@ import {
   readEnv,
   readSecrets,
   sharedEngine,
+  waitFor,
   waitUntilAnswers,
   type TestEngine,
 } from './fixture';
@@ -182,6 +183,29 @@ describe('a deployment of the test app', () => {
     expect((await containersOf(engine, app.id))[0]!.State).toBe('running');
     const d = await waitForDeployment(t, admin, app.id, running, 'running after restore');
     await waitUntilAnswers(publishedUrl(d));
+  });
+
+  it('records a crash as an engine-side activity entry and comes back', async () => {
+    const [before] = await containersOf(engine, app.id);
+    await fetch(`${publishedUrl(app)}/cgi-bin/exit?3`).catch(() => {});
+    const entry = await waitFor(
+      async () => {
+        const res = await call('GET', `/api/v1/activity?target_type=deployment&target_id=${app.id}`);
+        const crash = res.body.entries.find((e: any) => e.action === 'deployment.crashed');
+        if (!crash) throw new Error('no crash entry yet');
+        return crash;
+      },
+      { timeoutMs: 20_000, what: 'a crash entry' },
+    );
+    expect(entry).toMatchObject({ actor: { kind: 'engine' }, via: 'engine', after: { exit_code: 3 } });
+    const d = await waitForDeployment(t, admin, app.id, running, 'running after the crash');
+    expect((await containersOf(engine, app.id))[0]!.Id).toBe(before!.Id);
+    await waitUntilAnswers(publishedUrl(d));
+    await t.core.reconciler.passNow();
+    const counted = (await call('GET', `/api/v1/deployments/${app.id}`)).body;
+    expect(counted.observed.state).toBe('running');
+    // The engine restarted it (restart policy unless-stopped): counted.
+    expect(counted.observed.restarts).toBeGreaterThanOrEqual(1);
   });
 
   it('shows its logs to an admin only', async () => {
