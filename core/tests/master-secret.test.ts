@@ -18,6 +18,7 @@ import { secrets, settings } from '../src/db/schema';
 import { rotateMasterSecret, sealedFields } from '../src/domain/crypto';
 import { putSecret, readSecret } from '../src/domain/secrets';
 import { createCoreLogger } from '../src/log';
+import { filesHolding } from '@shared/seal/master';
 import { seedDataFolder } from '../../scripts/test-databases';
 import { freshDatabase, testConfig } from './helpers';
 
@@ -135,6 +136,8 @@ describe('the master secret', () => {
     const keys = (await core.db.select().from(settings)).map((s) => s.key);
     expect(keys).not.toContain('master_secret');
     expect(keys).toContain('seal_check');
+    // Nor does any other file of the folder hold it: the table's pages and the write-ahead log were rewritten.
+    expect(filesHolding(where.dataDir, generated)).toEqual([]);
     expect((await readSecret(core.db, core.sealer, 'x')).value).toBe('kept-across-the-move');
   });
 

@@ -111,7 +111,9 @@ function store(db: Db): master.SealStore {
     async compact() {
       // The deleted row's old version stays in the table's pages and the write-ahead log until they are rewritten.
       await db.execute(sql`vacuum full hub_settings`);
-      await db.execute(sql`checkpoint`);
+      await db.transaction(async (tx) => {
+        for (const statement of master.WAL_PURGE_STATEMENTS) await tx.execute(sql.raw(statement));
+      });
     },
   };
 }

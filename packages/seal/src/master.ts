@@ -51,7 +51,10 @@ export interface SealStore {
   legacySecret(): Promise<string | undefined>;
   sealCheck(): Promise<string | undefined>;
   transaction<T>(work: (tx: SealTx) => Promise<T>): Promise<T>;
-  /** After the legacy secret's row is deleted: rewrite the table and the write-ahead log that still hold it. */
+  /**
+   * After the legacy secret's row is deleted: rewrite its table (VACUUM FULL) and run WAL_PURGE_STATEMENTS, so
+   * that no file of the data folder holds the secret any more (openMasterSecret verifies it).
+   */
   compact?(): Promise<void>;
 }
 
@@ -78,6 +81,42 @@ export interface MasterSecret {
   file?: string;
   domain: string;
 }
+
+/**
+ * One transaction that leaves no write-ahead log segment older than now (embedded PGlite, where the backend runs its
+ * own checkpoints): without recycling, a checkpoint whose redo point is in a new segment deletes the older ones,
+ * which still hold a deleted row's values (a recycled segment would be renamed with its old bytes in it). Twice:
+ * the first checkpoint may start in the segment the switch just ended.
+ */
+export const WAL_PURGE_STATEMENTS = [
+  'set local wal_recycle = off',
+  'checkpoint',
+  'select pg_switch_wal()',
+  'checkpoint',
+  'select pg_switch_wal()',
+  'checkpoint',
+] as const;
+
+/** In the data folder from the moment the legacy row is deleted until no file there holds it (survives a crash). */
+export const PURGE_PENDING_FILE = 'master-secret.purge-pending';
+
+/** The files under `dir` whose bytes contain `value`, but the master secret's own files (relative paths). */
+export function filesHolding(dir: string, value: string): string[] {
+  const needle = Buffer.from(value, 'utf8');
+  const found: string[] = [];
+  const visit = (p: string) => {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) for (const e of fs.readdirSync(p)) visit(path.join(p, e));
+    else if (st.isFile() && !path.basename(p).startsWith(MASTER_SECRET_FILE) && fs.readFileSync(p).includes(needle))
+      found.push(path.relative(dir, p));
+  };
+  visit(dir);
+  return found;
+}
+
+/** The folder still holds the master secret an earlier version kept in the database: the service does not start. */
+export class LegacySecretNotPurged extends Error {}
 
 /** The database server has no master secret in the environment. */
 export class MasterSecretRequired extends Error {}
@@ -144,6 +183,9 @@ export async function openMasterSecret(store: SealStore, o: MasterSecretOptions)
       throw err instanceof MasterSecretMismatch ? mismatch(err.firstSealed) : err;
     }
   }
+  const dataDir = o.site.kind === 'embedded' ? o.site.dataDir : null;
+  const pending = dataDir ? path.join(dataDir, PURGE_PENDING_FILE) : null;
+  if (pending && legacy !== undefined) fs.writeFileSync(pending, '', { mode: 0o600 });
   await store.transaction(async (tx) => {
     if (!check) {
       const probe = await tx.probe();
@@ -159,8 +201,36 @@ export async function openMasterSecret(store: SealStore, o: MasterSecretOptions)
     await resealLegacy(tx, sealer);
     if (legacy !== undefined) await tx.deleteLegacySecret();
   });
-  if (legacy !== undefined && found.file) await store.compact?.();
+  if (dataDir && pending && fs.existsSync(pending))
+    await purgeLegacySecret(store, o, dataDir, pending, legacy ?? found.value);
   return { ...found, sealer, domain: o.domain };
+}
+
+/**
+ * The legacy row is deleted: rewrite its table and the write-ahead log (store.compact), then read every file of the
+ * folder. Any still holding the value (but master-secret itself): refused, with the files and what to do; the
+ * pending file stays, so every start tries again (also after a crash between the row's deletion and the purge).
+ */
+async function purgeLegacySecret(
+  store: SealStore,
+  o: MasterSecretOptions,
+  dataDir: string,
+  pending: string,
+  value: string,
+) {
+  await store.compact?.();
+  const left = filesHolding(dataDir, value);
+  if (left.length > 0) {
+    throw new LegacySecretNotPurged(
+      `the master secret an earlier ${o.service} kept in the database (${o.table} 'master_secret') has left it, but ` +
+        `${left.length} file${left.length > 1 ? 's' : ''} in ${dataDir} still hold${left.length > 1 ? '' : 's'} it (${left.slice(0, 5).join(', ')}). ` +
+        `${o.service} does not start until they are rewritten: stop every process that uses the folder and start ${o.service} again ` +
+        `(the rewrite is tried at every start while ${PURGE_PENDING_FILE} exists). If this refusal repeats, keep a copy of the folder ` +
+        `for a report; deleting ${path.join(dataDir, PURGE_PENDING_FILE)} starts ${o.service} with the secret left in those files, ` +
+        `then rotate it (secret rotate) so that the copy left there no longer opens anything`,
+    );
+  }
+  fs.rmSync(pending, { force: true });
 }
 
 /** Re-seals the v1 values as v2, in the caller's transaction; answers how many. */
