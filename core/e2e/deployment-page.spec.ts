@@ -120,6 +120,12 @@ test('an admin opens a deployment from the list: its state in words, the actions
   await call(E2E.url, 'POST', `/deployments/${deploymentId}/stop`, admin);
   await expect(status.getByRole('definition').filter({ hasText: /^stopped$/ })).toBeVisible({ timeout: 10_000 });
   await call(E2E.url, 'POST', `/deployments/${deploymentId}/start`, admin);
+
+  // The overview counts deployments by observed state and says there is no engine.
+  await openPage(page, 'Overview');
+  const byState = page.getByRole('region', { name: 'Deployments by state' });
+  await expect(byState).toContainText('No container engine');
+  await expect(byState.getByRole('term').filter({ hasText: 'Unknown' })).toBeVisible();
 });
 
 test('a readonly user sees the status, ports and events, no actions, and a note instead of the logs', async ({

@@ -73,7 +73,7 @@ test('the overview charts real traffic and the activity log shows who changed wh
   await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
   const hub = page.getByRole('region', { name: 'Hub connection' });
   await expect(hub.getByText('not connected')).toBeVisible();
-  await expect(page.getByRole('region', { name: 'Deployments by status' })).toContainText('No deployments yet');
+  await expect(page.getByRole('region', { name: 'Deployments by state' })).toContainText('No deployments yet');
   // Each chart is one labelled image with its totals, and the same numbers as a table.
   await expect(
     page.getByRole('img', {

@@ -4,6 +4,28 @@ import type { Deployment, Observed, ObservedState } from './hub';
 
 type Tone = 'ok' | 'busy' | 'warn' | 'bad' | 'idle';
 
+export const OBSERVED_STATES: ObservedState[] = [
+  'running',
+  'pending',
+  'pulling',
+  'starting',
+  'restarting',
+  'exited',
+  'failed',
+  'unschedulable',
+  'template_missing',
+  'unknown',
+];
+
+/** A state's name alone (the overview counts by state; a deployment's badge says more). */
+export function stateName(state: ObservedState): string {
+  if (state === 'pulling') return 'Pulling image';
+  if (state === 'template_missing') return 'Template missing';
+  return state.charAt(0).toUpperCase() + state.slice(1);
+}
+
+export const toneOf = (state: ObservedState): Tone => TONE[state] ?? 'idle';
+
 const TONE: Record<ObservedState, Tone> = {
   pending: 'busy',
   pulling: 'busy',
@@ -53,10 +75,8 @@ export function stateLabel(d: Pick<Deployment, 'desired_state' | 'observed'>): s
       // Stopped on purpose reads as such; an exit nobody asked for shows its code.
       if (d.desired_state === 'stopped') return 'Stopped';
       return o.exit_code === null ? 'Exited' : `Exited (code ${o.exit_code})`;
-    case 'template_missing':
-      return 'Template missing';
     default:
-      return o.state.charAt(0).toUpperCase() + o.state.slice(1);
+      return stateName(o.state);
   }
 }
 

@@ -1,6 +1,8 @@
 /** The Hub connection, the synced catalog and deployments (issue 11): shapes and one function per endpoint. */
 import { api } from './session';
-import type { Pagination } from './types';
+import type { ObservedState, Pagination } from './types';
+
+export type { ObservedState };
 
 export type HubSettings =
   | { configured: false }
@@ -54,19 +56,6 @@ export interface DeploymentInput {
   host_ports?: HostPort[];
   desired_state?: 'running' | 'stopped';
 }
-
-/** What the engine reports for a deployment (issue 33); the backend's schema is core/src/api/routes/deployments/schemas.ts. */
-export type ObservedState =
-  | 'pending'
-  | 'pulling'
-  | 'starting'
-  | 'running'
-  | 'restarting'
-  | 'exited'
-  | 'failed'
-  | 'unschedulable'
-  | 'template_missing'
-  | 'unknown';
 
 export interface PublishedPort {
   container_port: number;

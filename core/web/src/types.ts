@@ -1,6 +1,19 @@
 /** Core's API shapes as the frontend reads them. The source of truth is Core's OpenAPI document (GET /api/v1/openapi.json, generated from core/src/api/routes). */
 import type { OidcClientConfig } from './oidc';
 
+/** What the engine reports for a deployment (issue 33); the backend's schema is core/src/api/routes/deployments/schemas.ts. */
+export type ObservedState =
+  | 'pending'
+  | 'pulling'
+  | 'starting'
+  | 'running'
+  | 'restarting'
+  | 'exited'
+  | 'failed'
+  | 'unschedulable'
+  | 'template_missing'
+  | 'unknown';
+
 export type Role = 'admin' | 'readonly';
 export const ROLES: Role[] = ['admin', 'readonly'];
 
@@ -99,7 +112,13 @@ export interface Overview {
         template_count: number;
       };
   catalog: { templates: number };
-  deployments: { total: number; by_status: { ok: number; template_missing: number } };
+  deployments: {
+    total: number;
+    by_status: { ok: number; template_missing: number };
+    by_observed_state: Record<ObservedState, number>;
+  };
+  /** The container engine as Core sees it (issue 33). */
+  engine: { state: 'up' | 'down' | 'none'; since: string; description: string; error: string | null };
   machine_token_requests: {
     days: { day: string; '2xx': number; '3xx': number; '4xx': number; '5xx': number }[];
     by_token: { token_id: string; name: string; total: number; errors: number }[];

@@ -53,7 +53,7 @@ export function Deployments() {
                     <td data-label="State">
                       <StateBadge deployment={d} />
                       {d.desired_state === 'stopped' && d.observed.state !== 'exited' && (
-                        <span className="muted"> (stopping)</span>
+                        <span className="muted"> · asked to stop</span>
                       )}
                       {d.observed.update_available && <span className="muted"> · update available</span>}
                     </td>

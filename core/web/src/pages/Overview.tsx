@@ -10,6 +10,7 @@ import { core } from '../api';
 import { ErrorNotice, formatDate, PageHeading, useMe } from '../components';
 import type { Overview as OverviewData } from '../types';
 import { ActivityTable } from './Activity';
+import { OBSERVED_STATES, stateName, toneOf } from '../deploymentStatus';
 
 /** The charts (Recharts) load on their own, after the page's text: the main bundle stays small. */
 const Usage = lazy(() => import('./OverviewUsage'));
@@ -64,26 +65,22 @@ export function Overview() {
           <div className="overview-grid">
             <HubHealth hub={o.hub} />
             <section className="panel" aria-labelledby="deployments-heading">
-              <h2 id="deployments-heading">Deployments by status</h2>
+              <h2 id="deployments-heading">Deployments by state</h2>
+              <EngineLine engine={o.engine} />
               {o.deployments.total === 0 ? (
                 <p className="muted">
                   No deployments yet. <Link href="/catalog">Deploy a template from the catalog</Link>.
                 </p>
               ) : (
                 <dl className="facts">
-                  <dt>
-                    <span className="status status-active">ok</span>
-                  </dt>
-                  <dd>{o.deployments.by_status.ok}</dd>
-                  <dt>
-                    <span className="status status-revoked">template missing</span>
-                  </dt>
-                  <dd>
-                    {o.deployments.by_status.template_missing}
-                    {o.deployments.by_status.template_missing > 0 && (
-                      <span className="muted"> (their template left the catalog)</span>
-                    )}
-                  </dd>
+                  {OBSERVED_STATES.filter((s) => o.deployments.by_observed_state[s] > 0).map((s) => (
+                    <div key={s} className="contents">
+                      <dt>
+                        <span className={`state state-${toneOf(s)}`}>{stateName(s)}</span>
+                      </dt>
+                      <dd>{o.deployments.by_observed_state[s]}</dd>
+                    </div>
+                  ))}
                 </dl>
               )}
             </section>
@@ -160,5 +157,28 @@ function HubHealth({ hub }: { hub: OverviewData['hub'] }) {
         )}
       </dl>
     </section>
+  );
+}
+
+/** Which engine runs the deployments, and since when it is up, down or absent. */
+function EngineLine({ engine }: { engine: OverviewData['engine'] }) {
+  if (engine.state === 'none')
+    return (
+      <p className="muted">
+        No container engine: Core keeps the desired state only (<code>CORE_RUNTIME=none</code>, or no engine answered at
+        start). Set <code>DOCKER_HOST</code> and restart Core to run deployments.
+      </p>
+    );
+  if (engine.state === 'down')
+    return (
+      <p role="alert" className="notice error">
+        The container engine ({engine.description}) is unreachable since {formatDate(engine.since)}
+        {engine.error ? `: ${engine.error}` : ''}. Deployments read unknown; Core catches up when it is back.
+      </p>
+    );
+  return (
+    <p className="muted">
+      Engine: {engine.description}, up since {formatDate(engine.since)}.
+    </p>
   );
 }
