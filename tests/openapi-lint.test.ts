@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GET } from '../app/api/v1/openapi.json/route';
 import { HUB_CLIENT_DIR, SNAPSHOT_SERVERS } from './fixtures/hub-document';
+import { api } from './helpers';
 import { lintOpenApi } from './fixtures/openapi-lint';
 
 type Operation = {
@@ -83,4 +84,29 @@ it('the linter does fail a document without operationId, summary or security', a
   const rules = result.problems.map((p) => p.split(' ')[1]);
   expect(rules).toEqual(expect.arrayContaining(['operation-operationId', 'operation-summary', 'security-defined']));
   expect(result.errors).toBeGreaterThanOrEqual(3);
+});
+
+it('does what `security` says: the catalog answers without a credential, every other operation refuses its absence', async () => {
+  const optional: string[] = [];
+  for (const { at, op } of operations(await served())) {
+    const [method, p] = at.split(' ') as [string, string];
+    const res = await api(p.replace(/\{[^}]+\}/g, 'x'), {
+      method: method.toUpperCase(),
+      body: method === 'get' ? undefined : {},
+    });
+    if (op.security?.some((s) => Object.keys(s).length === 0)) {
+      optional.push(at);
+      expect(res.status, at).not.toBe(401);
+      expect(res.status, at).toBeLessThan(500);
+    } else {
+      expect(op.security, at).toEqual([{ bearer: [] }]);
+      expect([res.status, (res.body as { code?: string })?.code], at).toEqual([401, 'UNAUTHORIZED']);
+    }
+  }
+  expect(optional.sort()).toEqual([
+    'get /catalog/categories',
+    'get /catalog/templates',
+    'get /catalog/templates/updates',
+    'get /catalog/templates/{slug}',
+  ]);
 });
