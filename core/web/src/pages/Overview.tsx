@@ -1,7 +1,7 @@
 /**
  * Core's overview: the Hub connection and its last sync (with the last error), the catalog, deployments by
- * status, machine-token requests and MCP tool calls over the last 30 days (from the daily rollups), and the
- * latest activity. One request (GET /api/v1/overview) plus the counters of the other pages.
+ * observed state with the container engine, machine-token requests and MCP tool calls over the last 30 days
+ * (from the daily rollups), and the latest activity. One request (GET /api/v1/overview) plus the counters of the other pages.
  */
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
