@@ -29,7 +29,6 @@ describe('OpenAPI document', () => {
       it(`${method.toUpperCase()} ${path}`, () => {
         const op = doc.paths[path]?.[method];
         expect(op, `${method} ${path} missing`).toBeTruthy();
-        expect(op.security).toEqual([{ bearer: [] }]);
         const ok = op.responses['200'].content['application/json'].schema;
         expect(ok.type).toBe('object');
         expect(Object.keys(ok.properties).length).toBeGreaterThan(0);

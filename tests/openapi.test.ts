@@ -12,7 +12,6 @@ async function doc() {
 it('is OpenAPI 3.1 with the catalog paths and their parameters', async () => {
   const d = await doc();
   expect(d.openapi).toMatch(/^3\.1/);
-  expect(d.servers[0].url).toBe('http://hub.test/api/v1');
   for (const p of [
     '/catalog/templates',
     '/catalog/templates/{slug}',
