@@ -23,6 +23,8 @@ import {
 
 /** Short calls: an engine that stops answering must not hold a reconciler pass forever. */
 const CALL_TIMEOUT_MS = 15_000;
+/** A pull with no progress for this long is abandoned (a registry that never answers). */
+const PULL_STALL_MS = 60_000;
 
 type ModemOptions = Docker.DockerOptions;
 
@@ -190,10 +192,22 @@ export class DockerRuntime implements Runtime {
   }
 
   async pull(image: string, auth: ContainerSpec['registryAuth'], onProgress: (p: PullProgress) => void) {
+    const stall = new AbortController();
+    let timer = setTimeout(() => stall.abort(), PULL_STALL_MS);
+    const stalled = () =>
+      new RuntimeError(
+        'registry_refused',
+        `image ${image} could not be pulled: its registry did not answer for ${PULL_STALL_MS / 1000} s (is it reachable from the engine?)`,
+      );
     let stream: NodeJS.ReadableStream;
     try {
-      stream = (await this.streams.pull(image, auth ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+      stream = (await this.streams.pull(image, {
+        ...(auth ? { authconfig: auth } : {}),
+        abortSignal: stall.signal,
+      })) as NodeJS.ReadableStream;
     } catch (err) {
+      clearTimeout(timer);
+      if (stall.signal.aborted) throw stalled();
       throw pullError(image, err, (e) => this.fail(e, `pulling ${image}`));
     }
     const layers = new Map<string, { current: number; total: number }>();
@@ -230,6 +244,8 @@ export class DockerRuntime implements Runtime {
     let buffered = '';
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        clearTimeout(timer);
+        timer = setTimeout(() => stall.abort(), PULL_STALL_MS);
         buffered += chunk.toString('utf8');
         let at: number;
         while ((at = buffered.indexOf('\n')) >= 0) {
@@ -239,7 +255,10 @@ export class DockerRuntime implements Runtime {
       }
       onLine(buffered);
     } catch (err) {
+      if (stall.signal.aborted) throw stalled();
       throw pullError(image, err, (e) => this.fail(e, `pulling ${image}`));
+    } finally {
+      clearTimeout(timer);
     }
     if (failure !== null) throw pullError(image, { error: failure }, (e) => this.fail(e, `pulling ${image}`));
     if (!(await this.hasImage(image)))
@@ -468,6 +487,11 @@ function pullError(image: string, err: unknown, otherwise: (err: unknown) => nev
       if (mapped instanceof RuntimeError && mapped.kind === 'engine_down') return mapped;
     }
   }
+  if (/no such host|connection refused|dial tcp|i\/o timeout|network is unreachable|x509|tls:/i.test(message))
+    return new RuntimeError(
+      'other',
+      `image ${image} is not on the engine and could not be pulled: its registry is unreachable (${message})`,
+    );
   if (/unauthorized|authentication required|denied|forbidden|401|403/i.test(message))
     return new RuntimeError('registry_refused', `the registry refused image ${image}: ${message}`);
   if (/not found|manifest unknown|no such|does not exist|404/i.test(message))

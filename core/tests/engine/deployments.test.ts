@@ -264,7 +264,7 @@ describe('failures in words', () => {
     });
     const d = await waitForDeployment(t, admin, created.body.id, (x) => x.observed.state === 'failed', 'failed');
     expect(d.observed.reason).toContain('localhost/core-test-absent:nope');
-    expect(d.observed.reason).toMatch(/not found/);
+    expect(d.observed.reason).toMatch(/is not on the engine and could not be pulled: its registry is unreachable/);
   });
 
   it('a host port in use fails naming it', async () => {
