@@ -139,7 +139,8 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
       description:
         'Record a deployment of a catalog template (admin). env must satisfy the template’s env_schema; a value is a literal or ' +
         '{"secret": "<name>"} binding an existing Core secret (credential-named variables such as ADMIN_PASSWORD take only ' +
-        'bindings). secret_refs name existing Core secrets mounted as files.',
+        'bindings, and so does a value carrying a credential: a URL with user:password@, a password=/token=/api_key= ' +
+        'parameter, a private key). secret_refs name existing Core secrets mounted as files.',
       inputSchema: {
         name: z.string().max(63).describe('Lower-case letters, digits and -'),
         template_slug: z.string().max(200),
