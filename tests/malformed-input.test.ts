@@ -49,7 +49,7 @@ describe('NUL characters', () => {
         field: 'ke\\u0000y',
       },
     ];
-    await expectRefused(user.token, cases, 'must not contain NUL characters');
+    await expectRefused(user.token, cases, 'must not contain the NUL character (U+0000)');
     // Nothing was written.
     const listed = await api('/catalog/categories', { token: user.token });
     expect(listed.status).toBe(200);
@@ -69,11 +69,26 @@ describe('unpaired surrogates (no UTF-8 form, so PostgreSQL cannot store them)',
         field: 'k\\udc00',
       },
     ];
-    await expectRefused(user.token, cases, 'must not contain unpaired surrogates');
+    await expectRefused(user.token, cases, 'must be valid Unicode (it contains a lone surrogate)');
     // Nothing was written (JSON.stringify shows a lone surrogate as the text \ud800).
     const profile = await api('/account/profile', { token: user.token });
     expect(profile.status).toBe(200);
     expect(JSON.stringify(profile.body)).not.toContain('\\ud800');
+  });
+});
+
+describe('input nested too deep', () => {
+  it('is refused as 400 naming the field at the limit (the check Core runs too, @shared/ops)', async () => {
+    const user = await createUser({ role: 'superadmin' });
+    const depth = 1_000;
+    const res = await api('/account/profile', {
+      method: 'PUT',
+      token: user.token,
+      headers: { 'content-type': 'application/json' },
+      rawBody: `{"name":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+    });
+    expect(res).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    expect(res.body.message).toMatch(/name(\.0)+: is nested deeper than 32 levels/);
   });
 });
 

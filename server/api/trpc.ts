@@ -4,6 +4,7 @@
  * Errors: procedures and the domain throw DomainError; the base middleware turns it into the tRPC
  * error and the formatter words every error the way errors.ts does for REST.
  */
+import { findUnstorableIssue } from '@shared/ops';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
@@ -15,7 +16,6 @@ import { noteCaller, type Caller } from '../log';
 import { sourceAddress } from '../domain/support/addresses';
 import { currentRequestId, describeIssues, toHttpError, toTRPCError, trpcErrorHeaders, type IssueLike } from './errors';
 import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
-import { LONE_SURROGATE } from './schemas/support';
 import type { ReadEffect, ResponseCachePolicy } from './responseCache';
 
 export type { ReadEffect };
@@ -109,30 +109,19 @@ const t = initTRPC
     },
   });
 
-/** Why PostgreSQL text cannot store `s` (a NUL, or an unpaired surrogate, which has no UTF-8 form), or null. */
-function unstorable(s: string): string | null {
-  if (s.includes('\u0000')) return 'must not contain NUL characters (\\u0000)';
-  return LONE_SURROGATE.test(s) ? 'must not contain unpaired surrogates' : null;
-}
-
 const shownKey = (key: string) =>
   // eslint-disable-next-line no-control-regex -- showing NUL (and lone surrogates) escaped is the point
   key.replace(/[\u0000\uD800-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** The first string (value or key) of a JSON-like input PostgreSQL cannot store, as an issue naming it, or null. */
-function unstorableIssue(value: unknown, path: string[] = [], depth = 0): IssueLike | null {
-  if (typeof value === 'string') {
-    const message = unstorable(value);
-    return message ? { path, message } : null;
-  }
-  if (typeof value !== 'object' || value === null || depth > 32) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const message = unstorable(key);
-    if (message) return { path: [...path, shownKey(key)], message };
-    const found = unstorableIssue(item, [...path, key], depth + 1);
-    if (found) return found;
-  }
-  return null;
+/**
+ * The first string (value or key) of a JSON-like input PostgreSQL cannot store, or nesting deeper than the limit,
+ * as an issue naming it, or null: the check both services run (@shared/ops), a field name shown escaped.
+ */
+function unstorableIssue(value: unknown): IssueLike | null {
+  const issue = findUnstorableIssue(value);
+  if (!issue) return null;
+  const path = issue.key ? [...issue.path.slice(0, -1), shownKey(issue.path.at(-1)!)] : issue.path;
+  return { path, message: issue.message };
 }
 
 export const createTRPCRouter = t.router;

@@ -11,7 +11,7 @@ export { unstorable } from '@shared/ops';
 export function findUnstorable(value: unknown): string | null {
   const issue = findUnstorableIssue(value);
   if (!issue) return null;
-  const at = issue.path.join('.');
+  const at = (issue.key ? issue.path.slice(0, -1) : issue.path).join('.');
   if (issue.key) return `${at ? `${at}: a field name` : 'a field name'} ${issue.message}`;
   return `${at || 'body'}: ${issue.message}`;
 }

@@ -18,7 +18,7 @@ export function unstorable(s: string): string | null {
 export interface UnstorableIssue {
   /** Keys and indexes from the top of the value to the problem ([] for the value itself). */
   path: string[];
-  /** The problem; `key: true` when it is the field name at `path`, not its value. */
+  /** The problem; `key: true` when it is the field name (the last entry of `path`), not its value. */
   message: string;
   key?: true;
 }
@@ -35,7 +35,7 @@ export function findUnstorableIssue(value: unknown, maxDepth = MAX_INPUT_DEPTH):
     if (path.length >= maxDepth) return { path, message: `is nested deeper than ${maxDepth} levels` };
     for (const [key, item] of Object.entries(v)) {
       const message = unstorable(key);
-      if (message) return { path, message, key: true };
+      if (message) return { path: [...path, key], message, key: true };
       const found = walk(item, [...path, key]);
       if (found) return found;
     }

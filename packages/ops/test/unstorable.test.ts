@@ -16,7 +16,7 @@ describe('findUnstorableIssue', () => {
       path: ['a', '0', 'b'],
       message: expect.stringMatching(/NUL/),
     });
-    expect(findUnstorableIssue({ a: { 'k\udc00': 1 } })).toMatchObject({ path: ['a'], key: true });
+    expect(findUnstorableIssue({ a: { 'k\udc00': 1 } })).toMatchObject({ path: ['a', 'k\udc00'], key: true });
     expect(findUnstorableIssue({ a: ['fine', 2, null, true] })).toBeNull();
   });
 
