@@ -9,6 +9,7 @@ const nextConfig = {
     '@shared/api-reference',
     '@shared/data-folder',
     '@shared/logger',
+    '@shared/markdown',
     '@shared/pglite-memory',
     '@shared/ops',
     '@shared/seal',

@@ -140,14 +140,22 @@ describe('descriptions and documentation', () => {
     }
   });
 
-  it("every documentation names its image's variables, ports and data paths, and has first steps", () => {
+  it("every documentation names its image's undeclared and required variables, ports and data paths, and has first steps", () => {
     for (const r of rows) {
       const ref = reference.get(r.slug)!;
       const doc = r.documentation;
       expect(doc, r.slug).toMatch(new RegExp(`^# ${r.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
       expect(doc, r.slug).toContain('## First steps');
       expect(doc, r.slug).toContain('## Configuration');
-      for (const name of Object.keys(ref.variables)) expect(doc, `${r.slug} names ${name}`).toContain(`\`${name}\``);
+      // Declared variables are listed once, from env_schema (both template pages, get_template); the prose names
+      // the image's other documented variables, and no second variables table.
+      expect(doc, r.slug).not.toMatch(/^\|.*Variable.*\|$/m);
+      for (const name of Object.keys(ref.variables)) {
+        if (r.envSchema.some((e) => e.name === name)) continue;
+        expect(doc, `${r.slug} names ${name}`).toContain(`\`${name}\``);
+      }
+      for (const e of r.envSchema.filter((v) => v.required))
+        expect(doc, `${r.slug} names required ${e.name}`).toContain(`\`${e.name}\``);
       for (const p of ref.ports)
         expect(doc, `${r.slug} names port ${p.containerPort}`).toContain(`${p.containerPort}/${p.protocol}`);
       for (const path of ref.volumes) expect(doc, `${r.slug} names ${path}`).toContain(`\`${path}\``);

@@ -1,3 +1,4 @@
+import { Markdown } from '@shared/markdown';
 import { isCredentialName } from '@shared/tokens/credential-names';
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
@@ -9,7 +10,6 @@ import { config } from '@/server/config';
 import { orgInstanceUrls } from '@/server/domain/support/instances';
 import { coreCommands, type KnownInstance } from './core-snippet';
 import { CopyButton } from '../../_components/copy-button';
-import { Markdown } from '../../_components/markdown';
 import { TagLink } from '../../_components/tag-link';
 import { catalogHref, readCatalogParams } from '../../_lib/catalog-params';
 import { Badge, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
@@ -101,7 +101,7 @@ export default async function TemplatePage({ params }: Params) {
         <div className="min-w-0 space-y-4">
           <Card title="Documentation">
             {t.documentation.trim() ? (
-              <Markdown source={t.documentation} />
+              <Markdown source={t.documentation} headingLevel={3} />
             ) : (
               <EmptyState title="No documentation yet" />
             )}

@@ -1366,15 +1366,17 @@ export function documentationOf(t: DemoTemplate): string {
   }
   lines.push('## First steps', '', ...t.firstSteps.map((s, i) => `${i + 1}. ${s}`), '');
   lines.push('## Configuration', '');
+  // The declared variables are listed once, from the template's environment schema, by every page and API that
+  // shows the template (the Hub's and Core's template pages, get_template): not a second time in its prose.
   if (t.envSchema.length === 0) {
     lines.push('This template declares no variables.', '');
   } else {
-    lines.push('| Variable | Required | Default | Meaning |', '| --- | --- | --- | --- |');
-    for (const e of t.envSchema) {
-      const def = e.default_value === '' ? '' : fence(e.default_value);
-      lines.push(`| ${fence(e.name)} | ${e.required ? 'yes' : 'no'} | ${def} | ${e.description} |`);
-    }
-    lines.push('');
+    const required = t.envSchema.filter((e) => e.required).map((e) => fence(e.name));
+    lines.push(
+      `The template declares ${t.envSchema.length === 1 ? 'one variable' : `${t.envSchema.length} variables`}, listed ` +
+        `with their defaults beside this documentation${required.length > 0 ? `; ${required.join(', ')} must be set` : ''}.`,
+      '',
+    );
   }
   const others = Object.keys(t.reference.variables).filter((n) => !t.envSchema.some((e) => e.name === n));
   if (others.length > 0) {

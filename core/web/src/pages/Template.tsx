@@ -3,9 +3,14 @@
  * fixed environment, ports, volumes, resources, and the deploy button (admins).
  */
 import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { Link } from 'wouter';
 import { ErrorNotice, PageHeading, useMe } from '../components';
 import { hub } from '../hub';
+
+// The Markdown renderer (shared with the Hub: @shared/markdown) is loaded with the first template page, not
+// with every page of the app.
+const Markdown = lazy(() => import('@shared/markdown').then((m) => ({ default: m.Markdown })));
 
 export function TemplatePage({ params }: { params: { slug: string } }) {
   const { isAdmin } = useMe();
@@ -24,6 +29,7 @@ export function TemplatePage({ params }: { params: { slug: string } }) {
   }
   if (!t.data) return <p role="status">Loading…</p>;
   const tpl = t.data;
+  const documentation = tpl.documentation?.trim() ?? '';
   const variables = [...tpl.env_schema].sort(
     (a, b) => Number(b.required) - Number(a.required) || a.name.localeCompare(b.name),
   );
@@ -68,10 +74,12 @@ export function TemplatePage({ params }: { params: { slug: string } }) {
           </>
         )}
       </dl>
-      {tpl.documentation && (
+      {documentation && (
         <section className="panel" aria-labelledby="doc-heading">
           <h2 id="doc-heading">Documentation</h2>
-          <div className="documentation">{tpl.documentation}</div>
+          <Suspense fallback={<p className="muted">Loading the documentation…</p>}>
+            <Markdown source={documentation} headingLevel={3} />
+          </Suspense>
         </section>
       )}
       <section className="panel" aria-labelledby="vars-heading">
@@ -81,7 +89,7 @@ export function TemplatePage({ params }: { params: { slug: string } }) {
         ) : (
           // Focusable: keyboard users can scroll it when a long default or description is wider than a phone.
           <div className="table-scroll" tabIndex={0} role="region" aria-label="Deployment settings table">
-            <table className="plain">
+            <table className="plain text">
               <caption className="sr-only">Variables a deployment sets</caption>
               <thead>
                 <tr>
