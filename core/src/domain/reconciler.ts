@@ -40,6 +40,21 @@ const PULL_RETRY_MS = 60_000;
 const CONCURRENCY = 4;
 
 const INSTANCE_SETTING = 'runtime_instance_id';
+/** A container that ended unexpectedly twice within this time and runs again reads as restarting (a crash loop). */
+const CRASH_WINDOW_MS = 30_000;
+/** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
+const CRASH_ENTRY_EVERY_MS = 60_000;
+
+const memoryOf = (row: { templateSnapshot: Record<string, unknown> | null }) =>
+  String(row.templateSnapshot?.memory_request ?? '');
+
+/** Why a container ended, in words. Exit 137 is a SIGKILL: the OOM killer's when the engine says so, else likely. */
+function exitWords(code: number | null, oom: boolean, memory: string): string {
+  if (oom) return `out of memory: killed by the kernel's OOM killer at its memory limit (${memory || 'none'})`;
+  if (code === 137)
+    return `exit code 137 (killed: out of memory at its memory limit ${memory || '(none)'}, or a SIGKILL)`;
+  return code === null ? 'an unknown exit' : `exit code ${code}`;
+}
 
 /** The id that labels everything this Core instance (this database) creates on an engine. */
 export async function runtimeInstanceId(db: Db): Promise<string> {
@@ -88,6 +103,10 @@ export class Reconciler implements RuntimeControl {
     { state: string; restarts: number; oom: boolean; exitCode: number | null; error: string }
   >();
   private readonly pulls = new Map<string, { promise: Promise<void>; progress: Observation['pull'] }>();
+  /** The last unexpected exit of a container (from the event stream): a crash loop reads as restarting. */
+  private readonly lastDie = new Map<string, { at: number; exitCode: number | null; oom: boolean; count: number }>();
+  /** Crash entries in the activity log: at most one per deployment per minute (a crash loop counts the rest). */
+  private readonly crashEntries = new Map<string, { at: number; suppressed: number }>();
   /** Containers Core itself stops or removes: their "die" is not a crash. */
   private readonly expectedExits = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -513,7 +532,7 @@ export class Reconciler implements RuntimeControl {
       await removeStale(stale);
       const seen = await runtime.inspect(id);
       calls.otherCalls++;
-      this.observeContainer(row.id, plan, seen ?? null);
+      this.observeContainer(row.id, plan, seen ?? null, memoryOf(row));
       return;
     }
 
@@ -522,9 +541,7 @@ export class Reconciler implements RuntimeControl {
     if (current.state === 'exited' || current.state === 'created' || current.state === 'dead') {
       const inspected = await this.inspect(current, calls);
       if (inspected?.oom && !this.failures.has(row.id)) {
-        failed(
-          `out of memory: killed by the kernel's OOM killer (memory limit ${String((row.templateSnapshot?.memory_request as string) || 'none')})`,
-        );
+        failed(exitWords(inspected.exitCode, true, memoryOf(row)));
         return;
       }
       if (waiting()) return;
@@ -545,7 +562,7 @@ export class Reconciler implements RuntimeControl {
       if (!this.inspected.has(current.id)) await this.inspect(current, calls);
       this.failures.delete(row.id);
     }
-    this.observeContainer(row.id, plan, seen);
+    this.observeContainer(row.id, plan, seen, memoryOf(row));
   }
 
   /** Inspects a container when its state changed since the last inspect (restarts, OOM, exit code). */
@@ -566,10 +583,18 @@ export class Reconciler implements RuntimeControl {
     return entry;
   }
 
-  private observeContainer(id: string, plan: { image: string; specHash: string }, c: ObservedContainer | null) {
+  private observeContainer(
+    id: string,
+    plan: { image: string; specHash: string },
+    c: ObservedContainer | null,
+    memory: string,
+  ) {
     if (!c) return;
     const info = this.inspected.get(c.id);
-    const state =
+    const died = this.lastDie.get(c.id);
+    // One crash and a restart is running again (restarts counts it); a second within the window is a loop.
+    const looping = died !== undefined && died.count >= 2 && Date.now() - died.at < CRASH_WINDOW_MS;
+    let state: Observation['state'] =
       c.state === 'running'
         ? 'running'
         : c.state === 'restarting'
@@ -577,9 +602,16 @@ export class Reconciler implements RuntimeControl {
           : c.state === 'created'
             ? 'starting'
             : 'exited';
+    let reason = state === 'exited' && info?.error ? info.error : null;
+    if (looping && (state === 'running' || state === 'restarting')) {
+      // The engine restarts it (unless-stopped): shown as restarting, with why it ended.
+      state = 'restarting';
+      reason = `ended with ${exitWords(died.exitCode, died.oom || Boolean(info?.oom), memory)}; the engine restarted it`;
+    } else if (state === 'exited' && (info?.oom || c.exitCode === 137))
+      reason = exitWords(c.exitCode ?? info?.exitCode ?? null, Boolean(info?.oom), memory);
     this.observe(id, {
       state,
-      reason: state === 'exited' && info?.error ? info.error : null,
+      reason,
       health: c.health,
       ports: c.ports.map((p) => ({ ...p, protocol: p.protocol === 'udp' ? 'udp' : 'tcp' })),
       restarts: info?.restarts ?? 0,
@@ -663,9 +695,20 @@ export class Reconciler implements RuntimeControl {
         const deploymentId = e.labels[LABEL.deployment];
         // Its restart count and exit changed: inspected again on the next pass.
         this.inspected.delete(e.containerId);
-        if (deploymentId && (e.action === 'oom' || e.action === 'die' || e.action === 'died'))
-          void this.recordEngineEvent(deploymentId, e);
-        this.kick(50);
+        const ended = e.action === 'oom' || e.action === 'die' || e.action === 'died';
+        if (ended && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
+          const prev = this.lastDie.get(e.containerId);
+          const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;
+          this.lastDie.set(e.containerId, {
+            at: Date.now(),
+            count: recent ? prev.count + 1 : 1,
+            exitCode: e.exitCode ?? prev?.exitCode ?? null,
+            oom: e.action === 'oom' || (prev !== undefined && prev.oom && Date.now() - prev.at < 1000),
+          });
+        }
+        if (deploymentId && ended) void this.recordEngineEvent(deploymentId, e);
+        // Events come in bursts (die, restart, init, start): one pass for the burst.
+        this.kick(300);
       },
       (err) => {
         this.stopEvents = null;
@@ -686,10 +729,20 @@ export class Reconciler implements RuntimeControl {
         .from(deployments)
         .where(eq(deployments.id, deploymentId));
       if (!row || (row.desired === 'stopped' && e.action !== 'oom')) return;
+      const last = this.crashEntries.get(deploymentId);
+      if (last && Date.now() - last.at < CRASH_ENTRY_EVERY_MS) {
+        last.suppressed++;
+        return;
+      }
+      this.crashEntries.set(deploymentId, { at: Date.now(), suppressed: 0 });
       await recordActivity(this.deps.db, ENGINE_ACTOR, {
         action: e.action === 'oom' ? 'deployment.oom_killed' : 'deployment.crashed',
         target: { type: 'deployment', id: deploymentId, name: row.name },
-        after: { container: e.containerId.slice(0, 12), ...(e.exitCode !== null ? { exit_code: e.exitCode } : {}) },
+        after: {
+          container: e.containerId.slice(0, 12),
+          ...(e.exitCode !== null ? { exit_code: e.exitCode } : {}),
+          ...(last?.suppressed ? { crashes_since_last_entry: last.suppressed } : {}),
+        },
       });
       this.deps.log.warn(
         { deployment: row.name, event: e.action, exit_code: e.exitCode },

@@ -56,6 +56,8 @@ beforeAll(async () => {
     appTemplate('missing-image', { image_name: 'localhost/core-test-absent', image_tag: 'nope' }),
     appTemplate('bad-quantity', { memory_request: '64 megabytes' }),
     appTemplate('gpu-zone', { node_selector: { zone: 'gpu-east' } }),
+    // Doubles a string until the memory limit kills it: the engine restarts it, over and over.
+    appTemplate('memory-hog', { memory_request: '16Mi', command: ['sh', '-c', 'x=a; while :; do x=$x$x; done'] }),
   ]);
   expect((await call('PUT', '/api/v1/secrets/db.password', { body: { value: SECRET } })).status).toBe(200);
   expect((await call('PUT', '/api/v1/secrets/tls-key', { body: { value: FILE_SECRET } })).status).toBe(200);
@@ -285,6 +287,25 @@ describe('failures in words', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('a container killed at its memory limit reads restarting, in words, and is one crash entry', async () => {
+    const created = await call('POST', '/api/v1/deployments', { body: { name: 'hog', template_slug: 'memory-hog' } });
+    const d = await waitForDeployment(
+      t,
+      admin,
+      created.body.id,
+      (x) => x.observed.state === 'restarting' && /out of memory/.test(x.observed.reason ?? ''),
+      'restarting out of memory',
+    );
+    expect(d.observed.reason).toMatch(/16Mi/);
+    const inspected = await engine.docker.getContainer((await containersOf(engine, d.id))[0]!.Id).inspect();
+    expect(inspected.HostConfig.Memory).toBe(16 * 1024 * 1024);
+    await new Promise((r) => setTimeout(r, 1500));
+    const activity = await call('GET', `/api/v1/activity?target_type=deployment&target_id=${d.id}`);
+    const crashes = activity.body.entries.filter((e: any) => /crashed|oom_killed/.test(e.action));
+    expect(crashes).toHaveLength(1);
+    expect((await call('POST', `/api/v1/deployments/${d.id}/stop`)).status).toBe(200);
   });
 
   it('a bad quantity fails that deployment only; an unmet node_selector is unschedulable', async () => {
