@@ -8,11 +8,11 @@ import { TRPCError } from '@trpc/server';
 import { pageCaller } from '@/server/api/pageCaller';
 import { config } from '@/server/config';
 import { orgInstanceUrls } from '@/server/domain/support/instances';
-import { coreCommands, type KnownInstance } from './core-snippet';
+import { coreCommands, deployLinks, type KnownInstance } from './core-snippet';
 import { CopyButton } from '../../_components/copy-button';
 import { TagLink } from '../../_components/tag-link';
 import { catalogHref, readCatalogParams } from '../../_lib/catalog-params';
-import { Badge, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
+import { Badge, buttonClass, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
 
 export const dynamic = 'force-dynamic';
 
@@ -269,7 +269,8 @@ function Snippet({
         <CopyButton value={code} label={label} what={what} />
       </div>
       {children ? <p className="mb-2 text-xs text-zinc-600">{children}</p> : null}
-      <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed break-all whitespace-pre-wrap text-zinc-100">
+      {/* Wraps at spaces; only a token longer than the line (a URL, the JSON body) breaks inside. */}
+      <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed wrap-anywhere whitespace-pre-wrap text-zinc-100">
         {code}
       </pre>
     </div>
@@ -312,12 +313,33 @@ function CoreCard({
   );
   const body = JSON.stringify({ name: deploymentName(slug), template_slug: slug, env });
   const coreCalls = coreCommands({ deploymentBody: shellQuote(body), instances });
+  const links = deployLinks(instances, slug);
   return (
     <Card
       title="Use it from Core"
       description="Core sees this template when its organization's instance key does: public templates, and private ones its organization has been granted."
     >
       <div className="space-y-5">
+        {links.length > 0 ? (
+          <div>
+            <h3 className="mb-2 text-sm font-semibold text-zinc-900">Deploy on your instances</h3>
+            <ul aria-label="Your organization's Core instances" className="flex flex-wrap gap-2">
+              {links.map((l) => (
+                <li key={l.name} className="max-w-full">
+                  <a href={l.href} className={`${buttonClass('primary', 'sm')} max-w-full`}>
+                    <span className="truncate" title={l.name}>
+                      Deploy on {l.name}
+                    </span>
+                  </a>
+                </li>
+              ))}
+            </ul>
+            <p className="mt-2 text-xs text-zinc-600">
+              Opens the instance&apos;s deploy form for this template, at the address it reported to the Hub; you sign
+              in to Core there.
+            </p>
+          </div>
+        ) : null}
         <Snippet title="Hub API" code={hubCall} label="Copy Hub API call" what="Hub API call">
           The template as a Core instance reads it, with its instance key (<code className="font-mono">svh_…</code>).
         </Snippet>
@@ -326,8 +348,11 @@ function CoreCard({
           {required.length > 0
             ? ' (replace each … with a value and create the secrets it names in Core first: the template requires those variables)'
             : null}
-          . An assistant connected through the Hub&apos;s <code className="font-mono">/mcp</code> does the same with
-          Core&apos;s <code className="font-mono">create_deployment</code> tool.
+          . <code className="font-mono">$CORE_TOKEN</code> is a machine token of that Core instance (
+          <code className="font-mono">svm_…</code>, admin role): an admin creates it on Core&apos;s Machine tokens page,
+          or with <code className="font-mono">core token create</code> on the Core machine. An assistant connected
+          through the Hub&apos;s <code className="font-mono">/mcp</code> does the same with Core&apos;s{' '}
+          <code className="font-mono">create_deployment</code> tool.
         </Snippet>
       </div>
     </Card>
