@@ -6,7 +6,7 @@
  */
 import { hubStore, startHub, type HubProc, type HubStore } from '../../tests/loop/processes';
 import { E2E } from './env';
-import { checkPage, expect, openPage, photograph, signInWithPassword, test } from './helpers';
+import { checkPage, expect, openPage, signInWithPassword, test } from './helpers';
 
 let store: HubStore;
 let hub: HubProc;
@@ -115,7 +115,6 @@ test('an admin opens a deployment from the list: its state in words, the actions
   await expect(confirm).toHaveCount(0);
 
   await checkPage(page, 'Deployment page');
-  await photograph(page, 'core-deployment');
   // The page polls: a state written elsewhere shows without a reload.
   await call(E2E.url, 'POST', `/deployments/${deploymentId}/stop`, admin);
   await expect(status.getByRole('definition').filter({ hasText: /^stopped$/ })).toBeVisible({ timeout: 10_000 });
