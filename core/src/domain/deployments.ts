@@ -402,6 +402,7 @@ export async function updateDeployment(
 
 /** Sets the desired state (start/stop); with an engine configured but unreachable: 503 naming it. */
 async function setDesired(db: Db, id: string, state: DesiredState, actor: Actor): Promise<Deployment> {
+  await getDeployment(db, id, null);
   const control = runtimeOf(db);
   if (control && control.engine().state !== 'none') requireRuntime(db);
   await db.transaction(async (tx) => {
@@ -428,8 +429,8 @@ export const stopDeployment = (db: Db, id: string, actor: Actor) => setDesired(d
 
 /** POST …/restart: needs the engine (503 naming it otherwise); re-creates the container when a secret changed. */
 export async function restartDeployment(db: Db, id: string, actor: Actor): Promise<Deployment> {
-  const control = requireRuntime(db);
   const current = await getDeployment(db, id);
+  const control = requireRuntime(db);
   if (current.desired_state !== 'running')
     throw new CoreError('conflict', `deployment ${current.name} is stopped: start it instead`);
   await control.restart(current.id);
@@ -536,6 +537,7 @@ export async function deleteDeployment(
   actor: Actor,
   opts: { volumes?: boolean } = {},
 ): Promise<void> {
+  if (opts.volumes) await getDeployment(db, id, null); // 404 before 503
   const control = opts.volumes ? requireRuntime(db) : runtimeOf(db);
   await db.transaction(async (tx) => {
     const gone = isUuid(id) ? await tx.delete(deployments).where(eq(deployments.id, id)).returning() : [];

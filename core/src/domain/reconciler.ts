@@ -314,6 +314,11 @@ export class Reconciler implements RuntimeControl {
             );
           });
     for (const id of [...this.observed.keys()]) if (!known.has(id)) this.forget(id);
+    // What is remembered per container lives as long as the container.
+    const present = new Set(containers.map((c) => c.id));
+    for (const map of [this.inspected, this.lastDie])
+      for (const id of [...map.keys()]) if (!present.has(id)) map.delete(id);
+    for (const id of [...this.expectedExits]) if (!present.has(id)) this.expectedExits.delete(id);
 
     for (let i = 0; i < work.length; i += CONCURRENCY)
       await Promise.all(
