@@ -46,7 +46,7 @@ export interface McpSetup {
 }
 
 /**
- * Null with a reason when the MCP proxy is not part of this Hub (no server/mcp/mcpProxy.ts, or no mintPat):
+ * Null with a reason when the MCP proxy is not part of this Hub (no server/http/mcp/proxy.ts, or no mintPat):
  * the scenario is then reported as not applicable and starts working once those exist.
  */
 export async function makeMcpSetup(
@@ -57,8 +57,8 @@ export async function makeMcpSetup(
   mcpUrl: string,
   ttlSeconds: number,
 ): Promise<McpSetup | { unavailable: string }> {
-  if (!fs.existsSync(path.join(root, 'server/mcp/mcpProxy.ts')))
-    return { unavailable: 'the Hub has no MCP proxy (server/mcp/mcpProxy.ts) yet' };
+  if (!fs.existsSync(path.join(root, 'server/http/mcp/proxy.ts')))
+    return { unavailable: 'the Hub has no MCP proxy (server/http/mcp/proxy.ts) yet' };
   let mintPat:
     | ((user: unknown, input: { name: string; instanceId: string }) => Promise<{ id: string; secret: string }>)
     | undefined;

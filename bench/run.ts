@@ -14,7 +14,7 @@
  * scenario's answers were wrong); missed targets are reported, not failed. Every process and the database
  * it creates are removed at the end, also on failure or Ctrl-C.
  */
-import { serveCommand } from '../server/http/command.mjs';
+import { serveCommand } from '../scripts/serve-command.mjs';
 import { execSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -5,7 +5,7 @@
  *  - the development OpenID provider (oidc-provider) on 127.0.0.1:E2E_PORT+1,
  *  - the production server of `npm start` (server/http/serve.ts) on 127.0.0.1:E2E_PORT with that database and provider.
  */
-import { serveCommand } from '../server/http/command.mjs';
+import { serveCommand } from '../scripts/serve-command.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

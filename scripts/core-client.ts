@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CORE_CLIENT_DIR, coreDocument, coreTypesFor } from '../core/tests/fixtures/core-document';
+import { CORE_CLIENT_DIR, coreDocument, coreTypesFor } from './core-document';
 
 fs.writeFileSync(path.join(CORE_CLIENT_DIR, 'core-api.d.ts'), await coreTypesFor(await coreDocument()));
 console.log(`wrote ${CORE_CLIENT_DIR}/core-api.d.ts`);

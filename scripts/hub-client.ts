@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { HUB_CLIENT_DIR, hubDocumentForCore, hubTypesFor } from '../tests/fixtures/hub-document';
+import { HUB_CLIENT_DIR, hubDocumentForCore, hubTypesFor } from './hub-document';
 
 const doc = hubDocumentForCore();
 fs.writeFileSync(path.join(HUB_CLIENT_DIR, 'hub-openapi.json'), JSON.stringify(doc, null, 2) + '\n');

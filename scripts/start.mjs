@@ -11,7 +11,7 @@
  */
 import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { serveCommand } from '../server/http/command.mjs';
+import { serveCommand } from './serve-command.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const nextBin = `${root}node_modules/next/dist/bin/next`;

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { HUB_CLIENT_DIR, hubDocumentForCore, hubTypesFor } from './fixtures/hub-document';
+import { HUB_CLIENT_DIR, hubDocumentForCore, hubTypesFor } from '../scripts/hub-document';
 
 const committedDoc = JSON.parse(fs.readFileSync(path.join(HUB_CLIENT_DIR, 'hub-openapi.json'), 'utf8'));
 

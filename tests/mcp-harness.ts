@@ -1,7 +1,7 @@
 /**
  * Real servers for the MCP proxy tests (no mocks of our code):
  *  - startHub(): a loopback node:http server that serves /mcp with the production handler on Node's own
- *    request and response (server/mcp/mcpProxy.ts serveMcp, as the edge does) and the JWKS of
+ *    request and response (server/http/mcp/proxy.ts serveMcp, as the edge does) and the JWKS of
  *    app/.well-known/jwks.json/route.ts.
  *  - startUpstream(): a real MCP server (the SDK's McpServer + StreamableHTTPServerTransport, stateful
  *    sessions) that verifies the Hub's assertion with jose against the Hub's JWKS, and records every
@@ -15,7 +15,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { serveMcp } from '../server/mcp/mcpProxy';
+import { serveMcp } from '../server/http/mcp/proxy';
 import * as jwksRoute from '../app/.well-known/jwks.json/route';
 import { api } from './helpers';
 

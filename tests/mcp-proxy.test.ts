@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { eq } from 'drizzle-orm';
 import { getDb } from '../server/db/client';
 import { mcpCalls, personalAccessTokens } from '../server/db/schema';
-import { isPrivateAddress } from '../server/mcp/outbound';
+import { isPrivateAddress } from '../server/http/mcp/outbound';
 import { createKey, createOrg, createUser } from './helpers';
 import {
   mintToken,

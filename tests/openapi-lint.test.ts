@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GET } from '../app/api/v1/openapi.json/route';
-import { HUB_CLIENT_DIR, SNAPSHOT_SERVERS } from './fixtures/hub-document';
+import { HUB_CLIENT_DIR, SNAPSHOT_SERVERS } from '../scripts/hub-document';
 import { api } from './helpers';
 import { lintOpenApi } from './fixtures/openapi-lint';
 

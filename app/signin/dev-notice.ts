@@ -1,5 +1,5 @@
 /** What the development provider's notice says about roles: true to the database's state, not to a fresh Hub's. */
-import { superadminExists } from '@/server/domain/users';
+import { superadminExists } from '@/server/api/pageData';
 
 export async function devProviderRoleRule(): Promise<string> {
   if (await superadminExists()) {

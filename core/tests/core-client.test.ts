@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { seedDataFolder } from '../../scripts/test-databases';
 import { compiled, TEST_NODE_FLAGS } from '../../tests/compiled';
-import { CORE_CLIENT_DIR, coreTypesFor } from './fixtures/core-document';
+import { CORE_CLIENT_DIR, coreTypesFor } from '../../scripts/core-document';
 import { freshDatabase } from './helpers';
 
 // A hang guard: Core's process opens PGlite on a data folder, slow on a loaded shared machine.

@@ -26,7 +26,7 @@ import {
   type Caller,
   type RequestContext,
 } from '../log';
-import { serveMcp } from '../mcp/mcpProxy';
+import { serveMcp } from './mcp/proxy';
 import { forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 import { metricsAnswer } from './metrics';

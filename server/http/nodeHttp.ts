@@ -1,7 +1,7 @@
 /**
  * Node http helpers for the Hub's own handlers in the production server (no Fetch objects on the way):
  *  - REST: Node's request read directly into the dispatcher (server/api/rest.ts), its answer written once;
- *  - the pieces /mcp (server/mcp/mcpProxy.ts) shares with it: the caller's headers as the handlers read them,
+ *  - the pieces /mcp (server/http/mcp/proxy.ts) shares with it: the caller's headers as the handlers read them,
  *    a bounded body read, and error answers through the one mapper.
  * A failure of a handler is answered by the error model (server/api/errors.ts): 500 without details.
  */

@@ -1,5 +1,5 @@
 /**
- * The production server (`npm start`; started as server/http/command.mjs says): the Hub's edge
+ * The production server (`npm start`; started as scripts/serve-command.mjs says): the Hub's edge
  * (server/http/edge.ts: health checks, REST /api/v1/* and /mcp straight from their handlers, request ids,
  * access log, security headers, SIGTERM drain) in front of Next.js, which serves everything else
  * (dashboard, sign-in, /api/trpc, the OpenAPI document, JWKS).

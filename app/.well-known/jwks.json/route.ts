@@ -1,4 +1,4 @@
-import { publicJwks } from '@/server/domain/jwt';
+import { publicJwks } from '@/server/api/pageData';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

@@ -36,17 +36,17 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { config } from '../config';
-import { signInstanceAssertion } from '../domain/jwt';
-import { TransportError } from '../api/errors';
-import { admit, RateLimitRefusal, rateLimitHeaders } from '../api/rateLimit';
-import { sourceAddress } from '../domain/support/addresses';
-import { resolvePat } from '../auth/credentials';
-import { DomainError } from '../domain/errors';
-import { logger, noteCaller, requestLogger } from '../log';
-import { recordMcpCall, type ResolvedPat } from '../domain/pats';
-import { insecureMcpUrl } from '../domain/support/instances';
-import { nodeHeaders, readNodeBody, writeFailure } from '../http/nodeHttp';
+import { config } from '../../config';
+import { signInstanceAssertion } from '../../domain/jwt';
+import { TransportError } from '../../api/errors';
+import { admit, RateLimitRefusal, rateLimitHeaders } from '../../api/rateLimit';
+import { sourceAddress } from '../../domain/support/addresses';
+import { resolvePat } from '../../auth/credentials';
+import { DomainError } from '../../domain/errors';
+import { logger, noteCaller, requestLogger } from '../../log';
+import { recordMcpCall, type ResolvedPat } from '../../domain/pats';
+import { insecureMcpUrl } from '../../domain/support/instances';
+import { nodeHeaders, readNodeBody, writeFailure } from '../nodeHttp';
 import { checkLiteralHost, UpstreamBlockedError, upstreamAgents } from './outbound';
 
 /** Request headers passed to the instance (everything else, the client's Authorization first, stays here). */

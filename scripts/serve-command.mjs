@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { isStale } from '../../scripts/build-server.mjs';
+import { isStale } from './build-server.mjs';
 
 export const SERVE_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'];
 

@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
-import { config } from '../config';
+import { config } from '../../config';
 
 const blocked = new net.BlockList();
 for (const [prefix, bits] of [
