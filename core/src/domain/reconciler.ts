@@ -13,7 +13,14 @@ import { Readable } from 'node:stream';
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { RuntimeConfig } from '../config';
 import type { Database, Db, HeldLock } from '../db/client';
-import { deploymentObservations, deploymentSecretBindings, deployments, secrets, settings } from '../db/schema';
+import {
+  catalogTemplates,
+  deploymentObservations,
+  deploymentSecretBindings,
+  deployments,
+  secrets,
+  settings,
+} from '../db/schema';
 import type { Logger } from '../log';
 import { recordReconcilePass } from '../metrics';
 import { RuntimeError, type ContainerSpec, type ObservedContainer, type Runtime } from '../runtime/runtime';
@@ -158,7 +165,7 @@ export class Reconciler implements RuntimeControl {
     this.stopEvents?.();
     this.stopEvents = null;
     await this.running?.catch(() => {});
-    await Promise.allSettled([...this.pulls.values()].map((p) => p.promise));
+    // A pull in flight is not waited for (it may take minutes): it ends with the process.
     await this.lock?.release().catch(() => {});
     this.lock = null;
     detachRuntime(this.deps.db);
@@ -270,12 +277,17 @@ export class Reconciler implements RuntimeControl {
         id: deployments.id,
         name: deployments.name,
         desiredState: deployments.desiredState,
-        templateSnapshot: deployments.templateSnapshot,
+        // A row without a snapshot (written before snapshots existed) runs the catalog's template.
+        templateSnapshot: sql<Record<
+          string,
+          unknown
+        > | null>`coalesce(${deployments.templateSnapshot}, ${catalogTemplates.data})`,
         env: deployments.env,
         secretRefs: deployments.secretRefs,
         hostPorts: deployments.hostPorts,
       })
-      .from(deployments);
+      .from(deployments)
+      .leftJoin(catalogTemplates, eq(catalogTemplates.id, deployments.templateId));
     const bindingRows = rows.length > 0 ? await db.select().from(deploymentSecretBindings) : [];
     const versions = new Map(
       (rows.length > 0 ? await db.select({ name: secrets.name, at: secrets.updatedAt }).from(secrets) : []).map((s) => [
