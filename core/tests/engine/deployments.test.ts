@@ -129,8 +129,10 @@ describe('a deployment of the test app', () => {
     expect(t.core.reconciler.lastPass).toMatchObject({ listCalls: 1, otherCalls: 0 });
   });
 
-  it('is replaced with the new spec on update', async () => {
+  it('is replaced with the new spec on update, keeping its volume', async () => {
     const before = (await containersOf(engine, app.id))[0]!.Id;
+    const wrote = await fetch(`${publishedUrl(app)}/cgi-bin/write?/data/kept.txt`, { method: 'POST', body: 'kept' });
+    expect(wrote.status).toBe(200);
     const updated = await call('PUT', `/api/v1/deployments/${app.id}`, {
       body: { env: { ...app.env, GREETING: 'v2' } },
     });
@@ -146,6 +148,7 @@ describe('a deployment of the test app', () => {
     expect(after).toHaveLength(1);
     expect(after[0]!.Id).not.toBe(before);
     expect((await readEnv(await waitUntilAnswers(publishedUrl(d)).then(() => publishedUrl(d)))).GREETING).toBe('v2');
+    expect(await (await fetch(`${publishedUrl(d)}/cgi-bin/file?/data/kept.txt`)).text()).toBe('kept');
     app = d;
   });
 
