@@ -122,4 +122,35 @@ describe('a PAT minted with a script token', () => {
     expect(await statusInList(fresh, derived.id)).toBe('api_token_ended');
     expect(await statusInList(fresh, personal.id)).toBe('active');
   });
+
+  it('a token minted in the dashboard and rotated with a script token is derived from it from then on', async () => {
+    const session = await signUserToken(person.id); // a browser session (the one above was signed out)
+    const personal = await mintToken(session, key.id, { name: 'dashboard, rotated by a script' });
+    expect(personal.expires_at).toBeNull();
+    const script = await scriptToken();
+    const rotated = await api('/account/tokens', { method: 'PUT', token: script.token, body: { id: personal.id } });
+    expect(rotated.status).toBe(200);
+    // Its expiry is capped at the script token's, as a minted one's would be.
+    expect(rotated.body.token.expires_at).toBe(script.expiresAt.toISOString());
+    const secret = rotated.body.token.token as string;
+    expect((await mcpStatus(secret)).status).toBe(200);
+
+    const revoked = await api('/account/api-tokens', {
+      method: 'DELETE',
+      token: session,
+      body: { id: script.id },
+    });
+    expect(revoked.status).toBe(200);
+    expect(await mcpStatus(secret)).toEqual({ status: 401, reason: 'api_token_ended' });
+    expect(await statusInList(session, personal.id)).toBe('api_token_ended');
+  });
+
+  it('a rotation in a browser session keeps a token as it was', async () => {
+    const session = await signUserToken(person.id);
+    const personal = await mintToken(session, key.id, { name: 'dashboard, rotated in the dashboard' });
+    const rotated = await api('/account/tokens', { method: 'PUT', token: session, body: { id: personal.id } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.token.expires_at).toBeNull();
+    expect((await mcpStatus(rotated.body.token.token as string)).status).toBe(200);
+  });
 });

@@ -19,7 +19,8 @@
  * A token minted with a script token (a bearer API token from the dashboard or `hub token`, not a browser session)
  * is derived from it (personal_access_tokens.script_token_id): it stops when that script token is revoked, expires or
  * is signed out ("sign out everywhere"), checked on every call like the rules above; its expiry is at most the
- * script token's (a longer one, or none, is capped). A token minted in a browser session is unaffected.
+ * script token's (a longer one, or none, is capped). Rotating a token with a script token makes it derived from
+ * that one the same way. A token minted in a browser session is unaffected.
  */
 import { DomainError, invalid as badRequest, notFound } from './errors';
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
@@ -319,18 +320,7 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
     }
 
     // Minted with a script token (a bearer API token): derived from it, so it ends with it and lives no longer.
-    let cap: Date | null = null;
-    if (user.scriptTokenId !== undefined) {
-      const [script] = await tx
-        .select({ expiresAt: scriptTokens.expiresAt, revokedAt: scriptTokens.revokedAt })
-        .from(scriptTokens)
-        .where(and(eq(scriptTokens.id, user.scriptTokenId), eq(scriptTokens.userId, user.userId)));
-      if (!script || script.revokedAt || script.expiresAt.getTime() <= Date.now())
-        throw new DomainError('unauthenticated', 'The API token of this request has been revoked or has expired', {
-          reason: 'api_token_ended',
-        });
-      cap = script.expiresAt;
-    }
+    const cap = await scriptTokenCap(tx, user);
     const issued = issueSecret('svp_');
     const requested = input.expiresInDays != null ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null;
     // A longer expiry, or none, is capped at the script token's (the answer's expires_at says which).
@@ -366,6 +356,23 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
     });
     return { id: row!.id, name: row!.name, secret: issued.secret, instanceId: instance.id, expiresAt: row!.expiresAt };
   });
+}
+
+/**
+ * The expiry of the live script token the caller used (a secret minted or rotated with it is derived from it), or
+ * null for a browser session. A script token revoked or expired meanwhile is refused.
+ */
+async function scriptTokenCap(tx: Tx, user: UserPrincipal): Promise<Date | null> {
+  if (user.scriptTokenId === undefined) return null;
+  const [script] = await tx
+    .select({ expiresAt: scriptTokens.expiresAt, revokedAt: scriptTokens.revokedAt })
+    .from(scriptTokens)
+    .where(and(eq(scriptTokens.id, user.scriptTokenId), eq(scriptTokens.userId, user.userId)));
+  if (!script || script.revokedAt || script.expiresAt.getTime() <= Date.now())
+    throw new DomainError('unauthenticated', 'The API token of this request has been revoked or has expired', {
+      reason: 'api_token_ended',
+    });
+  return script.expiresAt;
 }
 
 /** The token row if it belongs to the caller's current organization (else 404: never reveal other organizations' tokens). */
@@ -406,10 +413,17 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
         'This token belongs to an earlier membership of the organization and stays dead; mint a new one',
       );
     }
+    // Rotated with a script token, the new secret is derived from it as a minted one would be (it ends with that
+    // script token, its expiry capped): otherwise a leaked script token could rotate a token minted in the
+    // dashboard and keep a secret that outlives it.
+    const cap = await scriptTokenCap(tx, user);
+    const derived = cap
+      ? { scriptTokenId: user.scriptTokenId!, expiresAt: row.expiresAt && row.expiresAt < cap ? row.expiresAt : cap }
+      : null;
     const issued = issueSecret('svp_');
     const [updated] = await tx
       .update(personalAccessTokens)
-      .set({ tokenHash: issued.hash, tokenPrefix: issued.displayPrefix, rotatedAt: sql`now()` })
+      .set({ tokenHash: issued.hash, tokenPrefix: issued.displayPrefix, rotatedAt: sql`now()`, ...derived })
       .where(eq(personalAccessTokens.id, row.id))
       .returning();
     await announceChange(tx, 'auth'); // the old secret's cached look-ups die now
@@ -419,7 +433,11 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
       targetType: 'personal_access_token',
       targetId: row.id,
       orgId: row.orgId,
-      details: { name: row.name, instance_id: row.instanceKeyId },
+      details: {
+        name: row.name,
+        instance_id: row.instanceKeyId,
+        ...(derived && { rotated_with_api_token_id: derived.scriptTokenId, expires_at: derived.expiresAt }),
+      },
     });
     return {
       id: row.id,
