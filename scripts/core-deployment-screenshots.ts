@@ -4,12 +4,14 @@
  * A podman service of its own (core/tests/engine/fixture.ts), a Hub with the demo catalog, Core from source on it.
  * No registry answers here, so code-server's template runs on an image built locally from the engine tests' busybox
  * image (printing a line every two seconds, for the logs), and NGINX's fails its pull: both states are shown, at
- * 1280 and 390 px (the running page in the dark scheme too), for an admin and a readonly user. Everything it creates is removed at the end.
+ * 1280 and 390 px (the running page in the dark scheme too), for an admin and a readonly user; each must pass axe
+ * (WCAG 2.1 AA, no serious or critical violation) and not scroll sideways. Everything it creates is removed at the end.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { APP_IMAGE_1, ensureTestImages, removeByLabel, startEngine } from '../core/tests/engine/fixture';
 import { hubStore, startHub } from '../tests/loop/processes';
@@ -58,6 +60,12 @@ async function photograph(page: Page, name: string, schemes: ('light' | 'dark')[
       await page.waitForTimeout(300);
       const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (sideways > 0) throw new Error(`${name} scrolls sideways by ${sideways} px at ${width} px`);
+      // What the e2e suite checks, on the states it cannot reach without an engine (running, live logs, failed).
+      const { violations } = await new AxeBuilder({ page })
+        .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+        .analyze();
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      if (bad.length) throw new Error(`${name} at ${width} px (${scheme}): ${bad.map((v) => v.id).join(', ')}`);
       const file = `${name}${suffix}${scheme === 'dark' ? '-dark' : ''}.png`;
       await page.screenshot({ path: path.join(OUT, file), fullPage: true });
     }
@@ -67,7 +75,9 @@ async function photograph(page: Page, name: string, schemes: ('light' | 'dark')[
 }
 
 async function signIn(browser: Browser, coreUrl: string, who: { email: string; password: string }) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // A context of its own: axe needs one (browser.newPage's is not usable by it).
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
   await page.goto(`${coreUrl}/login`);
   await page.getByLabel('Email or username').fill(who.email);
   await page.getByLabel('Password').fill(who.password);

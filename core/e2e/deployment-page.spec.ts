@@ -2,7 +2,8 @@
  * A deployment's page (issue 33) in the browser: the desired and observed state, published ports, events,
  * actions for admins and none for readonly users, logs for admins only. The Core of the global setup runs
  * without a container engine (CORE_RUNTIME=none), so the observed state is `unknown` with the reason in words;
- * the engine-side states are covered by Core's engine suite. A real Hub (demo catalog) provides the template.
+ * the engine-side states are covered by Core's engine suite. A real Hub (demo catalog) provides the template, and
+ * a newer version of it (an update the admin applies).
  */
 import { hubStore, startHub, type HubProc, type HubStore } from '../../tests/loop/processes';
 import { E2E } from './env';
@@ -12,6 +13,7 @@ let store: HubStore;
 let hub: HubProc;
 let admin: string;
 let deploymentId: string;
+let hubAdmin: string;
 
 async function call<T>(base: string, method: string, p: string, token: string, body?: unknown): Promise<T> {
   const res = await fetch(`${base}/api/v1${p}`, {
@@ -27,8 +29,9 @@ async function call<T>(base: string, method: string, p: string, token: string, b
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   store = await hubStore();
-  hub = await startHub(store, { users: ['owner@hub.test:user'], seed: true });
+  hub = await startHub(store, { users: ['owner@hub.test:user', 'root@hub.test:admin'], seed: true });
   const owner = hub.jwts.get('owner@hub.test')!;
+  hubAdmin = hub.jwts.get('root@hub.test')!;
   await call(hub.url, 'POST', '/account/organizations', owner, { name: 'Deploy org', slug: 'deploy-org' });
   const { apiKey } = await call<{ apiKey: { key: string } }>(hub.url, 'POST', '/account/api-keys', owner, {
     name: 'e2e deployments',
@@ -150,4 +153,32 @@ test('a readonly user sees the status, ports and events, no actions, and a note 
   await expect(logs.locator('pre')).toHaveCount(0);
   await checkPage(page, 'Deployment page (readonly)');
   expect(logRequests, 'a readonly page never asks for logs').toEqual([]);
+});
+
+test('a newer template version synced from the Hub shows as an update the admin applies', async ({ page }) => {
+  // The Hub's admin publishes NGINX 1.28; Core syncs it; what runs does not change until the admin applies it.
+  const { templates } = await call<{ templates: { id: string; slug: string; version: string }[] }>(
+    hub.url,
+    'GET',
+    '/admin/templates?search=nginx',
+    hubAdmin,
+  );
+  const nginx = templates.find((t) => t.slug === 'nginx')!;
+  await call(hub.url, 'PUT', '/admin/templates', hubAdmin, { id: nginx.id, version: '1.28', image_tag: '1.28' });
+  await call(E2E.url, 'POST', '/catalog/sync', admin);
+
+  await signInWithPassword(page, E2E.admin);
+  await openPage(page, 'Deployments');
+  await expect(page.getByRole('row', { name: /web-frontdoor/ })).toContainText('update available');
+  await page.getByRole('link', { name: 'web-frontdoor' }).click();
+  const status = page.getByRole('region', { name: 'Status' });
+  await expect(status).toContainText('Version 1.28 is available');
+  await expect(status).toContainText('version 1.27');
+  await status.getByRole('button', { name: 'Apply update web-frontdoor', exact: true }).click();
+  await expect(status).toContainText('version 1.28');
+  await expect(status).toContainText('up to date');
+  await expect(status.getByRole('button', { name: 'Apply update web-frontdoor', exact: true })).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Events' }).getByRole('row', { name: /apply update/ })).toBeVisible({
+    timeout: 15_000,
+  });
 });

@@ -468,6 +468,9 @@ function Logs({ deployment: dep }: { deployment: Deployment }) {
         <pre
           ref={box}
           className="logs"
+          // Named, focusable (it scrolls), and quiet: a screen reader is not read every new line.
+          role="log"
+          aria-live="off"
           tabIndex={0}
           aria-label={`Logs of ${dep.name}`}
           onScroll={(e) => {
