@@ -75,6 +75,13 @@ function create() {
     labelNames: ['call'] as const,
     registers: [registry],
   });
+  const engineCallDuration = new Histogram({
+    name: 'core_engine_call_duration_seconds',
+    help: 'Time waiting for the container engine, by call',
+    labelNames: ['call'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
   const engineErrors = new Counter({
     name: 'core_engine_errors_total',
     help: 'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
@@ -103,6 +110,7 @@ function create() {
     passes,
     passDuration,
     engineCalls,
+    engineCallDuration,
     engineErrors,
     deployments,
     engine,
@@ -140,17 +148,21 @@ export function recordReconcilePass(result: PassResult, durationMs: number): voi
   m.passDuration.observe(durationMs / 1000);
 }
 
-/** One call to the engine (runtime/metered.ts), and its failure's kind when it failed. */
-export function recordEngineCall(call: string, errorKind?: string): void {
+/** One call to the engine (runtime/metered.ts): how long it took, and its failure's kind when it failed. */
+export function recordEngineCall(call: string, durationMs: number | null, errorKind?: string): void {
   m.engineCalls.labels(call).inc();
+  if (durationMs !== null) m.engineCallDuration.labels(call).observe(durationMs / 1000);
   if (errorKind) m.engineErrors.labels(call, errorKind).inc();
 }
 
-/** Calls to the engine so far, by call (the runtime bench counts a pass's calls with it). */
-export async function engineCallCounts(): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const v of (await m.engineCalls.get()).values) counts[String(v.labels.call)] = v.value;
-  return counts;
+/** Calls to the engine so far and the seconds spent waiting for them, by call (the runtime bench reads it). */
+export async function engineCallTotals(): Promise<Record<string, { calls: number; seconds: number }>> {
+  const totals: Record<string, { calls: number; seconds: number }> = {};
+  for (const v of (await m.engineCalls.get()).values) totals[String(v.labels.call)] = { calls: v.value, seconds: 0 };
+  for (const v of (await m.engineCallDuration.get()).values)
+    if (v.metricName === 'core_engine_call_duration_seconds_sum')
+      (totals[String(v.labels.call)] ??= { calls: 0, seconds: 0 }).seconds = v.value;
+  return totals;
 }
 
 /** The engine's state and the deployments by observed state, as /metrics is about to answer. */

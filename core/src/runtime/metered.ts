@@ -1,7 +1,8 @@
 /**
- * A Runtime that counts what it asks of the engine: every call by name, and each failure by its kind
- * (core_engine_calls_total, core_engine_errors_total in /metrics). Counting here, at the one door to the engine,
- * is what lets the runtime bench check that an idle pass costs exactly one list call.
+ * A Runtime that counts what it asks of the engine: every call by name with the time waited for it, and each
+ * failure by its kind (core_engine_calls_total, core_engine_call_duration_seconds, core_engine_errors_total).
+ * Counting here, at the one door to the engine, is what lets the runtime bench check that an idle pass costs
+ * exactly one list call, and tell Core's time in it from the engine's.
  */
 import { recordEngineCall } from '../metrics';
 import { RuntimeError, type Runtime } from './runtime';
@@ -12,12 +13,13 @@ export function meteredRuntime(inner: Runtime): Runtime {
   const counted =
     <A extends unknown[], R>(call: string, fn: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
+      const started = performance.now();
       try {
         const result = await fn(...args);
-        recordEngineCall(call);
+        recordEngineCall(call, performance.now() - started);
         return result;
       } catch (err) {
-        recordEngineCall(call, kindOf(err));
+        recordEngineCall(call, performance.now() - started, kindOf(err));
         throw err;
       }
     };
@@ -36,9 +38,9 @@ export function meteredRuntime(inner: Runtime): Runtime {
     removeVolumes: counted('remove_volumes', inner.removeVolumes.bind(inner)),
     logs: counted('logs', inner.logs.bind(inner)),
     events(labels, onEvent, onEnd) {
-      recordEngineCall('events');
+      recordEngineCall('events', null);
       return inner.events(labels, onEvent, (err) => {
-        if (err) recordEngineCall('events_ended', kindOf(err));
+        if (err) recordEngineCall('events_ended', null, kindOf(err));
         onEnd(err);
       });
     },

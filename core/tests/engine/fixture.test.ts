@@ -18,6 +18,7 @@ import {
   runLabel,
   sharedEngine,
   startEngine,
+  TEST_LABEL,
   waitFor,
   waitUntilAnswers,
   type TestEngine,
@@ -86,7 +87,7 @@ it('runs the test image with the ulimits, publishing its port on 127.0.0.1, and 
 it('the second image differs; /cgi-bin/exit ends the container with its code; a volume keeps what was written', async () => {
   const { docker } = engine;
   const volume = (await docker.createVolume({
-    Name: `core-test-${labels['io.core-test']}`,
+    Name: `core-test-${labels[TEST_LABEL]}`,
     Labels: labels,
   })) as unknown as {
     name?: string;
@@ -120,7 +121,7 @@ it('the second image differs; /cgi-bin/exit ends the container with its code; a 
   expect(
     await docker.listContainers({
       all: true,
-      filters: JSON.stringify({ label: [`io.core-test=${labels['io.core-test']}`] }),
+      filters: JSON.stringify({ label: [`${TEST_LABEL}=${labels[TEST_LABEL]}`] }),
     }),
   ).toEqual([]);
 });

@@ -15,9 +15,10 @@
  *   GET /cgi-bin/exit?<code>   the container exits with that code (a crash)
  * SIGTERM stops it at once (its shell traps it: PID 1 would otherwise ignore it until the engine's kill).
  *
- * The engine's store is machine-wide (rootful podman): everything the fixture creates carries TEST_LABEL and is
- * removed by label (removeByLabel; the images by the engine global setup's teardown). This module imports no
- * vitest so that the bench can use it.
+ * The engine's store is machine-wide (rootful podman), shared with other runs: what a test creates itself carries
+ * runLabel() (its file and the run), Core's containers and volumes carry Core's instance label; each is removed by
+ * label (removeByLabel). The run's teardown removes what is left of the run and the images no run uses. This module
+ * imports no vitest so that the bench can use it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -30,8 +31,16 @@ import tar from 'tar-stream';
 
 /** `podman`, or a DOCKER_HOST URL; unset: no engine tests (vitest.config.ts). */
 export const ENGINE_SETTING = process.env.CORE_TEST_ENGINE;
-/** Label key on every container, volume and image the fixture creates; the value names the creator. */
+/** Label key on every container and volume a test creates itself (runLabel); the value names the creator. */
 export const TEST_LABEL = 'io.core-test';
+/** Label key naming the test run (the engine global setup's id) on the same: its teardown removes them. */
+export const RUN_LABEL = 'io.core-test.run';
+export const RUN_ID = (process.env.CORE_TEST_RUN_ID ??= `${process.pid}-${randomBytes(4).toString('hex')}`);
+/**
+ * The test images' label (value: their content hash). A container inherits its image's labels, so this key is
+ * never used to find containers: another run's containers from the same image carry it too.
+ */
+export const IMAGE_LABEL = 'io.core-test.image';
 export const APP_REPO = 'localhost/core-test-app';
 export const APP_IMAGE_1 = `${APP_REPO}:1`;
 export const APP_IMAGE_2 = `${APP_REPO}:2`;
@@ -69,13 +78,15 @@ export interface TestEngine {
 
 /**
  * The run's shared engine: the one the engine global setup started (CORE_TEST_DOCKER_HOST), else a new one as
- * startEngine() makes. Its stop() is not for tests sharing it: a test that stops the engine takes startEngine().
+ * startEngine() makes; with the test images. Its stop() is not for tests sharing it: a test that stops the engine
+ * takes startEngine().
  */
 export async function sharedEngine(): Promise<TestEngine> {
   const shared = process.env.CORE_TEST_DOCKER_HOST;
   if (!shared) return startEngine();
   const docker = dockerFor(shared);
-  await docker.ping();
+  // Again per file: a test run ending elsewhere on this machine may have removed them meanwhile (when unused).
+  await ensureTestImages(docker);
   const refuse = async () => {
     throw new Error('the shared engine is not stopped by one test file: use startEngine()');
   };
@@ -88,7 +99,9 @@ export async function sharedEngine(): Promise<TestEngine> {
  */
 export async function startEngine(setting = ENGINE_SETTING): Promise<TestEngine> {
   if (!setting) throw new Error('CORE_TEST_ENGINE is not set (podman, or a DOCKER_HOST URL)');
-  return setting === 'podman' ? startPodman() : proxyEngine(setting);
+  const engine = setting === 'podman' ? await startPodman() : await proxyEngine(setting);
+  await ensureTestImages(engine.docker);
+  return engine;
 }
 
 /** Podman's runtime: runc where installed, as crun refuses hybrid cgroup hierarchies (v1 + a v2 mount with a controller). */
@@ -303,7 +316,7 @@ export async function ensureTestImages(docker: Docker): Promise<string[]> {
       .getImage(name)
       .inspect()
       .catch(() => null);
-    if (existing?.Config?.Labels?.[`${TEST_LABEL}.content`] === hash) continue;
+    if (existing?.Config?.Labels?.[IMAGE_LABEL] === hash) continue;
     // tar-stream's pack is a streamx Readable: Node pipes it, the types do not say so.
     const source = imageTar(version) as unknown as NodeJS.ReadableStream;
     const options = {
@@ -314,8 +327,7 @@ export async function ensureTestImages(docker: Docker): Promise<string[]> {
         'ENV PATH=/bin',
         `ENV APP_VERSION=${version}`,
         `EXPOSE ${APP_PORT}/tcp`,
-        `LABEL ${TEST_LABEL}=image`,
-        `LABEL ${TEST_LABEL}.content=${hash}`,
+        `LABEL ${IMAGE_LABEL}=${hash}`,
       ],
     };
     const stream = await docker.importImage(source, options);
@@ -323,8 +335,7 @@ export async function ensureTestImages(docker: Docker): Promise<string[]> {
       docker.modem.followProgress(stream, (err, out) => (err ? reject(err) : resolve(out))),
     );
     const imported = await docker.getImage(name).inspect();
-    if (imported.Config?.Labels?.[`${TEST_LABEL}.content`] !== hash)
-      throw new Error(`import of ${name} did not tag it`);
+    if (imported.Config?.Labels?.[IMAGE_LABEL] !== hash) throw new Error(`import of ${name} did not tag it`);
   }
   return [APP_IMAGE_1, APP_IMAGE_2];
 }
@@ -399,40 +410,47 @@ const labelFilter = (labels: Record<string, string>) =>
   JSON.stringify({ label: Object.entries(labels).map(([k, v]) => (v === '' ? k : `${k}=${v}`)) });
 
 /**
- * Removes every container (running or not) and volume carrying all these labels (a value of '' matches any),
- * and the images too when asked. Returns how many of each went.
+ * Removes every container (running or not) and volume carrying all these labels (a value of '' matches any).
+ * Returns how many of each went.
  */
 export async function removeByLabel(
   docker: Docker,
   labels: Record<string, string>,
-  { images = false } = {},
-): Promise<{ containers: number; volumes: number; images: number }> {
+): Promise<{ containers: number; volumes: number }> {
   if (Object.keys(labels).length === 0) throw new Error('removeByLabel needs a label (the store is machine-wide)');
   const filters = labelFilter(labels);
   const containers = await docker.listContainers({ all: true, filters });
   await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(gone)));
   const { Volumes } = await docker.listVolumes({ filters });
   await Promise.all((Volumes ?? []).map((v) => docker.getVolume(v.Name).remove().catch(gone)));
-  let removedImages = 0;
-  if (images) {
-    const list = await docker.listImages({ filters });
-    for (const image of list) {
-      await docker
-        .getImage(image.Id)
-        .remove({ force: true })
-        .then(() => removedImages++, gone);
-    }
-  }
-  return { containers: containers.length, volumes: (Volumes ?? []).length, images: removedImages };
+  return { containers: containers.length, volumes: (Volumes ?? []).length };
+}
+
+/**
+ * Removes the test images, except those in use: never forced, as another run on this machine may be using them
+ * (a forced removal takes its containers too). Returns how many went.
+ */
+export async function removeTestImages(docker: Docker): Promise<number> {
+  let removed = 0;
+  for (const image of await docker.listImages({ filters: labelFilter({ [IMAGE_LABEL]: '' }) }))
+    await docker
+      .getImage(image.Id)
+      .remove()
+      .then(() => removed++, goneOrInUse);
+  return removed;
 }
 
 function gone(err: { statusCode?: number }) {
   if (err.statusCode !== 404) throw err;
 }
 
-/** A label value unique to one caller (a test file, a bench run): what its removeByLabel names. */
-export function runLabel(prefix = 'run'): Record<string, string> {
-  return { [TEST_LABEL]: `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}` };
+function goneOrInUse(err: { statusCode?: number }) {
+  if (err.statusCode !== 404 && err.statusCode !== 409) throw err;
+}
+
+/** Labels for what one caller (a test file) creates itself: its removeByLabel names them, the run's teardown too. */
+export function runLabel(prefix = 'test'): Record<string, string> {
+  return { [TEST_LABEL]: `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`, [RUN_LABEL]: RUN_ID };
 }
 
 /** True when the podman CLI is present (the global setup reports a missing one clearly). */
