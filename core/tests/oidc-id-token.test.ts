@@ -59,6 +59,13 @@ describe.each([
     expect(claims.auth_time).toEqual(expect.any(Number));
     expect((await me(t, fresh.id_token)).status).toBe(401);
 
+    // Neither: no nonce asked, no fresh login. It carries no access-token claim (scope, client_id) either.
+    const plain = await signIn(`plain-${tag}@example.test`, {});
+    const plainClaims = decodeJwt(plain.id_token);
+    expect(plainClaims.nonce ?? plainClaims.auth_time ?? plainClaims.at_hash).toBeUndefined();
+    expect(decodeProtectedHeader(plain.id_token).typ).toBeUndefined();
+    expect((await me(t, plain.id_token)).status).toBe(401);
+
     expect((await emails(t, admin)).filter((e) => e.includes(tag))).toEqual([]);
   });
 });
@@ -77,6 +84,13 @@ it('a header typ other than at+jwt or JWT is refused; at+jwt, application/at+jwt
   }
   expect((await me(t, await forged('at+jwt', { nonce: 'n' }))).status).toBe(401);
   expect((await me(t, await forged('at+jwt', { auth_time: 1 }))).status).toBe(401);
+  // Audience the client id, no typ at+jwt: an access-token claim must say what it is.
+  const bare = await forged(null, { scope: undefined, client_id: undefined });
+  const refused = await me(t, bare);
+  expect(refused.status).toBe(401);
+  expect(refused.body.message).toMatch(/no access-token claim/);
+  expect((await me(t, await forged('at+jwt', { scope: undefined, client_id: undefined }))).status).toBe(200);
+  expect((await me(t, await forged('JWT', { scope: undefined, client_id: undefined, scp: 'api' }))).status).toBe(200);
 });
 
 it('with CORE_OIDC_AUDIENCE the access token of the same kind of sign-in is accepted', async () => {

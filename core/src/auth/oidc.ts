@@ -59,6 +59,8 @@ function identityFrom(issuer: string, claims: Record<string, unknown>): OidcIden
 
 /** Header types of an access token: RFC 9068's at+jwt (media type or short form) and the generic JWT. */
 const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
+/** Claims of access tokens that ID tokens do not carry (RFC 9068, RFC 8693; `scp`/`cid` of Azure and Okta). */
+const ACCESS_TOKEN_CLAIMS = ['scope', 'scp', 'client_id', 'cid'] as const;
 
 /**
  * Why a verified JWT is an ID token rather than an access token, or null. An ID token is signed by the same
@@ -67,7 +69,10 @@ const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt', 'jwt']);
  * - a `nonce` (only ID tokens carry the browser's nonce), an `at_hash`, or a payload `typ` of ID (Keycloak);
  * - a header `typ` other than at+jwt or JWT (an ID token's is absent, JWT or an ID type);
  * - without a configured audience: `auth_time` with `aud` naming the client id (an access token for Core
- *   is issued for an API audience; one whose audience is the client is shaped like an ID token).
+ *   is issued for an API audience; one whose audience is the client is shaped like an ID token);
+ * - without a configured audience, `aud` naming the client id and no sign of an access token: no header typ
+ *   at+jwt and none of the claims access tokens carry (`scope`, `scp`, `client_id`, `cid`). A plain code-flow ID
+ *   token (no nonce asked, no fresh login) has none of the signs above and would pass otherwise.
  */
 export function idTokenSignOf(
   typ: unknown,
@@ -80,8 +85,12 @@ export function idTokenSignOf(
   if (typ !== undefined && !(typeof typ === 'string' && ACCESS_TOKEN_TYPES.has(typ.toLowerCase())))
     return `the header typ ${JSON.stringify(typ)}, not at+jwt`;
   const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
-  if (!oidc.audience && payload.auth_time !== undefined && aud.includes(oidc.clientId))
-    return 'auth_time with the client id as audience';
+  if (!oidc.audience && aud.includes(oidc.clientId)) {
+    if (payload.auth_time !== undefined) return 'auth_time with the client id as audience';
+    const atJwt = typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ);
+    if (!atJwt && !ACCESS_TOKEN_CLAIMS.some((claim) => payload[claim] !== undefined))
+      return 'the client id as audience and no access-token claim (scope, client_id) or header typ at+jwt';
+  }
   return null;
 }
 
