@@ -27,7 +27,9 @@ export function DeploymentPage({ params }: { params: { id: string } }) {
     refetchInterval: (q) => (q.state.error instanceof ApiError && q.state.error.status === 404 ? false : POLL_MS),
     retry: (n, err) => !(err instanceof ApiError && err.status === 404) && n < 2,
   });
-  if (!d.data) {
+  // Deleted elsewhere while open: "not found", not a stale page with a refresh error.
+  const gone = d.error instanceof ApiError && d.error.status === 404;
+  if (!d.data || gone) {
     return d.error ? (
       <>
         <PageHeading>Deployment not found</PageHeading>
