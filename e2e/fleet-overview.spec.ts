@@ -249,7 +249,7 @@ test('an organization admin sees the same for their own instances only, on the a
   await expect(page.getByTestId('chart-downloads-summary')).toContainText('Downloads: 5');
   await expect(page.getByTestId('chart-tickets-summary')).toContainText('Opened: 2 · Closed: 1');
   await expect(page.getByTestId('chart-mcp-summary')).toContainText(
-    'OK: 4 · Refused by Hub: 2 · Refused by instance: 2 · Upstream error: 0',
+    'OK: 4 · Refused by Hub: 2 · Refused by instance: 2 · Failed upstream: 0',
   );
   await checkPage(page, 'account fleet');
   await page.getByRole('heading', { name: 'Your instances' }).scrollIntoViewIfNeeded();

@@ -5,10 +5,11 @@
  * (The sync against a real Hub is tested in tests/loop/.)
  */
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createCoreContext, type CoreContext } from '../src/context';
-import { hubConnection } from '../src/db/schema';
+import { activity, hubConnection } from '../src/db/schema';
+import type { Actor } from '../src/domain/activity';
 import { applySync, listCatalog, StaleConnection, type CatalogTemplate } from '../src/domain/catalog';
 import { createCoreLogger } from '../src/log';
 import { freshDatabase, testConfig } from './helpers';
@@ -109,4 +110,70 @@ it('an answer for an older connection is not applied', async () => {
     }),
   ).rejects.toThrow(StaleConnection);
   expect(await state()).toEqual(before);
+});
+
+it('records what a sync changed, with the change, as whoever ran it (issue 37: "added: 0" for the sync that added 29)', async () => {
+  await core.db.delete(activity);
+  const records = async () =>
+    (await core.db.select().from(activity).where(eq(activity.action, 'catalog.sync')).orderBy(asc(activity.id))).map(
+      (r) => ({ actor: r.actor, via: r.via, after: r.after }),
+    );
+  const fresh = [template('gamma'), template('delta'), template('epsilon')];
+  // The loop's full sync (no actor: the system) fills the copy: its record says what it added.
+  const counts = await applySync(core.db, {
+    full: true,
+    templates: fresh,
+    removedIds: [],
+    checkedAt: '2026-01-01T00:00:10Z',
+    etag: null,
+    generation,
+  });
+  expect(counts).toMatchObject({ added: 3, removed: 2 });
+  // A sync asked for a moment later finds nothing new: no record of changes (the route records who asked).
+  const admin: Actor = { kind: 'local', id: randomUUID(), label: 'admin@core.test', via: 'api' };
+  await applySync(core.db, {
+    full: false,
+    templates: [],
+    removedIds: [],
+    checkedAt: '2026-01-01T00:00:11Z',
+    etag: '"e2"',
+    generation,
+    actor: admin,
+  });
+  // One that changes something is recorded as the caller's.
+  await applySync(core.db, {
+    full: false,
+    templates: [{ ...fresh[0]!, description: 'changed' }],
+    removedIds: [fresh[1]!.id],
+    checkedAt: '2026-01-01T00:00:12Z',
+    etag: '"e3"',
+    generation,
+    actor: admin,
+  });
+  expect(await records()).toEqual([
+    {
+      actor: 'system',
+      via: 'system',
+      after: { added: 3, updated: 0, removed: 2, full: true },
+    },
+    {
+      actor: 'admin@core.test',
+      via: 'api',
+      after: { added: 0, updated: 1, removed: 1, full: false },
+    },
+  ]);
+
+  // A sync that fails half-way records nothing either (the record is part of its transaction).
+  await expect(
+    applySync(core.db, {
+      full: false,
+      templates: [template('theta'), template('theta')],
+      removedIds: [],
+      checkedAt: '2026-01-01T00:00:13Z',
+      etag: null,
+      generation,
+      actor: admin,
+    }),
+  ).rejects.toThrow();
+  expect(await records()).toHaveLength(2);
 });

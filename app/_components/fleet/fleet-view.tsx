@@ -391,14 +391,14 @@ export function FleetView({ scope }: { scope: 'admin' | 'org' }) {
         <ChartCard
           testId="chart-mcp"
           title="MCP calls by outcome"
-          description="Through the Hub's /mcp proxy: answered, refused by the Hub or by the instance, failed upstream."
+          description="Through the Hub's /mcp proxy: answered, refused by the Hub or by the instance, failed upstream (the instance's own overview counts its tool calls with the same words)."
           kind="bar"
           data={data.series}
           series={[
             { key: 'mcp_ok', label: 'OK', color: 'var(--chart-2)' },
             { key: 'mcp_refused_hub', label: 'Refused by Hub', color: 'var(--chart-3)' },
             { key: 'mcp_refused_instance', label: 'Refused by instance', color: 'var(--chart-5)' },
-            { key: 'mcp_upstream_error', label: 'Upstream error', color: 'var(--chart-4)' },
+            { key: 'mcp_upstream_error', label: 'Failed upstream', color: 'var(--chart-4)' },
           ]}
         />
         <ChartCard

@@ -7,6 +7,7 @@ import { pagination } from '@shared/ops';
 import { and, asc, count, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { catalogTemplates, hubConnection } from '../db/schema';
+import { recordActivity, SYSTEM_ACTOR, type Actor } from './activity';
 import { notFound } from './errors';
 import { type Page } from './principal';
 
@@ -182,6 +183,8 @@ export async function applySync(
     checkedAt: string;
     etag: string | null;
     generation: Date;
+    /** Who the sync ran for: the person or token that asked, else the sync loop (system). */
+    actor?: Actor;
   },
 ): Promise<SyncCounts> {
   return db.transaction(async (tx) => {
@@ -197,6 +200,15 @@ export async function applySync(
       .update(hubConnection)
       .set({ checkedAt: input.checkedAt, etag: input.etag, lastSyncAt: new Date(), lastError: null, lastErrorAt: null })
       .where(eq(hubConnection.id, 'hub'));
+    // What changed is recorded with the change, whoever ran the sync: the loop's first full sync (which fills an
+    // empty copy) is where "added" is counted, not a sync someone asks for a moment later.
+    if (counts.added + counts.updated + counts.removed > 0) {
+      await recordActivity(tx, input.actor ?? SYSTEM_ACTOR, {
+        action: 'catalog.sync',
+        target: { type: 'catalog', id: 'catalog', name: 'catalog' },
+        after: { ...counts, full: input.full },
+      });
+    }
     return { ...counts, checked_at: input.checkedAt };
   });
 }

@@ -8,6 +8,7 @@
  */
 import type { Db } from '../db/client';
 import type { Logger } from '../log';
+import type { Actor } from '../domain/activity';
 import { applySync, StaleConnection, type CatalogTemplate, type SyncCounts } from '../domain/catalog';
 
 /** What one sync did; `not_modified`: the Hub answered 304 (nothing changed since checked_at). */
@@ -95,14 +96,18 @@ export class CatalogSync {
     this.schedule(this.kicked ? 0 : next);
   }
 
-  /** One sync (serialized with any other). Throws CoreError: not_found (no Hub configured), bad_gateway (the Hub's problem). */
-  syncNow(): Promise<SyncResult> {
-    const run = this.running.catch(() => {}).then(() => this.syncOnce());
+  /**
+   * One sync (serialized with any other), for `actor` (the loop's are the system's): what it changes is recorded
+   * as theirs, in the change's transaction. Throws CoreError: not_found (no Hub configured), bad_gateway (the Hub's
+   * problem).
+   */
+  syncNow(actor?: Actor): Promise<SyncResult> {
+    const run = this.running.catch(() => {}).then(() => this.syncOnce(actor));
     this.running = run;
     return run;
   }
 
-  private async syncOnce(): Promise<SyncResult> {
+  private async syncOnce(actor: Actor | undefined): Promise<SyncResult> {
     let creds = await this.connection.credentials();
     if (!creds) throw new CoreError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
     if (creds.row.keyRefused) {
@@ -126,7 +131,7 @@ export class CatalogSync {
       } else {
         await this.connection.updateDns(creds);
       }
-      return await this.pull(creds);
+      return await this.pull(creds, actor);
     } catch (err) {
       if (err instanceof StaleConnection)
         throw new CoreError('conflict', 'the Hub connection changed during the sync; sync again');
@@ -136,16 +141,24 @@ export class CatalogSync {
     }
   }
 
-  private async pull(creds: HubCredentials): Promise<SyncResult> {
+  private async pull(creds: HubCredentials, actor: Actor | undefined): Promise<SyncResult> {
     const generation = creds.row.connectedAt;
-    if (creds.row.checkedAt === null) return this.fullSync(creds, generation);
+    if (creds.row.checkedAt === null) return this.fullSync(creds, generation, actor);
     let since = creds.row.checkedAt;
     let etag = creds.row.etag;
     const total: SyncResult = { added: 0, updated: 0, removed: 0, checked_at: since, not_modified: false };
     for (let round = 0; round < MAX_PAGES; round++) {
       const answer = await creds.client.updates(since, etag);
       if (answer === null) {
-        await applySync(this.db, { full: false, templates: [], removedIds: [], checkedAt: since, etag, generation });
+        await applySync(this.db, {
+          full: false,
+          templates: [],
+          removedIds: [],
+          checkedAt: since,
+          etag,
+          generation,
+          actor,
+        });
         return { ...total, not_modified: round === 0 };
       }
       const counts = await applySync(this.db, {
@@ -156,6 +169,7 @@ export class CatalogSync {
         // An ETag names a complete answer only; a capped one is asked again from its checked_at.
         etag: answer.has_more ? null : answer.etag,
         generation,
+        actor,
       });
       total.added += counts.added;
       total.updated += counts.updated;
@@ -172,7 +186,7 @@ export class CatalogSync {
    * Every page of the catalog. The watermark is taken from the Hub before the first page, so a change made
    * while the pages are read is fetched again by the next update: it is never missed.
    */
-  private async fullSync(creds: HubCredentials, generation: Date): Promise<SyncResult> {
+  private async fullSync(creds: HubCredentials, generation: Date, actor: Actor | undefined): Promise<SyncResult> {
     const mark = await creds.client.updates(new Date().toISOString(), null);
     const checkedAt = mark!.checked_at;
     const templates: CatalogTemplate[] = [];
@@ -188,6 +202,7 @@ export class CatalogSync {
       checkedAt,
       etag: null,
       generation,
+      actor,
     });
     this.log.info({ templates: templates.length, ...counts }, 'hub catalog synced (full)');
     return { ...counts, not_modified: false };

@@ -43,10 +43,11 @@ export default function Usage({ o }: { o: OverviewData }) {
           categoryLabel="Tool"
           layout="bars"
           empty={`No MCP tool calls in the last ${o.days} days.`}
+          // The words of the Hub's fleet overview (OK, Refused, Failed) for the same outcomes.
           series={[
-            { key: 'ok', label: 'ok', tone: 'ok' },
-            { key: 'refused', label: 'refused', tone: 'warn' },
-            { key: 'error', label: 'error', tone: 'bad' },
+            { key: 'ok', label: 'OK', tone: 'ok' },
+            { key: 'refused', label: 'Refused', tone: 'warn' },
+            { key: 'error', label: 'Failed', tone: 'bad' },
           ]}
         />
       </div>

@@ -35,13 +35,17 @@ const route = createRoute({
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const result = await core.catalogSync.syncNow();
-    // The catalog's own changes come from the Hub (applied in the sync's transaction); what is recorded here is who asked.
+    const who = actor(c);
+    // What the sync changes is recorded as the caller's in its own transaction (domain/catalog.ts applySync); a sync
+    // that found nothing new is recorded here, so that who asked is still on record.
+    const result = await core.catalogSync.syncNow(who);
     const { not_modified, added, updated, removed } = result;
-    await recordActivity(core.db, actor(c), {
-      action: 'catalog.sync',
-      target: { type: 'catalog', id: 'catalog', name: 'catalog' },
-      after: { added, updated, removed, not_modified },
-    });
+    if (added + updated + removed === 0) {
+      await recordActivity(core.db, who, {
+        action: 'catalog.sync',
+        target: { type: 'catalog', id: 'catalog', name: 'catalog' },
+        after: { added, updated, removed, not_modified },
+      });
+    }
     return c.json(result, 200);
   });
