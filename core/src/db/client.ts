@@ -31,6 +31,10 @@ export interface Database {
    * ends): null when another process holds it. The embedded database is one process: always granted.
    */
   tryLock(key: number): Promise<HeldLock | null>;
+  /** Tells the other processes on this database (LISTEN/NOTIFY); nothing on the embedded one (one process). */
+  notify(channel: string): Promise<void>;
+  /** Calls `fn` on each notification of `channel` until the returned function is called. */
+  listen(channel: string, fn: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -108,6 +112,13 @@ async function openPostgres(url: string): Promise<Database> {
         },
       };
     },
+    notify: async (channel) => {
+      await client.notify(channel, '');
+    },
+    listen: async (channel, fn) => {
+      const { unlisten } = await client.listen(channel, () => fn());
+      return unlisten;
+    },
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -158,6 +169,8 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
         await client.query('select 1');
       },
       tryLock: async () => ({ held: async () => true, release: async () => {} }),
+      notify: async () => {},
+      listen: async () => async () => {},
       close: async () => {
         await client.close();
         release();

@@ -47,6 +47,8 @@ const PULL_RETRY_MS = 60_000;
 const CONCURRENCY = 4;
 
 const INSTANCE_SETTING = 'runtime_instance_id';
+/** NOTIFY channel: a write in a Core process without the lock asks the one with it for a pass. */
+const NOTIFY_CHANNEL = 'core_reconcile';
 /** A container that ended unexpectedly twice within this time and runs again reads as restarting (a crash loop). */
 const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
@@ -96,6 +98,9 @@ export class Reconciler implements RuntimeControl {
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  /** A write happened here since the last pass: a process without the lock tells the one with it. */
+  private wrote = false;
+  private unlisten: (() => Promise<void>) | null = null;
   private again = false;
   private stopped = false;
   private stopEvents: (() => void) | null = null;
@@ -150,9 +155,9 @@ export class Reconciler implements RuntimeControl {
   start() {
     if (!this.deps.runtime || this.timer) return;
     this.stopped = false;
-    this.timer = setInterval(() => this.kick(0), this.deps.settings.reconcileIntervalSeconds * 1000);
+    this.timer = setInterval(() => this.schedule(0), this.deps.settings.reconcileIntervalSeconds * 1000);
     this.timer.unref();
-    this.kick(0);
+    this.schedule(0);
   }
 
   /** Ends the loop, waits for a pass in flight, releases the lock (graceful shutdown). */
@@ -166,12 +171,20 @@ export class Reconciler implements RuntimeControl {
     this.stopEvents = null;
     await this.running?.catch(() => {});
     // A pull in flight is not waited for (it may take minutes): it ends with the process.
+    await this.unlisten?.().catch(() => {});
+    this.unlisten = null;
     await this.lock?.release().catch(() => {});
     this.lock = null;
     detachRuntime(this.deps.db);
   }
 
-  kick(delayMs = 20) {
+  /** After a write: a pass soon, here or (through NOTIFY) in the process that holds the lock. */
+  kick() {
+    this.wrote = true;
+    this.schedule(20);
+  }
+
+  private schedule(delayMs: number) {
     if (!this.deps.runtime || this.stopped) return;
     if (this.running) {
       this.again = true;
@@ -206,7 +219,7 @@ export class Reconciler implements RuntimeControl {
         this.running = null;
         if (this.again && !this.stopped) {
           this.again = false;
-          this.kick(0);
+          this.schedule(0);
         }
       });
     return this.running;
@@ -237,10 +250,16 @@ export class Reconciler implements RuntimeControl {
       await this.lock.release().catch(() => {});
       this.lock = null;
       this.loaded = false;
+      await this.unlisten?.().catch(() => {});
+      this.unlisten = null;
     }
     if (!this.lock) {
       this.lock = await this.deps.database.tryLock(RECONCILER_LOCK);
-      if (this.lock) this.deps.log.info({}, 'reconciler: this process acts on the container engine for this database');
+      if (this.lock) {
+        this.deps.log.info({}, 'reconciler: this process acts on the container engine for this database');
+        // Writes made through other Core processes start a pass here at once.
+        this.unlisten = await this.deps.database.listen(NOTIFY_CHANNEL, () => this.schedule(20));
+      }
     }
     return this.lock !== null;
   }
@@ -255,6 +274,8 @@ export class Reconciler implements RuntimeControl {
     try {
       calls.listCalls++;
       if (!leading) {
+        if (this.wrote) await this.deps.database.notify(NOTIFY_CHANNEL).catch(() => {});
+        this.wrote = false;
         await runtime.ping();
         this.markUp();
         return;
@@ -531,7 +552,7 @@ export class Reconciler implements RuntimeControl {
       } catch (err) {
         if (err instanceof RuntimeError && err.kind === 'conflict') {
           // A container of this name exists (created by a pass of another process a moment ago): adopt next pass.
-          this.kick(200);
+          this.schedule(200);
           return;
         }
         if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
@@ -679,7 +700,7 @@ export class Reconciler implements RuntimeControl {
         this.deps.log.warn({ image, error: reason }, 'image pull failed');
       } finally {
         this.pulls.delete(image);
-        this.kick(0);
+        this.schedule(0);
       }
     })();
     this.pulls.set(image, entry);
@@ -725,7 +746,7 @@ export class Reconciler implements RuntimeControl {
         }
         if (deploymentId && ended) void this.recordEngineEvent(deploymentId, e);
         // Events come in bursts (die, restart, init, start): one pass for the burst.
-        this.kick(300);
+        this.schedule(300);
       },
       (err) => {
         this.stopEvents = null;
@@ -814,7 +835,7 @@ export class Reconciler implements RuntimeControl {
     this.expectedExits.add(current.id);
     await this.engineCall(() => runtime.restart(current.id));
     this.inspected.delete(current.id);
-    this.kick(0);
+    this.schedule(0);
   }
 
   async remove(deploymentId: string, volumes: boolean) {

@@ -77,12 +77,13 @@ describe('Core on one PostgreSQL', () => {
     await b.stop();
   });
 
-  it('two Core processes make one container per deployment', async () => {
+  it('two Core processes make one container per deployment; a write through either converges at once', async () => {
     const db = await freshDatabase(SERVER);
     stops.push(db.drop);
     const secret = randomBytes(16).toString('hex');
-    const a = await core(db, secret, { reconcileIntervalSeconds: 0.3 });
-    const b = await core(db, secret, { reconcileIntervalSeconds: 0.3 });
+    // No safety-net pass within the test: writes through the Core without the lock reach the other by NOTIFY.
+    const a = await core(db, secret, { reconcileIntervalSeconds: 600 });
+    const b = await core(db, secret, { reconcileIntervalSeconds: 600 });
     await syncCatalog(a.t, [appTemplate('app')]);
     const ids: string[] = [];
     for (const [i, side] of [a, b, a, b].entries()) {
@@ -93,7 +94,6 @@ describe('Core on one PostgreSQL', () => {
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }
-    await Promise.all([a.t.core.reconciler.passNow(), b.t.core.reconciler.passNow()]);
     for (const id of ids) await waitForDeployment(b.t, b.admin, id, running, `${id} running (seen by the other Core)`);
     await Promise.all([a.t.core.reconciler.passNow(), b.t.core.reconciler.passNow()]);
     for (const id of ids) expect(await containersOf(engine, id)).toHaveLength(1);
