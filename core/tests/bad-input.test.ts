@@ -221,3 +221,24 @@ it('a deeply nested body (240 KB of brackets) is a 400 naming the depth, not a 5
     expect(res.body.message).toMatch(/^username(\.0)+: is nested deeper than 32 levels$/);
   }
 });
+
+it('a JSON body sent as another JSON media type (+json) is checked as well: NUL is a 400, not a 500', async () => {
+  // The routes parse application/<anything>+json as JSON (Hono's validator), so the check must see those bodies too.
+  for (const contentType of ['application/merge-patch+json', 'application/vnd.core+json; charset=utf-8']) {
+    const user = await t.call('POST', '/api/v1/users', {
+      token: admin,
+      headers: { 'content-type': contentType },
+      body: { email: 'nul@example.test', name: 'a\u0000b', password: 'a long enough password', role: 'readonly' },
+    });
+    expect(user.status, contentType).toBe(400);
+    expectErrorShape(user);
+    expect(user.body.message).toBe('name: must not contain the NUL character (U+0000)');
+    const secret = await t.call('PUT', '/api/v1/secrets/plus-json', {
+      token: admin,
+      headers: { 'content-type': contentType },
+      body: { value: 'v', description: 'd\u0000' },
+    });
+    expect(secret.status, contentType).toBe(400);
+    expect(secret.body.message).toBe('description: must not contain the NUL character (U+0000)');
+  }
+});

@@ -145,7 +145,8 @@ export function buildApp(core: CoreContext) {
     const query = Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
     const inUrl = unstorable(path) ? `path: ${unstorable(path)}` : findUnstorable(query);
     if (inUrl) throw new CoreError('invalid_request', inUrl);
-    if (/^application\/json/i.test(c.req.header('content-type') ?? '')) {
+    // Every JSON media type the routes' validator parses as JSON (application/json and application/<x>+json).
+    if (/^application\/(?:[\w.-]+\+)?json/i.test(c.req.header('content-type') ?? '')) {
       let body: unknown;
       try {
         body = await c.req.json();
