@@ -1,7 +1,11 @@
 /**
- * Configuration from the environment. Read through getters so that tests and the CLI can set
- * variables before first use; every setting is listed in the README's configuration table.
+ * The Hub's configuration: every setting it reads from the environment, through one reader (readEnv) and typed
+ * here, so this file and the table in docs/hub.md (Configuration) are the two places that list them. Read
+ * through getters so that tests and the CLI can set variables before first use; the production server fixes the
+ * environment at start (fixEnvironment). Only CLI entry points and Next.js' own hooks read process.env elsewhere.
  */
+import type { BlockList } from 'node:net';
+import { parseAddressList } from '@shared/ops';
 
 /** Once the production server has fixed the environment (fixEnvironment): each variable as first read. */
 let fixedEnvironment: Map<string, string | undefined> | null = null;
@@ -12,10 +16,17 @@ let fixedEnvironment: Map<string, string | undefined> | null = null;
  * process.env is a call into C++ (~0.5 µs), and the settings are read on every request (the MCP proxy read a dozen).
  */
 export function readEnv(name: string): string | undefined {
-  if (fixedEnvironment === null) return process.env[name];
-  if (!fixedEnvironment.has(name)) fixedEnvironment.set(name, process.env[name]);
-  return fixedEnvironment.get(name);
+  let value: string | undefined;
+  if (fixedEnvironment === null) value = process.env[name];
+  else {
+    if (!fixedEnvironment.has(name)) fixedEnvironment.set(name, process.env[name]);
+    value = fixedEnvironment.get(name);
+  }
+  return value?.trim() ? value : undefined; // set but empty (or blanks) counts as unset, for every setting alike
 }
+
+/** A setting that cannot be used: at start it stops the process; met by a request, it is logged and answered 500. */
+export class ConfigError extends Error {}
 
 /**
  * The production server, at start: its environment is fixed for the life of the process (server/http/serve.ts).
@@ -25,10 +36,9 @@ export function fixEnvironment(fixed = true) {
   fixedEnvironment = fixed ? (fixedEnvironment ?? new Map()) : null;
 }
 
-function env(name: string): string | undefined {
-  const value = readEnv(name);
-  return value === undefined || value === '' ? undefined : value;
-}
+const env = readEnv;
+/** A setting that is a name, URL or credential given on a line: surrounding blanks are not part of it. */
+const line = (name: string) => readEnv(name)?.trim();
 
 function intEnv(name: string, fallback: number): number {
   const raw = env(name);
@@ -47,9 +57,24 @@ function countEnv(name: string, fallback: number): number {
   return value;
 }
 
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  name: string;
+  scope: string;
+}
+
+const DNS_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+let cachedProxies: { raw: string; list: BlockList } | undefined;
+
 export const config = {
   get port() {
     return intEnv('PORT', 3000);
+  },
+  /** The production server's listening address. */
+  get hostname() {
+    return env('HOSTNAME') ?? '0.0.0.0';
   },
   /** Public base URL of the Hub; also the issuer of every JWT it signs. */
   get hubUrl() {
@@ -186,12 +211,114 @@ export const config = {
     return readEnv('NODE_ENV') === 'production';
   },
   /**
+   * HUB_TRUSTED_PROXIES: the reverse proxies (addresses and CIDR ranges, comma or space separated) whose
+   * X-Forwarded-For entries are believed when finding a request's client address; null when unset.
+   */
+  get trustedProxies(): BlockList | null {
+    const raw = env('HUB_TRUSTED_PROXIES');
+    if (!raw) return null;
+    if (cachedProxies?.raw === raw) return cachedProxies.list;
+    let list: BlockList;
+    try {
+      list = parseAddressList(raw, 'HUB_TRUSTED_PROXIES');
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+    cachedProxies = { raw, list };
+    return list;
+  },
+  /** Sign-in: the OpenID Connect provider, the development provider, superadmins, NextAuth's secret. */
+  auth: {
+    /** The configured provider (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET), or null when not fully set. */
+    get oidc(): OidcSettings | null {
+      const issuer = line('OIDC_ISSUER');
+      const clientId = line('OIDC_CLIENT_ID');
+      const clientSecret = line('OIDC_CLIENT_SECRET');
+      if (!issuer || !clientId || !clientSecret) return null;
+      return {
+        issuer,
+        clientId,
+        clientSecret,
+        name: line('OIDC_PROVIDER_NAME') ?? (this.devProvider ? 'Development provider' : 'OpenID Connect'),
+        scope: line('OIDC_SCOPE') ?? 'openid email profile',
+      };
+    },
+    /** Which OIDC_* variables are unset, to explain a partial configuration. */
+    get missingOidcVariables(): string[] {
+      return ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'].filter((n) => !env(n));
+    },
+    /** HUB_DEV_OIDC_PROVIDER=1 (set by `npm start`): anyone signs in, and the first user becomes superadmin. */
+    get devProvider(): boolean {
+      return line('HUB_DEV_OIDC_PROVIDER') === '1';
+    },
+    /** HUB_SUPERADMIN_EMAILS: comma-separated; these people become superadmin when they sign in. */
+    get superadminEmails(): string[] {
+      return (line('HUB_SUPERADMIN_EMAILS') ?? '')
+        .split(',')
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean);
+    },
+    /** AUTH_SECRET (or NEXTAUTH_SECRET); unset: derived from the Hub's master secret. */
+    get authSecret(): string | undefined {
+      return line('AUTH_SECRET') ?? line('NEXTAUTH_SECRET');
+    },
+  },
+  /** The instance support surface: dynamic DNS of instance hostnames. */
+  support: {
+    /** HUB_DNS_ZONE: lower-case, without a trailing dot; a DNS name with room for a 63-character label. */
+    get dnsZone(): string {
+      const zone = (line('HUB_DNS_ZONE') ?? 'instances.hub.internal').toLowerCase().replace(/\.$/, '');
+      if (zone.length > 189 || !zone.split('.').every((label) => DNS_LABEL.test(label))) {
+        throw new ConfigError(
+          `HUB_DNS_ZONE "${zone}" is not a valid DNS zone name (letters, digits, hyphens; at most 189 characters)`,
+        );
+      }
+      return zone;
+    },
+    /** HUB_DNS_PROVIDER: none (the database only) or powerdns. */
+    get dnsProvider(): 'none' | 'powerdns' {
+      const value = (line('HUB_DNS_PROVIDER') ?? 'none').toLowerCase();
+      if (value !== 'none' && value !== 'powerdns')
+        throw new ConfigError(`HUB_DNS_PROVIDER must be "none" or "powerdns", got "${value}"`);
+      return value;
+    },
+    /** HUB_DNS_TTL: seconds, of the published A/AAAA records. */
+    get dnsTtl(): number {
+      const raw = line('HUB_DNS_TTL') ?? '60';
+      const ttl = Number(raw);
+      if (!Number.isInteger(ttl) || ttl < 1 || ttl > 86_400)
+        throw new ConfigError(`HUB_DNS_TTL must be 1..86400 seconds, got "${raw}"`);
+      return ttl;
+    },
+    /** HUB_PDNS_API_URL, HUB_PDNS_API_KEY, HUB_PDNS_SERVER_ID: the PowerDNS Authoritative API (powerdns only). */
+    get powerdns(): { apiUrl: string; apiKey: string; serverId: string } {
+      const apiUrl = line('HUB_PDNS_API_URL');
+      const apiKey = line('HUB_PDNS_API_KEY');
+      if (!apiUrl || !apiKey)
+        throw new ConfigError('HUB_DNS_PROVIDER=powerdns needs HUB_PDNS_API_URL and HUB_PDNS_API_KEY');
+      let url: URL;
+      try {
+        url = new URL(apiUrl);
+      } catch {
+        throw new ConfigError(`HUB_PDNS_API_URL "${apiUrl}" is not a URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw new ConfigError('HUB_PDNS_API_URL must be http(s)');
+      // Accept the server's base address with or without the /api/v1 suffix.
+      const base = url
+        .toString()
+        .replace(/\/+$/, '')
+        .replace(/\/api\/v1$/, '');
+      return { apiUrl: base, apiKey, serverId: line('HUB_PDNS_SERVER_ID') ?? 'localhost' };
+    },
+  },
+  /**
    * MCP proxy: the Hub refuses instance MCP URLs that resolve to loopback, private, link-local or
    * metadata addresses unless this is "true" (set it in development and tests to reach a loopback instance,
    * or in production when instances live on a private network the operator trusts).
    */
   get allowPrivateUpstreams() {
-    return env('HUB_ALLOW_PRIVATE_UPSTREAMS') === 'true';
+    return line('HUB_ALLOW_PRIVATE_UPSTREAMS') === 'true';
   },
   /**
    * Instance reports: a plain http:// mcp_url is refused unless its host is loopback, because the proxied calls (and
@@ -199,7 +326,7 @@ export const config = {
    * operator trusts). The edge logs a warning at start while it is set.
    */
   get allowInsecureMcpUrl() {
-    return env('HUB_ALLOW_INSECURE_MCP_URL') === 'true';
+    return line('HUB_ALLOW_INSECURE_MCP_URL') === 'true';
   },
   /** MCP proxy: milliseconds to open the TCP/TLS connection to an instance before answering 504. */
   get mcpConnectTimeoutMs() {

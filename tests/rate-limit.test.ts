@@ -7,7 +7,8 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { GET as trpcGet } from '../app/api/trpc/[trpc]/route';
-import { addressBucket, flushRateLimits, resetRateLimitMemory } from '../server/api/rateLimit';
+import { addressBucket } from '@shared/ops';
+import { flushRateLimits, resetRateLimitMemory } from '../server/api/rateLimit';
 import { execRows, getDb, observeStatements } from '../server/db/client';
 import { issueSecret } from '@shared/tokens';
 import { startHub } from './mcp-harness';

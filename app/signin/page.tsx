@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
-import { authEnv } from '@/server/auth/env';
+import { config } from '@/server/config';
 import { sameOriginPath } from '@/server/auth/redirects';
 import { pageSession } from '@/server/auth/session';
 import { Card, ErrorState, Notice } from '../_components/ui';
@@ -37,9 +37,9 @@ export default async function SignInPage({
   const session = await pageSession();
   if (session.user) redirect(callbackUrl);
 
-  const oidc = authEnv.oidc;
-  const roleRule = authEnv.devProvider ? await devProviderRoleRule() : null;
-  const missing = authEnv.missingOidcVariables;
+  const oidc = config.auth.oidc;
+  const roleRule = config.auth.devProvider ? await devProviderRoleRule() : null;
+  const missing = config.auth.missingOidcVariables;
   return (
     <div className="mx-auto max-w-md space-y-4 pt-4 sm:pt-10">
       <h1 className="text-2xl font-semibold tracking-tight">Sign in to the Hub</h1>
@@ -71,7 +71,7 @@ export default async function SignInPage({
           </div>
         )}
       </Card>
-      {authEnv.devProvider ? (
+      {config.auth.devProvider ? (
         <Notice>
           <p className="font-semibold">Development identity provider</p>
           <p className="mt-1">

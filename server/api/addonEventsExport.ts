@@ -13,7 +13,7 @@ import { addonEventFilterInput, toAddonEvent, toAddonEventFilters } from './sche
 import { createContext } from './trpc';
 import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
 import { credentialFromHeaders } from '../auth/credentials';
-import { sourceAddress } from '../domain/support/addresses';
+import { sourceAddress } from './clientAddress';
 import { requestLogger } from '../log';
 
 const ExportInput = z.object({

@@ -2,7 +2,7 @@
  * Rate limits at the edge (REST /api/v1, /api/trpc and /mcp), fixed one-minute windows per key:
  *
  *   anonymous     per client address, calls without a credential            HUB_RATE_LIMIT_ANONYMOUS (120)
- *   (a client address is an IPv4 address or an IPv6 /64: addressBucket)
+ *   (a client address is an IPv4 address or an IPv6 /64: @shared/ops addressBucket)
  *   credential    per instance key, user or personal access token           HUB_RATE_LIMIT_CREDENTIAL (1200)
  *   address       per client address, every call                            HUB_RATE_LIMIT_ADDRESS (2400)
  *   failed_auth   per client address, credentials that did not resolve      HUB_RATE_LIMIT_FAILED_AUTH (20)
@@ -27,6 +27,7 @@ import type { Principal } from '../domain/principal';
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
 import { readEnv } from '../config';
+import { addressBucket } from '@shared/ops';
 
 export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
 
@@ -211,27 +212,6 @@ export function resetRateLimitMemory(): void {
 }
 
 // ---------------------------------------------------------------- the edge's admission of one call
-
-/**
- * The per-address bucket of a client address: an IPv4 address as it is, an IPv6 address as its /64 (one
- * subscriber's network, whose addresses it may pick at will: counting each would give it 2^64 budgets).
- * Expects sourceAddress()'s canonical form; anything else (e.g. "unknown") is its own bucket.
- */
-export function addressBucket(address: string): string {
-  if (!address.includes(':')) return address;
-  const [head = '', tail = ''] = address.split('::');
-  const compressed = address.includes('::');
-  const left = head ? head.split(':') : [];
-  const right = compressed && tail ? tail.split(':') : [];
-  const groups = compressed
-    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
-    : left;
-  if (groups.length !== 8 || groups.some((g) => !/^[0-9a-f]{1,4}$/i.test(g))) return address;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
-}
 
 /** The key a caller is rate-limited under once resolved; null for anonymous calls (limited per address). */
 export function limitSubjectOf(principal: Principal): string | null {

@@ -13,7 +13,7 @@ import type { AnyProcedure, ProcedureType } from '@trpc/server';
 import { createProcedureCache, normalizePath } from 'trpc-to-openapi';
 import { credentialFromHeaders, type HeaderReader } from '../auth/credentials';
 import { generation } from '../db/invalidation';
-import { sourceAddress } from '../domain/support/addresses';
+import { sourceAddress } from './clientAddress';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
 import { inRequestContext } from '../log';
 import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';

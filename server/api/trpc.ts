@@ -13,7 +13,7 @@ import { DomainError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
 import { isDatabaseUnavailable } from '../db/client';
 import { noteCaller, type Caller } from '../log';
-import { sourceAddress } from '../domain/support/addresses';
+import { sourceAddress } from './clientAddress';
 import { currentRequestId, describeIssues, toHttpError, toTRPCError, trpcErrorHeaders, type IssueLike } from './errors';
 import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
 import type { ReadEffect, ResponseCachePolicy } from './responseCache';

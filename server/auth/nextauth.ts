@@ -8,11 +8,10 @@
  */
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import type { OIDCConfig } from 'next-auth/providers';
-import { config } from '../config';
+import { config, readEnv } from '../config';
 import { signUserToken, verifyJwt } from '../domain/jwt';
 import { endSessions, sessionSignedOut } from '../domain/profile';
 import { deriveSecret } from '../domain/sealing';
-import { authEnv } from './env';
 import { SignInRefused, userForOidcIdentity } from './identity';
 import { sameOriginPath } from './redirects';
 
@@ -28,7 +27,7 @@ interface OidcProfile extends Record<string, unknown> {
 }
 
 function oidcProvider(): OIDCConfig<OidcProfile> | null {
-  const oidc = authEnv.oidc;
+  const oidc = config.auth.oidc;
   if (!oidc) return null;
   return {
     id: OIDC_PROVIDER_ID,
@@ -46,7 +45,7 @@ function oidcProvider(): OIDCConfig<OidcProfile> | null {
       params: {
         scope: oidc.scope,
         // The development provider keeps no useful session: always ask who is signing in.
-        ...(authEnv.devProvider ? { prompt: 'login' } : {}),
+        ...(config.auth.devProvider ? { prompt: 'login' } : {}),
       },
     },
     profile: (p) => ({
@@ -59,7 +58,7 @@ function oidcProvider(): OIDCConfig<OidcProfile> | null {
 
 let authSecret: Promise<string> | undefined;
 function getAuthSecret(): Promise<string> {
-  const fromEnv = authEnv.authSecret;
+  const fromEnv = config.auth.authSecret;
   if (fromEnv) return Promise.resolve(fromEnv);
   authSecret ??= deriveSecret('authjs-secret').catch((err) => {
     authSecret = undefined;
@@ -69,7 +68,8 @@ function getAuthSecret(): Promise<string> {
 }
 
 // With HUB_URL set, callback URLs are built from it (AUTH_URL); otherwise from the request's host.
-if (process.env.HUB_URL && !process.env.AUTH_URL) process.env.AUTH_URL = `${config.hubUrl}/api/auth`;
+// NextAuth reads AUTH_URL from process.env itself: the one write of the environment.
+if (readEnv('HUB_URL') && !readEnv('AUTH_URL')) process.env.AUTH_URL = `${config.hubUrl}/api/auth`;
 
 async function buildConfig(): Promise<NextAuthConfig> {
   const provider = oidcProvider();
@@ -115,7 +115,7 @@ async function buildConfig(): Promise<NextAuthConfig> {
       },
       async signIn({ user, account, profile }) {
         if (account?.provider !== OIDC_PROVIDER_ID || !profile) return false;
-        const oidc = authEnv.oidc;
+        const oidc = config.auth.oidc;
         if (!oidc) return false;
         const p = profile as OidcProfile;
         try {
@@ -127,7 +127,7 @@ async function buildConfig(): Promise<NextAuthConfig> {
               emailVerified: typeof p.email_verified === 'boolean' ? p.email_verified : undefined,
               name: typeof p.name === 'string' ? p.name : null,
             },
-            { superadminEmails: authEnv.superadminEmails, firstUserIsSuperadmin: authEnv.devProvider },
+            { superadminEmails: config.auth.superadminEmails, firstUserIsSuperadmin: config.auth.devProvider },
           );
           // Without a database adapter Auth.js passes this same object on to the jwt callback:
           // from here on the session's subject is the Hub user id.

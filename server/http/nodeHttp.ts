@@ -6,6 +6,7 @@
  * A failure of a handler is answered by the error model (server/api/errors.ts): 500 without details.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { forwardedChain } from '@shared/ops';
 import { errorBody, logUnexpected, toHttpError, TransportError, type HttpError } from '../api/errors';
 import { dispatchRest, type RestAnswer } from '../api/rest';
 
@@ -13,14 +14,10 @@ import { dispatchRest, type RestAnswer } from '../api/rest';
  * X-Forwarded-For as the Hub's handlers read it: the request's own header with the TCP peer's address
  * appended, as a reverse proxy appends it (nginx's $proxy_add_x_forwarded_for). The last entry is thus
  * always the real peer, which a client cannot forge; entries to its left count only when the peer is one of
- * HUB_TRUSTED_PROXIES (support/addresses.ts). Null only when there is neither a header nor a peer address.
+ * HUB_TRUSTED_PROXIES (server/api/clientAddress.ts). Null only when there is neither a header nor a peer address.
  */
 export function forwardedFor(req: IncomingMessage): string | null {
-  const raw = req.headers['x-forwarded-for']; // Node joins repeated X-Forwarded-For lines with ", "
-  const given = Array.isArray(raw) ? raw.join(', ') : raw;
-  const peer = req.socket.remoteAddress;
-  if (!peer) return given ?? null;
-  return given ? `${given}, ${peer}` : peer;
+  return forwardedChain(req.headers['x-forwarded-for'], req.socket.remoteAddress);
 }
 
 /**

@@ -4,13 +4,13 @@
  * access log, security headers, SIGTERM drain) in front of Next.js, which serves everything else
  * (dashboard, sign-in, /api/trpc, the OpenAPI document, JWKS).
  *
- * Environment: PORT (3000), HOSTNAME (0.0.0.0), and the Hub's configuration (README).
+ * Settings: PORT (3000), HOSTNAME (0.0.0.0) and the rest of the Hub's configuration (server/config.ts).
  * On the embedded database it also serves that database on a socket in the data folder, for the CLI and
  * psql, and loads the demo catalog on its first start (server/http/embedded.ts).
  */
 import path from 'node:path';
 import next from 'next';
-import { fixEnvironment } from '../config';
+import { config, fixEnvironment } from '../config';
 import { getDatabase } from '../db/client';
 import { logger } from '../log';
 import { createEdge, exitOnSignals } from './edge';
@@ -18,8 +18,7 @@ import { prepareEmbeddedDatabase } from './embedded';
 
 // The environment of a running process does not change: settings read on every request are read once.
 fixEnvironment();
-const port = Number(process.env.PORT ?? 3000);
-const hostname = process.env.HOSTNAME ?? '0.0.0.0';
+const { port, hostname } = config;
 const dir = path.resolve(import.meta.dirname, '../..');
 
 async function main() {

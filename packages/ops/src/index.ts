@@ -3,4 +3,12 @@ export { ERROR_CODES, ERROR_STATUS, withHeader, type ErrorBody, type ErrorCode, 
 export { isDatabaseUnavailable } from './outage';
 export { pagination, type PageRequest, type Pagination } from './pagination';
 export { parseAddressList } from './addresses';
+export {
+  addressBucket,
+  clientAddress,
+  forwardedChain,
+  normalizeIp,
+  parseForwardedEntry,
+  type IpAddress,
+} from './clientAddress';
 export { findUnstorableIssue, MAX_INPUT_DEPTH, unstorable, type UnstorableIssue } from './unstorable';

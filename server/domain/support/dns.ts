@@ -22,7 +22,7 @@ import { dnsRecords, instanceKeys, organizations } from '../../db/schema';
 import { writeAudit } from '../audit';
 import type { InstancePrincipal, UserPrincipal } from '../principal';
 import { ensureDnsPublisher, publishNow } from './dnsPublisher';
-import { supportSettings } from './settings';
+import { config } from '../../config';
 
 export const DNS_CHANGE_INTERVAL_SECONDS = 10;
 const DNS_LOCK = 72_620_006;
@@ -82,8 +82,8 @@ export async function setDnsRecord(
   instance: InstancePrincipal,
   ip: string,
 ): Promise<{ record: DnsRecordRow; changed: boolean }> {
-  const provider = supportSettings.dnsProvider;
-  const zone = supportSettings.dnsZone;
+  const provider = config.support.dnsProvider;
+  const zone = config.support.dnsZone;
   const db = await getDb();
   const result = await db.transaction(async (tx) => {
     await lockInstance(tx, instance.keyId);
@@ -141,7 +141,7 @@ export async function setDnsRecord(
 
 /** Deletes the instance's record (it stays as a tombstone until the DNS server has dropped it). False when there is none. */
 export async function deleteDnsRecord(instance: InstancePrincipal): Promise<boolean> {
-  const provider = supportSettings.dnsProvider;
+  const provider = config.support.dnsProvider;
   const db = await getDb();
   const outcome = await db.transaction(async (tx) => {
     await lockInstance(tx, instance.keyId);
@@ -185,7 +185,7 @@ export async function deleteDnsRecord(instance: InstancePrincipal): Promise<bool
 
 /** Admin: publish a record again now (after a failure). Null when the instance has no record. */
 export async function retryDnsPublish(admin: UserPrincipal, keyId: string): Promise<DnsRecordRow | null> {
-  if (supportSettings.dnsProvider !== 'powerdns') {
+  if (config.support.dnsProvider !== 'powerdns') {
     throw new DomainError(
       'invalid',
       'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish',

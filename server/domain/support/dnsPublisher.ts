@@ -19,7 +19,7 @@ import { execRows, getDb, type Db } from '../../db/client';
 import { dnsRecords } from '../../db/schema';
 import { normalizeIp } from './addresses';
 import { DnsPushError, pushDeletion, pushRecord } from './powerdns';
-import { supportSettings, SupportConfigError } from './settings';
+import { config, ConfigError } from '../../config';
 import { logger, runInBackground } from '../../log';
 
 export const MAX_PUBLISH_ATTEMPTS = 10;
@@ -52,7 +52,7 @@ async function claim(db: Db, where: SQL): Promise<Claimed[]> {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof DnsPushError || err instanceof SupportConfigError) return err.message;
+  if (err instanceof DnsPushError || err instanceof ConfigError) return err.message;
   logger.error({ err }, 'DNS publish failed unexpectedly');
   return 'Unexpected error while publishing (see the Hub log)';
 }
@@ -146,7 +146,7 @@ const poller = globalThis as unknown as { __hubDnsPoller?: PollerState };
 /** Starts this process's background publisher when the provider is powerdns (idempotent). */
 export function ensureDnsPublisher(): void {
   try {
-    if (supportSettings.dnsProvider !== 'powerdns') return;
+    if (config.support.dnsProvider !== 'powerdns') return;
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'DNS publisher failed');
     return;
@@ -161,7 +161,7 @@ function schedule(generation: number, delay: number) {
   state.timer = setTimeout(() => {
     state.running = runInBackground('dns_publisher', async () => {
       try {
-        if (supportSettings.dnsProvider === 'powerdns') await runPublishPass();
+        if (config.support.dnsProvider === 'powerdns') await runPublishPass();
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'DNS publisher pass failed');
       }

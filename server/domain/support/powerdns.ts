@@ -3,7 +3,7 @@
  * records of one name in the configured zone (PATCH /api/v1/servers/{server}/zones/{zone}).
  * Errors carry the HTTP status and PowerDNS's own message, never the API key.
  */
-import { supportSettings } from './settings';
+import { config } from '../../config';
 
 const PUSH_TIMEOUT_MS = 5_000;
 
@@ -22,8 +22,8 @@ type RRSet =
 const fqdn = (name: string) => `${name}.`;
 
 async function patchZone(rrsets: RRSet[]): Promise<void> {
-  const { apiUrl, apiKey, serverId } = supportSettings.powerdns;
-  const zone = supportSettings.dnsZone;
+  const { apiUrl, apiKey, serverId } = config.support.powerdns;
+  const zone = config.support.dnsZone;
   const url = `${apiUrl}/api/v1/servers/${encodeURIComponent(serverId)}/zones/${encodeURIComponent(fqdn(zone))}`;
   let res: Response;
   try {
@@ -64,7 +64,7 @@ export async function pushRecord(hostname: string, ip: string, family: 4 | 6): P
     {
       name: fqdn(hostname),
       type,
-      ttl: supportSettings.dnsTtl,
+      ttl: config.support.dnsTtl,
       changetype: 'REPLACE',
       records: [{ content: ip, disabled: false }],
     },

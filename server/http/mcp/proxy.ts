@@ -40,7 +40,7 @@ import { config } from '../../config';
 import { signInstanceAssertion } from '../../domain/jwt';
 import { TransportError } from '../../api/errors';
 import { admit, RateLimitRefusal, rateLimitHeaders } from '../../api/rateLimit';
-import { sourceAddress } from '../../domain/support/addresses';
+import { sourceAddress } from '../../api/clientAddress';
 import { resolvePat } from '../../auth/credentials';
 import { DomainError } from '../../domain/errors';
 import { logger, noteCaller, requestLogger } from '../../log';

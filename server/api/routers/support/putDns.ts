@@ -1,6 +1,7 @@
 import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
-import { normalizeIp, sourceAddress, unpublishableReason } from '../../../domain/support/addresses';
+import { normalizeIp, unpublishableReason } from '../../../domain/support/addresses';
+import { sourceAddress } from '../../clientAddress';
 import { DNS_CHANGE_INTERVAL_SECONDS, setDnsRecord } from '../../../domain/support/dns';
 import { instanceProcedure } from '../../trpc';
 import { DnsRecordSchema, toDnsRecord } from '../../schemas/support';
