@@ -166,6 +166,15 @@ describe('template → container', () => {
     expect(changed.configHash).not.toBe(base.configHash);
   });
 
+  it('a secret that no longer exists fails the deployment naming it', () => {
+    const plan = planContainer(deployment(), new Map([['db.password', 'x']]), settings, 'i');
+    expect(plan).toMatchObject({
+      ok: false,
+      state: 'failed',
+      reason: expect.stringContaining('secret tls-key no longer exists'),
+    });
+  });
+
   it('an unmet node_selector is unschedulable; a bad quantity or port fails with the reason', () => {
     const away = planContainer(deployment(), versions, { ...settings, nodeLabels: { zone: 'us' } }, 'i');
     expect(away).toMatchObject({ ok: false, state: 'unschedulable', reason: expect.stringContaining('zone=eu') });

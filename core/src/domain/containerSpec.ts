@@ -136,6 +136,14 @@ export function planContainer(
   Object.assign(literalEnv, d.env);
   for (const name of Object.keys(d.bindings)) delete literalEnv[name];
 
+  const needed = [...new Set([...Object.values(d.bindings), ...d.secretRefs])];
+  const absent = needed.filter((n) => !secretVersions.has(n));
+  if (absent.length > 0)
+    return {
+      ok: false,
+      state: 'failed',
+      reason: `secret ${absent.join(', ')} no longer exists: create it again, or change the deployment's env or secret_refs`,
+    };
   const version = (name: string) => secretVersions.get(name) ?? 'absent';
   const shape = {
     image,
