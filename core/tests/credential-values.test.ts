@@ -20,6 +20,8 @@ import { freshDatabase, localUser, startCore, TEMP_ADMIN, type TestCore } from '
 
 const JDBC = 'jdbc:postgresql://db/sonar?password=JdbcS3cret';
 const DELETED = 'postgres://app:DeletedDeploymentS3cret@db/app';
+// Percent-encoded, in a variable whose name says nothing: only the decoded value shows the credential.
+const ENCODED = '-Dsonar.jdbc.url=jdbc%3Apostgresql%3A%2F%2Fdb%2Fsonar%3Fpassword%3DEncodedS3cret';
 const NAMED = 'planted-named-credential-5e1c';
 const MASTER = 'credential-values-test-master-secret-0123';
 
@@ -103,6 +105,15 @@ beforeAll(async () => {
       targetName: 'sonar',
       before: { env: { SONAR_JDBC_URL: 'jdbc:postgresql://db/sonar', TZ: 'UTC' } },
       after: { env: { SONAR_JDBC_URL: JDBC, TZ: 'Europe/Berlin' } },
+    },
+    {
+      ...quoted,
+      action: 'deployment.restart',
+      targetType: 'deployment',
+      targetId: sonarId,
+      targetName: 'sonar',
+      before: null,
+      after: { env: { JAVA_OPTS: ENCODED, TZ: 'Europe/Berlin' } },
     },
     // A deployment deleted long ago: its row is gone, its entries still quoted the value.
     {
@@ -214,6 +225,8 @@ describe('literals stored by earlier versions', () => {
     });
     const updated = entries.find((e: any) => e.action === 'deployment.update' && e.target.id === sonarId);
     expect(updated.before.env.SONAR_JDBC_URL).toBe('jdbc:postgresql://db/sonar');
+    const restarted = entries.find((e: any) => e.action === 'deployment.restart' && e.target.id === sonarId);
+    expect(restarted.after.env).toEqual({ JAVA_OPTS: '[redacted]', TZ: 'Europe/Berlin' });
     const gone = entries.find((e: any) => e.target.name === 'gone' && e.action === 'deployment.delete');
     expect(gone.before.env).toEqual({ DATABASE_URL: '[redacted]', TZ: 'UTC' });
 
@@ -227,7 +240,7 @@ describe('literals stored by earlier versions', () => {
           SONAR_JDBC_URL: { secret: 'deploy.sonar.SONAR_JDBC_URL' },
           SONAR_JDBC_PASSWORD: { secret: 'deploy.sonar.SONAR_JDBC_PASSWORD' },
         },
-        redacted_activity_entries: 2,
+        redacted_activity_entries: 3,
       },
     });
     expect(entries.find((e: any) => e.action === 'deployment.activity_redacted')).toMatchObject({
@@ -258,7 +271,7 @@ describe('literals stored by earlier versions', () => {
     }
     const all = seen.join('\n');
     expect(all).toContain('deploy.sonar.SONAR_JDBC_URL'); // it read the migrated deployment
-    for (const planted of ['JdbcS3cret', 'DeletedDeploymentS3cret', NAMED]) {
+    for (const planted of ['JdbcS3cret', 'DeletedDeploymentS3cret', 'EncodedS3cret', NAMED]) {
       expect(all).not.toContain(planted);
       expect(t.logs.join('\n')).not.toContain(planted);
     }

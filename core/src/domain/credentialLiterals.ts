@@ -49,7 +49,8 @@ export function refuseCredentialValues(env: Env): void {
 // A superset of credentialIn, for the database to pick the activity entries worth a look (checked exactly in JS).
 const LOOSE_KEY = 'password|secret|token|key|credential';
 const LOOSE_WORD = '(password|passwd|pwd|secret|token|api[_-]?key|apikey)';
-const LOOSE_VALUE = `${LOOSE_WORD} *=|${LOOSE_WORD}"[[:space:]]*:|://[^[:space:]/?#@]*:[^[:space:]/?#@]*@|private key|sv[hpm]_[0-9a-z]{38}`;
+// A percent escape makes a value suspect too: the exact check decodes it (password%3D…, an encoded URL).
+const LOOSE_VALUE = `${LOOSE_WORD}[[:space:]]*=|${LOOSE_WORD}"[[:space:]]*:|://[^[:space:]/?#@]*:[^[:space:]/?#@]*@|private key|sv[hpm]_[0-9a-z]{38}|%[0-9a-f]{2}`;
 
 const envOf = (side: typeof activity.before | typeof activity.after) =>
   sql`jsonb_each(case when jsonb_typeof(${side}->'env') = 'object' then ${side}->'env' else '{}'::jsonb end)`;

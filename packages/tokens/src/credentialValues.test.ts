@@ -42,6 +42,22 @@ describe('findCredentialInValue', () => {
     });
   });
 
+  it('finds them percent-encoded too, in a longer key word (PGPASSWORD=), and with tabs around the =', () => {
+    const cases: [string, string][] = [
+      ['jdbc:postgresql://db/sonar?password%3DJdbcS3cret', 'parameter'],
+      ['jdbc%3Apostgresql%3A%2F%2Fdb%2Fsonar%3Fpassword%3DJdbcS3cret', 'parameter'],
+      ['https://sso.example/cb?next=postgres%253A%252F%252Fapp%253AS3cret%2540db', 'url_password'],
+      ['postgres%3A%2F%2Fapp%3AS3cret%40db%2Fapp', 'url_password'],
+      ['PGPASSWORD=S3cret psql -h db', 'parameter'],
+      ['MYSQLPASSWD=S3cret', 'parameter'],
+      ['password\t=\tS3cret', 'parameter'],
+    ];
+    for (const [value, kind] of cases) expect(findCredentialInValue(value)?.kind, value).toBe(kind);
+    // An encoded reference is still a reference; an encoded value without a credential is nothing.
+    for (const value of ['x?password=%24%7BDB_PASSWORD%7D', 'https://example.com/a%20b?q=%3D', '100%', '%zz%3'])
+      expect(findCredentialInValue(value), value).toBeNull();
+  });
+
   it('finds a private-key block of any kind', () => {
     for (const header of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY']) {
       const value = `-----BEGIN ${header}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END ${header}-----\n`;

@@ -5,7 +5,7 @@
  *
  * Found: a password in a URL's userinfo (`scheme://user:pass@`), a key=value parameter whose key is (or ends in
  * `_`, `-`, `.` and) password, passwd, pwd, secret, token, api_key, api-key or apikey, the same keys as JSON fields,
- * a private-key block, and the project's own tokens (svh_, svp_, svm_). An empty part or a reference to another
+ * a private-key block, and the project's own tokens (svh_, svp_, svm_); also when percent-encoded. An empty part or a reference to another
  * variable (`${DB_PASSWORD}`, `$DB_PASSWORD`, `{{ db_password }}`) is not a credential. Every scan is linear in the
  * value's length (no backtracking pattern runs over an unbounded stretch of it).
  */
@@ -17,7 +17,8 @@ export interface CredentialFinding {
   description: string;
 }
 
-const PARAMETER_KEY = /(?:^|[_.-])(?:password|passwd|pwd|secret|token|api[_-]?key|apikey)$/i;
+// password/passwd also as the end of a longer word (PGPASSWORD=, DBPASSWORD=); the shorter words only as a part.
+const PARAMETER_KEY = /(?:password|passwd|(?:^|[_.-])(?:pwd|secret|token|api[_-]?key|apikey))$/i;
 const KEY_CHAR = /[A-Za-z0-9_.-]/;
 const MAX_KEY = 64;
 const REFERENCE = /^(?:\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{[^}]*\}\})$/;
@@ -64,13 +65,13 @@ function decodeSafely(part: string): string {
 function credentialParameter(value: string): string | null {
   for (let eq = value.indexOf('='); eq >= 0; eq = value.indexOf('=', eq + 1)) {
     let keyEnd = eq;
-    while (keyEnd > 0 && value[keyEnd - 1] === ' ') keyEnd--;
+    while (keyEnd > 0 && (value[keyEnd - 1] === ' ' || value[keyEnd - 1] === '\t')) keyEnd--;
     let keyStart = keyEnd;
     while (keyStart > 0 && keyEnd - keyStart < MAX_KEY && KEY_CHAR.test(value[keyStart - 1]!)) keyStart--;
     const key = value.slice(keyStart, keyEnd).replace(/^[-_.]+/, '');
     if (!PARAMETER_KEY.test(key)) continue;
     let start = eq + 1;
-    while (value[start] === ' ') start++;
+    while (value[start] === ' ' || value[start] === '\t') start++;
     let end = start;
     // A reference may hold spaces ({{ db_password }}): it ends at its closing braces.
     const close = value.startsWith('{{', start) ? value.indexOf('}}', start) : -1;
@@ -88,8 +89,28 @@ function credentialField(value: string): string | null {
   return null;
 }
 
-/** What credential the value carries (the first found), or null. */
+const ESCAPE = /%([0-9A-Fa-f]{2})/g;
+const HAS_ESCAPE = /%[0-9A-Fa-f]{2}/;
+
+/** The value with its %XX escapes decoded (malformed ones kept), so that an encoded credential is found too. */
+function percentDecoded(value: string): string {
+  return value.replace(ESCAPE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * What credential the value carries (the first found), or null. The value is read as written and, when it holds
+ * percent escapes, decoded (up to twice: `password%3D…`, a whole URL encoded into a parameter of another).
+ */
 export function findCredentialInValue(value: string): CredentialFinding | null {
+  let found = findIn(value);
+  for (let round = 0, v = value; !found && round < 2 && HAS_ESCAPE.test(v); round++) {
+    v = percentDecoded(v);
+    found = findIn(v);
+  }
+  return found;
+}
+
+function findIn(value: string): CredentialFinding | null {
   const token = TOKEN.exec(value);
   if (token) return { kind: 'token', description: TOKEN_NAMES[token[1] as SecretKind] };
   if (PRIVATE_KEY.test(value))
