@@ -25,7 +25,7 @@ import { verifyJwt } from '../domain/jwt';
 import { issuedBeforeSignOut } from '../domain/profile';
 import { apiTokenEnded, recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
-import { hashSecret, parseSecret, secretKindOf } from '@shared/tokens';
+import { hashSecret, parseBearer, parseSecret, secretKindOf } from '@shared/tokens';
 import { gaugeOf, hubMetrics } from '../metrics';
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
@@ -50,9 +50,9 @@ export function credentialFromHeaders(
 ): string | null {
   const authorization = headers.get('authorization');
   if (authorization !== null) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) unauthenticated('The Authorization header must be "Bearer <token>"', 'malformed_header');
-    return match[1]!;
+    const token = parseBearer(authorization);
+    if (!token) unauthenticated('The Authorization header must be "Bearer <token>"', 'malformed_header');
+    return token;
   }
   if (opts.allowSessionCookie) {
     const cookies = headers.get('cookie') ?? '';

@@ -4,6 +4,7 @@
  * so nothing about the process is public by default. A scraper per process: each process has its own figures.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { parseBearer } from '@shared/tokens';
 import { config } from '../config';
 import { metricsRegistry } from '../metrics';
 
@@ -26,7 +27,7 @@ export async function metricsAnswer(authorization: string | null | undefined): P
         error: { code: 'NOT_FOUND', message: '/metrics is off: set HUB_METRICS_TOKEN to serve it' },
       }),
     };
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
+  const given = parseBearer(authorization) ?? '';
   if (!timingSafeEqual(digest(given), digest(token))) {
     return {
       status: 401,

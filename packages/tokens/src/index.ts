@@ -10,6 +10,7 @@ import { crc32 } from 'node:zlib';
 import { CHECKSUM_LENGTH, RANDOM_LENGTH, SECRET_KINDS, type SecretKind } from './shape';
 
 export { CHECKSUM_LENGTH, RANDOM_LENGTH, SECRET_KINDS, type SecretKind } from './shape';
+export { parseBearer } from './bearer';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Characters shown in listings so that people can tell secrets apart. */

@@ -36,6 +36,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { parseBearer } from '@shared/tokens';
 import { config } from '../../config';
 import { signInstanceAssertion } from '../../domain/jwt';
 import { TransportError } from '../../api/errors';
@@ -142,8 +143,7 @@ export function openMcpCallsOfUser(userId: string): number {
 
 function bearerToken(authorization: string | undefined): string | null {
   if (authorization === undefined) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match ? match[1]! : 'invalid';
+  return parseBearer(authorization) ?? 'invalid';
 }
 
 /** The JSON-RPC method(s) and id of a body the Hub read, or null when it is not JSON at all. */
