@@ -171,6 +171,24 @@ describe('a change of a registered mcp_url or base_url', () => {
     ).toEqual([expect.objectContaining({ field: 'mcp_url', key_prefix: prefix })]);
   });
 
+  it('clearing mcp_url and then setting it elsewhere shows both changes, the new URL included', async () => {
+    const { admin, key } = await supportWorld();
+    await report(key.secret, { mcp_url: 'https://core.example.com/mcp', base_url: 'https://core.example.com' });
+    expect((await report(key.secret, { mcp_url: null })).status).toBe(200);
+    expect((await report(key.secret, { mcp_url: 'https://attacker.example.net/mcp' })).status).toBe(200);
+    const changes = (await urlChangeAudits(key.id)).map((a) => (a.details as any).changes.mcp_url);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        { from: 'https://core.example.com/mcp', to: null },
+        { from: null, to: 'https://attacker.example.net/mcp' },
+      ]),
+    );
+    expect((await fleetRow(admin.token, key.id)).url_changes.map((c: any) => c.to)).toEqual([
+      null,
+      'https://attacker.example.net/mcp',
+    ]);
+  });
+
   it('a refused report changes nothing and audits nothing', async () => {
     const { key } = await supportWorld();
     await report(key.secret, { mcp_url: 'https://core.example.com/mcp' });

@@ -113,10 +113,9 @@ export const URL_CHANGES_KEPT = 20;
 /**
  * Records a report: absent fields keep their value, null clears one. Audited when something changed. A change of
  * mcp_url or base_url is audited on its own (instance.url_change: the instance, the old and new URL, the key secret
- * that made it), and a change of a URL that was already set stays on the instance's health row
- * (instance_reports.url_changes) until an organization admin acknowledges it (acknowledgeUrlChanges): a re-issued
- * key pointing the instance's MCP URL elsewhere is seen, not silent. The first registration (no URL before) is in
- * instance.report only.
+ * that made it), and it stays on the instance's health row (instance_reports.url_changes) until an organization
+ * admin acknowledges it (acknowledgeUrlChanges): a re-issued key pointing the instance's MCP URL elsewhere is seen,
+ * not silent, also when it first clears the URL. The first report of an instance is in instance.report only.
  */
 export async function reportInstance(
   instance: InstancePrincipal,
@@ -144,11 +143,12 @@ export async function reportInstance(
       next[column] = value;
       changed.push(field);
     }
-    // A URL that was already set and changes (cleared included); the first registration is in instance.report.
+    // Any change of a URL once the instance has reported (cleared, or set again after a clear: a key that clears
+    // mcp_url and then sets it elsewhere is seen too); the first report is in instance.report only.
     const column = { mcp_url: 'mcpUrl', base_url: 'baseUrl' } as const;
-    const urlChanges = changed.filter(
-      (f): f is 'mcp_url' | 'base_url' => (f === 'mcp_url' || f === 'base_url') && current?.[column[f]] != null,
-    );
+    const urlChanges = current
+      ? changed.filter((f): f is 'mcp_url' | 'base_url' => f === 'mcp_url' || f === 'base_url')
+      : [];
     let pending = current?.urlChanges ?? null;
     if (urlChanges.length > 0) {
       const [key] = await tx
