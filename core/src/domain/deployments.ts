@@ -528,8 +528,10 @@ export async function deploymentsByObservedState(db: Db): Promise<{
 }
 
 /**
- * DELETE: the row goes at once; its containers go with it (now when the engine answers, else on the
- * reconciler's next pass). `volumes`: its named volumes too, which needs the engine now (503 otherwise).
+ * DELETE: the row goes, and its containers with it (now when the engine answers, else on the reconciler's next
+ * pass). With `volumes` its named volumes go too, which needs the engine now (503 otherwise): the deployment is
+ * stopped, its containers and volumes removed, and only then the row deleted — a failure leaves the deployment
+ * as it was, so the delete can be asked again.
  */
 export async function deleteDeployment(
   db: Db,
@@ -537,8 +539,24 @@ export async function deleteDeployment(
   actor: Actor,
   opts: { volumes?: boolean } = {},
 ): Promise<void> {
-  if (opts.volumes) await getDeployment(db, id, null); // 404 before 503
-  const control = opts.volumes ? requireRuntime(db) : runtimeOf(db);
+  if (opts.volumes) {
+    const current = await getDeployment(db, id, null); // 404 before 503
+    const control = requireRuntime(db);
+    // Stopped first, so that no reconciler pass starts a container again while the volumes go.
+    await db.update(deployments).set({ desiredState: 'stopped' }).where(eq(deployments.id, current.id));
+    try {
+      await control.remove(current.id, true);
+    } catch (err) {
+      await db
+        .update(deployments)
+        .set({ desiredState: current.desired_state })
+        .where(eq(deployments.id, current.id))
+        .catch(() => {});
+      control.kick();
+      throw err;
+    }
+  }
+  const control = runtimeOf(db);
   await db.transaction(async (tx) => {
     const gone = isUuid(id) ? await tx.delete(deployments).where(eq(deployments.id, id)).returning() : [];
     const row = gone[0];
@@ -557,13 +575,9 @@ export async function deleteDeployment(
       ...(opts.volumes ? { after: { volumes: 'removed' } } : {}),
     });
   });
-  if (control && control.engine().state === 'up') {
-    try {
-      await control.remove(id, opts.volumes ?? false);
-    } catch (err) {
-      if (opts.volumes) throw err;
-    }
-  }
+  if (!opts.volumes && control && control.engine().state === 'up')
+    // Best effort: what is left (engine gone meanwhile) goes on the reconciler's next pass.
+    await control.remove(id, false).catch(() => {});
   control?.kick();
 }
 

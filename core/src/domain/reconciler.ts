@@ -54,6 +54,8 @@ const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
 const CRASH_ENTRY_EVERY_MS = 60_000;
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const memoryOf = (row: { templateSnapshot: Record<string, unknown> | null }) =>
   String(row.templateSnapshot?.memory_request ?? '');
 
@@ -840,14 +842,26 @@ export class Reconciler implements RuntimeControl {
 
   async remove(deploymentId: string, volumes: boolean) {
     const runtime = this.requireUp();
+    const labels = { [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId };
     for (const c of await this.containersOf(deploymentId)) {
       this.expectedExits.add(c.id);
       await this.engineCall(() => runtime.remove(c.id));
     }
-    if (volumes)
-      await this.engineCall(() =>
-        runtime.removeVolumes({ [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId }),
-      );
+    if (volumes) {
+      // A forced removal can answer before the engine lets go of the volumes (Podman): wait for the containers
+      // to be gone, and give a volume still "in use" a few more tries.
+      for (let i = 0; i < 50 && (await this.containersOf(deploymentId)).length > 0; i++) await sleep(100);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await runtime.removeVolumes(labels);
+          break;
+        } catch (err) {
+          if (!(err instanceof RuntimeError && err.kind === 'conflict') || attempt >= 10)
+            return this.engineCall(() => Promise.reject(err));
+          await sleep(200 * attempt);
+        }
+      }
+    }
     this.forget(deploymentId);
   }
 
