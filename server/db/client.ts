@@ -273,7 +273,9 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 async function openPglite(dir: string | undefined, release: () => void): Promise<Database> {
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  const pendingFile = dir && path.join(dir, DEMO_PENDING_FILE);
+  // Always a path to the file, never the folder (`dir && …` could be): Next's build traces what fs.existsSync reads
+  // below, and a folder under the working directory reads to it as "the whole project".
+  const pendingFile = dir === undefined ? undefined : path.join(dir, DEMO_PENDING_FILE);
   let shared: SharedDatabase | undefined;
   let client: PGlite | EmbeddedEngine | undefined;
   try {
