@@ -113,7 +113,7 @@ test('a revoked key offers no Re-issue or Revoke; a re-issue that fails closes i
   await expect(page.getByRole('button', { name: 'Re-issue ux-race' })).toHaveCount(0);
 });
 
-test('API tokens are listed on the account page and revoking one refuses it at once', async () => {
+test('script tokens are listed on the account page and revoking one refuses it at once', async () => {
   await page.goto('/account');
   const jwt = await issueApiToken('nightly export');
   expect((await api('/account/profile', jwt)).status).toBe(200);
@@ -123,12 +123,12 @@ test('API tokens are listed on the account page and revoking one refuses it at o
   const tableRow = page.getByTestId(`api-token-row-${row.id}`);
   await expect(tableRow).toContainText('nightly export');
   await expect(tableRow).toContainText('active');
-  await tableRow.getByRole('button', { name: 'Revoke API token nightly export' }).click();
+  await tableRow.getByRole('button', { name: 'Revoke script token nightly export' }).click();
   await page
-    .getByRole('dialog', { name: 'Revoke API token nightly export?' })
+    .getByRole('dialog', { name: 'Revoke script token nightly export?' })
     .getByRole('button', { name: 'Revoke token' })
     .click();
-  await toast(page, 'API token nightly export revoked');
+  await toast(page, 'Script token nightly export revoked');
   await expect(tableRow).toContainText('revoked');
   await expect(tableRow.getByRole('button')).toHaveCount(0);
   expect((await api('/account/profile', jwt)).status).toBe(401);
@@ -218,7 +218,7 @@ test('at 390 px every action on the account and support pages is within the view
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
-test("the account page's first key row and API tokens are in the server's HTML", async () => {
+test("the account page's first key row and script tokens are in the server's HTML", async () => {
   const res = await page.request.get('/account');
   expect(res.status()).toBe(200);
   const html = await res.text();

@@ -210,7 +210,7 @@ test('at 390 px every admin table action is within the viewport and nothing scro
   // The tab bar scrolls inside itself; every tab is whole (no "Organizat").
   const nav = page.getByRole('navigation', { name: 'Admin' });
   expect(await nav.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
-  for (const name of ['Organizations', 'API keys', 'Audit log']) {
+  for (const name of ['Organizations', 'Instance keys', 'Audit log']) {
     const tab = nav.getByRole('link', { name });
     await tab.scrollIntoViewIfNeeded();
     const box = (await tab.boundingBox())!;

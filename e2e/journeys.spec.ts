@@ -307,7 +307,7 @@ test('a category that still has templates offers no Delete, and says why', async
   await expect(page.getByRole('link', { name: category.name, exact: true })).toBeVisible();
 });
 
-test('remaining admin pages: users (role change), API keys, audit log', async () => {
+test('remaining admin pages: users (role change), instance keys, audit log', async () => {
   const page = adminPage;
   await page.goto('/admin/users');
   await page.getByLabel(`Platform role of ${owner.email}`).selectOption('admin');
@@ -329,7 +329,7 @@ test('remaining admin pages: users (role change), API keys, audit log', async ()
   await page.goto('/admin/api-keys');
   await page.getByLabel('Show').selectOption('all');
   await expect(page.getByRole('row').filter({ hasText: 'core-prod' })).toContainText('revoked');
-  await checkPage(page, 'admin API keys');
+  await checkPage(page, 'admin instance keys');
 
   await page.goto('/admin/audit');
   await expect(page.getByText('access_grant.create').or(page.getByText('grant.create')).first()).toBeVisible();

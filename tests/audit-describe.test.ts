@@ -66,7 +66,7 @@ describe('audit details as before → after', () => {
   });
 
   it('words for every action, and a readable fallback for new ones', () => {
-    expect(actionWords('api_key.revoke')).toBe('revoked API key');
+    expect(actionWords('api_key.revoke')).toBe('revoked instance key');
     expect(actionWords('widget.polish')).toBe('polish widget');
   });
 });

@@ -95,10 +95,10 @@ describe('dashboard error messages', () => {
     );
 
     const revoked = {
-      message: 'id: this API key is revoked and cannot be re-issued; create a new key',
+      message: 'id: this instance key is revoked and cannot be re-issued; create a new key',
       data: { code: 'CONFLICT', httpStatus: 409 },
     };
-    expect(errorMessage(revoked)).toBe('This API key is revoked and cannot be re-issued; create a new key.');
+    expect(errorMessage(revoked)).toBe('This instance key is revoked and cannot be re-issued; create a new key.');
     const taken = {
       message: 'slug: a category with this slug already exists',
       data: { code: 'CONFLICT', httpStatus: 409 },

@@ -38,14 +38,14 @@ export function ApiAccessCard() {
     onSuccess: async (data) => {
       setIssued(data);
       setLabel('');
-      toast.success('API token issued');
+      toast.success('Script token issued');
       await refresh();
     },
     onError: (err) => toastUnlessInline(err, ['label', 'ttl_seconds']),
   });
   const revoke = trpc.account.revokeApiToken.useMutation({
     onSuccess: async () => {
-      toast.success(`API token ${revoking?.label ?? ''} revoked: it no longer works`);
+      toast.success(`Script token ${revoking?.label ?? ''} revoked: it no longer works`);
       setRevoking(null);
       await refresh();
     },
@@ -59,7 +59,7 @@ export function ApiAccessCard() {
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
   return (
     <Card
-      title="API tokens"
+      title="Script tokens"
       description={
         <>
           Short-lived tokens for scripts calling the Hub&apos;s REST API (/api/v1) as you, with your current role. Treat
@@ -112,7 +112,7 @@ export function ApiAccessCard() {
             <code className="block min-w-0 flex-1 rounded-lg border border-zinc-300 bg-zinc-50 px-3 py-2 font-mono text-xs break-all">
               {issued.token}
             </code>
-            <CopyButton value={issued.token} what="API token" />
+            <CopyButton value={issued.token} what="Script token" />
           </div>
           <p className="text-zinc-700">Example:</p>
           <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs break-all whitespace-pre-wrap text-zinc-100">
@@ -121,18 +121,18 @@ export function ApiAccessCard() {
         </div>
       ) : null}
 
-      <h3 className="mt-6 mb-2 text-sm font-semibold text-zinc-900">Your API tokens</h3>
+      <h3 className="mt-6 mb-2 text-sm font-semibold text-zinc-900">Your script tokens</h3>
       {tokens.isPending ? (
         <Loading rows={2} />
       ) : tokens.isError ? (
         <ErrorState message={errorMessage(tokens.error)} />
       ) : tokens.data.tokens.length === 0 ? (
-        <EmptyState title="No API tokens yet">
+        <EmptyState title="No script tokens yet">
           Issue one above, or on the command line with <code className="font-mono text-xs">hub token</code>.
         </EmptyState>
       ) : (
         <ListTable
-          caption="API tokens"
+          caption="Script tokens"
           columns={[
             { label: 'Name' },
             { label: 'Issued by' },
@@ -167,7 +167,7 @@ export function ApiAccessCard() {
                     size="sm"
                     variant="danger"
                     onClick={() => setRevoking(t)}
-                    aria-label={`Revoke API token ${t.label}`}
+                    aria-label={`Revoke script token ${t.label}`}
                   >
                     Revoke
                   </Button>
@@ -182,7 +182,7 @@ export function ApiAccessCard() {
         onClose={() => setRevoking(null)}
         onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
         pending={revoke.isPending}
-        title={`Revoke API token ${revoking?.label ?? ''}?`}
+        title={`Revoke script token ${revoking?.label ?? ''}?`}
         confirmLabel="Revoke token"
       >
         <p>Scripts using it are refused from their next call. This cannot be undone.</p>

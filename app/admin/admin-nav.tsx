@@ -10,7 +10,7 @@ const LINKS = [
   { href: '/admin/categories', label: 'Categories' },
   { href: '/admin/organizations', label: 'Organizations' },
   { href: '/admin/users', label: 'Users' },
-  { href: '/admin/api-keys', label: 'API keys' },
+  { href: '/admin/api-keys', label: 'Instance keys' },
   { href: '/admin/audit', label: 'Audit log' },
 ];
 

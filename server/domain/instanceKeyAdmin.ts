@@ -25,10 +25,10 @@ const keyColumns = {
 };
 
 const notFound = (): never => {
-  throw new DomainError('not_found', 'id: no such API key in your organization');
+  throw new DomainError('not_found', 'id: no such instance key in your organization');
 };
 
-export async function listOrgKeys(orgId: string) {
+export async function listInstanceKeys(orgId: string) {
   const db = await getDb();
   return db
     .select(keyColumns)
@@ -37,7 +37,7 @@ export async function listOrgKeys(orgId: string) {
     .orderBy(desc(instanceKeys.createdAt), asc(instanceKeys.id));
 }
 
-export async function createOrgKey(actor: AuditActor & { kind: 'user' }, orgId: string, name: string) {
+export async function createInstanceKeyAs(actor: AuditActor & { kind: 'user' }, orgId: string, name: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const { key, secret } = await createInstanceKey(tx, { orgId, name, createdBy: actor.userId });
@@ -53,7 +53,7 @@ export async function createOrgKey(actor: AuditActor & { kind: 'user' }, orgId: 
   });
 }
 
-export async function reissueOrgKey(actor: AuditActor, orgId: string, id: string) {
+export async function reissueInstanceKeyAs(actor: AuditActor, orgId: string, id: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -63,7 +63,7 @@ export async function reissueOrgKey(actor: AuditActor, orgId: string, id: string
       .for('update');
     if (!current) notFound();
     if (current!.status === 'revoked') {
-      throw new DomainError('conflict', 'id: this API key is revoked and cannot be re-issued; create a new key');
+      throw new DomainError('conflict', 'id: this instance key is revoked and cannot be re-issued; create a new key');
     }
     const issued = await reissueInstanceKey(tx, { orgId, id });
     if (!issued) notFound();
@@ -80,12 +80,15 @@ export async function reissueOrgKey(actor: AuditActor, orgId: string, id: string
 }
 
 /** Revokes a key of `orgId`, or of any organization when orgId is null (platform admin). Idempotent. */
-export async function revokeKey(actor: AuditActor, orgId: string | null, id: string) {
+export async function revokeInstanceKeyAs(actor: AuditActor, orgId: string | null, id: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const row = await revokeInstanceKey(tx, orgId ? { id, orgId } : { id });
     if (!row) {
-      throw new DomainError('not_found', orgId ? 'id: no such API key in your organization' : 'id: no such API key');
+      throw new DomainError(
+        'not_found',
+        orgId ? 'id: no such instance key in your organization' : 'id: no such instance key',
+      );
     }
     await writeAudit(tx, {
       actor,
@@ -99,12 +102,15 @@ export async function revokeKey(actor: AuditActor, orgId: string | null, id: str
   });
 }
 
-export interface KeyListFilters {
+export interface InstanceKeyFilters {
   orgId?: string;
   status?: 'active' | 'revoked';
 }
 
-export async function listAllKeys(filters: KeyListFilters, { page, limit }: { page: number; limit: number }) {
+export async function listAllInstanceKeys(
+  filters: InstanceKeyFilters,
+  { page, limit }: { page: number; limit: number },
+) {
   const db = await getDb();
   const conditions: SQL[] = [];
   if (filters.orgId) conditions.push(eq(instanceKeys.orgId, filters.orgId));

@@ -38,7 +38,7 @@ const STATUS: Record<Token['status'], { label: string; tone: 'green' | 'amber' |
   active: { label: 'active', tone: 'green' },
   expired: { label: 'expired', tone: 'amber' },
   revoked: { label: 'revoked', tone: 'red' },
-  api_token_ended: { label: 'its API token ended', tone: 'neutral' },
+  api_token_ended: { label: 'its script token ended', tone: 'neutral' },
   membership_ended: { label: 'owner left the organization', tone: 'neutral' },
   instance_revoked: { label: 'instance revoked', tone: 'neutral' },
   organization_suspended: { label: 'organization suspended', tone: 'amber' },

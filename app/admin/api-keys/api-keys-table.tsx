@@ -50,7 +50,7 @@ export function ApiKeysTable() {
       >
         {(apiKeys) => (
           <ListTable
-            caption="API keys"
+            caption="Instance keys"
             columns={[
               { label: 'Key' },
               { label: 'Organization' },

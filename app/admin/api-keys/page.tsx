@@ -4,7 +4,7 @@ import { apiKeysInput, type RawParams } from '../list-params';
 import { serverTrpc } from '@/app/_lib/server-trpc';
 import { ApiKeysTable } from './api-keys-table';
 
-export const metadata: Metadata = { title: 'API keys · Admin' };
+export const metadata: Metadata = { title: 'Instance keys · Admin' };
 
 export default async function AdminApiKeysPage({ searchParams }: { searchParams: Promise<RawParams> }) {
   const { trpc, HydrateClient } = await serverTrpc();
@@ -12,7 +12,7 @@ export default async function AdminApiKeysPage({ searchParams }: { searchParams:
   return (
     <div>
       <PageHeader
-        title="API keys"
+        title="Instance keys"
         description="Instance keys of every organization. Revoking one stops that instance's access at once."
       />
       <HydrateClient>

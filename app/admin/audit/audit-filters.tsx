@@ -115,7 +115,7 @@ export function AuditFilters({ params }: { params: AuditParams }) {
   );
 }
 
-/** "API key: revoked" — the words, not the code (the code is the option's value and shows on each record). */
+/** "instance key: revoked" — the words, not the code (the code is the option's value and shows on each record). */
 function actionOption(action: string) {
   const type = action.split('.')[0] ?? '';
   const noun = TARGET_TYPES[type] ?? type.replace(/_/g, ' ');

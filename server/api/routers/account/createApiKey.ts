@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createOrgKey } from '../../../domain/instanceKeyAdmin';
+import { createInstanceKeyAs } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 import { IssuedApiKeySchema, keyName, toIssuedApiKey } from '../../schemas/account';
 
@@ -18,6 +18,6 @@ export const createApiKeyProcedure = orgAdminProcedure
   .input(z.strictObject({ name: keyName() }))
   .output(z.object({ apiKey: IssuedApiKeySchema }))
   .mutation(async ({ ctx, input }) => {
-    const { key, secret } = await createOrgKey(ctx.user, ctx.org.id, input.name);
+    const { key, secret } = await createInstanceKeyAs(ctx.user, ctx.org.id, input.name);
     return { apiKey: toIssuedApiKey(key, secret) };
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOrgKeys } from '../../../domain/instanceKeyAdmin';
+import { listInstanceKeys } from '../../../domain/instanceKeyAdmin';
 import { orgMemberProcedure } from '../../trpc';
 import { ApiKeySchema, toApiKey } from '../../schemas/account';
 
@@ -17,4 +17,4 @@ export const listApiKeysProcedure = orgMemberProcedure
   })
   .input(z.object({}))
   .output(z.object({ apiKeys: z.array(ApiKeySchema) }))
-  .query(async ({ ctx }) => ({ apiKeys: (await listOrgKeys(ctx.org.id)).map(toApiKey) }));
+  .query(async ({ ctx }) => ({ apiKeys: (await listInstanceKeys(ctx.org.id)).map(toApiKey) }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reissueOrgKey } from '../../../domain/instanceKeyAdmin';
+import { reissueInstanceKeyAs } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 import { IssuedApiKeySchema, toIssuedApiKey } from '../../schemas/account';
 
@@ -19,6 +19,6 @@ export const reissueApiKeyProcedure = orgAdminProcedure
   .input(z.strictObject({ id: z.uuid() }))
   .output(z.object({ apiKey: IssuedApiKeySchema }))
   .mutation(async ({ ctx, input }) => {
-    const { key, secret } = await reissueOrgKey(ctx.user, ctx.org.id, input.id);
+    const { key, secret } = await reissueInstanceKeyAs(ctx.user, ctx.org.id, input.id);
     return { apiKey: toIssuedApiKey(key, secret) };
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revokeKey } from '../../../domain/instanceKeyAdmin';
+import { revokeInstanceKeyAs } from '../../../domain/instanceKeyAdmin';
 import { orgAdminProcedure } from '../../trpc';
 
 export const revokeApiKeyProcedure = orgAdminProcedure
@@ -18,6 +18,6 @@ export const revokeApiKeyProcedure = orgAdminProcedure
   .input(z.object({ id: z.uuid() }))
   .output(z.object({ apiKey: z.object({ id: z.uuid(), status: z.literal('revoked') }) }))
   .mutation(async ({ ctx, input }) => {
-    const row = await revokeKey(ctx.user, ctx.org.id, input.id);
+    const row = await revokeInstanceKeyAs(ctx.user, ctx.org.id, input.id);
     return { apiKey: { id: row.id, status: 'revoked' as const } };
   });

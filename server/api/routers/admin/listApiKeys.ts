@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listAllKeys } from '../../../domain/instanceKeyAdmin';
+import { listAllInstanceKeys } from '../../../domain/instanceKeyAdmin';
 import { adminProcedure } from '../../trpc';
 import { KEY_STATUSES } from '../../schemas/account';
 import { AdminApiKeySchema, toAdminApiKey } from '../../schemas/admin';
@@ -20,6 +20,6 @@ export const listApiKeysProcedure = adminProcedure
   .output(z.object({ apiKeys: z.array(AdminApiKeySchema), pagination: PaginationSchema }))
   .query(async ({ input }) => {
     const page = resolvePage(input);
-    const { rows, total } = await listAllKeys({ orgId: input.org_id, status: input.status }, page);
+    const { rows, total } = await listAllInstanceKeys({ orgId: input.org_id, status: input.status }, page);
     return { apiKeys: rows.map(toAdminApiKey), pagination: pagination(page, total) };
   });

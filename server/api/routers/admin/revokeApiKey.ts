@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { revokeKey } from '../../../domain/instanceKeyAdmin';
+import { revokeInstanceKeyAs } from '../../../domain/instanceKeyAdmin';
 import { adminProcedure } from '../../trpc';
 
 export const revokeApiKeyProcedure = adminProcedure
@@ -16,6 +16,6 @@ export const revokeApiKeyProcedure = adminProcedure
   .input(z.object({ id: z.uuid() }))
   .output(z.object({ apiKey: z.object({ id: z.uuid(), org_id: z.uuid(), status: z.literal('revoked') }) }))
   .mutation(async ({ ctx, input }) => {
-    const row = await revokeKey(ctx.user, null, input.id);
+    const row = await revokeInstanceKeyAs(ctx.user, null, input.id);
     return { apiKey: { id: row.id, org_id: row.orgId, status: 'revoked' as const } };
   });

@@ -3,9 +3,6 @@ import { config } from '../../../config';
 import { issueScriptToken } from '../../../domain/scriptTokens';
 import { browserSessionProcedure } from '../../trpc';
 
-/** Lifetimes offered by the dashboard's API access panel, capped by HUB_JWT_TTL. */
-export const API_TOKEN_TTLS = [900, 3600, 8 * 3600] as const;
-
 /**
  * The "API access" panel: a short-lived Hub JWT of the signed-in user, for scripts calling /api/v1
  * (account, admin, catalog) with `Authorization: Bearer`. Dashboard only: no REST mapping, and a browser
