@@ -93,6 +93,17 @@ it('a header typ other than at+jwt or JWT is refused; at+jwt, application/at+jwt
   expect((await me(t, await forged('JWT', { scope: undefined, client_id: undefined, scp: 'api' }))).status).toBe(200);
 });
 
+it('CORE_OIDC_AUDIENCE set to the client id itself is no API audience: the plain ID token is still refused', async () => {
+  const { t } = await core(oidc.clientId);
+  const tokens = await signIn(`client-aud-${randomBytes(3).toString('hex')}@example.test`, {});
+  expect(decodeJwt(tokens.id_token).aud).toBe(oidc.clientId);
+  const refused = await me(t, tokens.id_token);
+  expect(refused.status).toBe(401);
+  expect(refused.body.message).toMatch(/an ID token is not an access token/);
+  // An access token for the client id that says what it is still passes.
+  expect((await me(t, await oidc.forge({ subject: 'client-aud' }, { audience: oidc.clientId }))).status).toBe(200);
+});
+
 it('with CORE_OIDC_AUDIENCE the access token of the same kind of sign-in is accepted', async () => {
   const { t } = await core(oidc.audience);
   const tokens = await signIn(`access-${randomBytes(3).toString('hex')}@example.test`, {

@@ -68,9 +68,10 @@ const ACCESS_TOKEN_CLAIMS = ['scope', 'scp', 'client_id', 'cid'] as const;
  * browser got for sign-in (or any client's ID token for Core's client id) would pass as an access token:
  * - a `nonce` (only ID tokens carry the browser's nonce), an `at_hash`, or a payload `typ` of ID (Keycloak);
  * - a header `typ` other than at+jwt or JWT (an ID token's is absent, JWT or an ID type);
- * - without a configured audience: `auth_time` with `aud` naming the client id (an access token for Core
- *   is issued for an API audience; one whose audience is the client is shaped like an ID token);
- * - without a configured audience, `aud` naming the client id and no sign of an access token: no header typ
+ * - without a configured audience (or one that is the client id itself): `auth_time` with `aud` naming the
+ *   client id (an access token for Core is issued for an API audience; one whose audience is the client is
+ *   shaped like an ID token);
+ * - likewise, `aud` naming the client id and no sign of an access token: no header typ
  *   at+jwt and none of the claims access tokens carry (`scope`, `scp`, `client_id`, `cid`). A plain code-flow ID
  *   token (no nonce asked, no fresh login) has none of the signs above and would pass otherwise.
  */
@@ -85,7 +86,9 @@ export function idTokenSignOf(
   if (typ !== undefined && !(typeof typ === 'string' && ACCESS_TOKEN_TYPES.has(typ.toLowerCase())))
     return `the header typ ${JSON.stringify(typ)}, not at+jwt`;
   const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
-  if (!oidc.audience && aud.includes(oidc.clientId)) {
+  // An audience configured as the client id itself is no API audience: ID tokens name it too.
+  const clientAudience = !oidc.audience || oidc.audience === oidc.clientId;
+  if (clientAudience && aud.includes(oidc.clientId)) {
     if (payload.auth_time !== undefined) return 'auth_time with the client id as audience';
     const atJwt = typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ);
     if (!atJwt && !ACCESS_TOKEN_CLAIMS.some((claim) => payload[claim] !== undefined))
