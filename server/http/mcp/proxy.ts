@@ -554,5 +554,9 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
   }
   marks.push(['assertion', performance.now()]);
   if (res.destroyed) return release(); // the client left while the Hub checked its token
-  record(await forward({ req, res, target: target.url, assertion, body, rpcId, release, marks }));
+  const status = await forward({ req, res, target: target.url, assertion, body, rpcId, release, marks });
+  // A client's GET (or DELETE) answered 405 is the protocol's "no stream (or session) here", which a stateless
+  // instance such as Core gives every client once per connection: not a call the instance refused.
+  if (status === 405 && req.method !== 'POST') return;
+  record(status);
 }
