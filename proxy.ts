@@ -5,6 +5,7 @@
  * cookie-authenticated tRPC mutations and the export route. REST /api/v1 and /mcp get theirs at the
  * production edge (server/http/edge.ts).
  */
+import { requestIdFrom } from '@shared/logger/request-id';
 import { NextResponse, type NextRequest } from 'next/server';
 import { API_CSP, baseSecurityHeaders, crossSiteRefusal, pageCsp } from './server/http/securityHeaders';
 import { PAGE_PATH_HEADER } from './server/auth/pagePath';
@@ -27,14 +28,22 @@ export function proxy(request: NextRequest) {
       guarded === 'all',
     );
     if (refusal) {
+      // The one error shape: the edge's request id (it passes it on in X-Request-Id), or a new one under next dev.
+      const requestId = requestIdFrom(request.headers.get('x-request-id'));
       return NextResponse.json(
         {
           code: 'FORBIDDEN',
           message: `Cross-site request refused (${refusal}): use the dashboard, or send a bearer token`,
+          request_id: requestId,
         },
         {
           status: 403,
-          headers: { ...baseSecurityHeaders(), 'content-security-policy': API_CSP, 'cache-control': 'no-store' },
+          headers: {
+            ...baseSecurityHeaders(),
+            'content-security-policy': API_CSP,
+            'cache-control': 'no-store',
+            'x-request-id': requestId,
+          },
         },
       );
     }

@@ -46,11 +46,16 @@ describe('cross-site requests', () => {
       { ...cookie, 'sec-fetch-site': 'same-site' },
       { ...cookie, origin: 'https://evil.example' },
     ]) {
-      const res = run('/api/trpc/profile.update', { method: 'POST', headers });
+      const res = run('/api/trpc/profile.update', {
+        method: 'POST',
+        headers: { ...headers, 'x-request-id': 'cross-site-0001' },
+      });
       expect(res.status).toBe(403);
+      expect(res.headers.get('x-request-id')).toBe('cross-site-0001');
       expect(await res.json()).toMatchObject({
         code: 'FORBIDDEN',
         message: expect.stringContaining('Cross-site request refused'),
+        request_id: 'cross-site-0001',
       });
     }
   });

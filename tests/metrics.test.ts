@@ -30,9 +30,17 @@ afterEach(() => {
 it('is off without HUB_METRICS_TOKEN and refuses a missing or wrong token', async () => {
   const off = await metricsAnswer('Bearer anything');
   expect(off.status).toBe(404);
-  expect(JSON.parse(off.body).error.message).toContain('HUB_METRICS_TOKEN');
+  // The one error shape, with the request id (here none: no request around the call).
+  expect(JSON.parse(off.body)).toEqual({
+    code: 'NOT_FOUND',
+    message: expect.stringContaining('HUB_METRICS_TOKEN'),
+    request_id: 'none',
+  });
   process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
-  expect((await metricsAnswer(undefined)).status).toBe(401);
+  const refused = await metricsAnswer(undefined);
+  expect(refused.status).toBe(401);
+  expect(refused.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+  expect(JSON.parse(refused.body)).toMatchObject({ code: 'UNAUTHORIZED', request_id: 'none' });
   expect((await metricsAnswer('Bearer wrong-token')).status).toBe(401);
   expect((await metricsAnswer('Bearer test-metrics-token')).status).toBe(200);
 });
@@ -82,6 +90,11 @@ it('attributes statements to the route class of the request that sent them, and 
       .toBeGreaterThanOrEqual(1);
     const after = await scrape();
     expect(value(after, series('catalog'))).toBe(value(during, series('catalog')));
+    // Through the edge, a refusal carries the request's id, as its X-Request-Id says.
+    const refused = await fetch(`${base}/metrics`, { headers: { 'x-request-id': 'metrics-trace-0001' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe('metrics-trace-0001');
+    expect(await refused.json()).toMatchObject({ code: 'UNAUTHORIZED', request_id: 'metrics-trace-0001' });
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseBearer } from '@shared/tokens';
+import { errorBody, toHttpError, TransportError } from '../api/errors';
 import { config } from '../config';
 import { metricsRegistry } from '../metrics';
 
@@ -16,26 +17,24 @@ export interface MetricsAnswer {
   body: string;
 }
 
+/** A refusal in the one error shape ({code, message, request_id}), as every other answer of the Hub. */
+function refusal(error: TransportError, headers: Record<string, string> = {}): MetricsAnswer {
+  const e = toHttpError(error);
+  return {
+    status: e.status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...e.headers, ...headers },
+    body: JSON.stringify(errorBody(e)),
+  };
+}
+
 export async function metricsAnswer(authorization: string | null | undefined): Promise<MetricsAnswer> {
   const token = config.metricsToken;
-  const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-  if (!token)
-    return {
-      status: 404,
-      headers: json,
-      body: JSON.stringify({
-        error: { code: 'NOT_FOUND', message: '/metrics is off: set HUB_METRICS_TOKEN to serve it' },
-      }),
-    };
+  if (!token) return refusal(new TransportError('NOT_FOUND', '/metrics is off: set HUB_METRICS_TOKEN to serve it'));
   const given = parseBearer(authorization) ?? '';
   if (!timingSafeEqual(digest(given), digest(token))) {
-    return {
-      status: 401,
-      headers: { ...json, 'www-authenticate': 'Bearer realm="metrics"' },
-      body: JSON.stringify({
-        error: { code: 'UNAUTHORIZED', message: 'Send Authorization: Bearer <HUB_METRICS_TOKEN>' },
-      }),
-    };
+    return refusal(new TransportError('UNAUTHORIZED', 'Send Authorization: Bearer <HUB_METRICS_TOKEN>'), {
+      'www-authenticate': 'Bearer realm="metrics"',
+    });
   }
   return {
     status: 200,

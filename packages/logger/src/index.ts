@@ -3,7 +3,6 @@
  * one request-id rule. Callers pass fields, never request bodies or credentials; redaction masks
  * credential-bearing fields whatever a caller passes in, as a second line of defence.
  */
-import { randomUUID } from 'node:crypto';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
 
 export type { Logger };
@@ -39,13 +38,7 @@ export function createLogger({ service, level, destination, redact = true }: Log
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** A caller's (or its load balancer's) request id is kept when it is a plain token of sane length. */
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-
-/** The id of a request: the X-Request-Id it came with when that looks like one, else a new UUID. */
-export function requestIdFrom(given: string | string[] | null | undefined): string {
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
+export { REQUEST_ID, requestIdFrom } from './requestId';
 
 /** The logger of one request: its id on every line. */
 export function withRequestId(logger: Logger, requestId: string): Logger {
