@@ -250,7 +250,3 @@ export function formErrors(
 export function isFieldError(err: unknown, fields?: readonly string[]): boolean {
   return err !== null && err !== undefined && formErrors(err, fields).message === null;
 }
-
-export function isUnauthorized(err: unknown) {
-  return statusOf(err) === 401;
-}

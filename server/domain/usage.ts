@@ -20,7 +20,6 @@ import { getDb, type Queryable } from '../db/client';
 import { ticketsDaily } from '../db/schema';
 
 export type McpOutcome = 'ok' | 'refused_hub' | 'refused_instance' | 'upstream_error';
-export const MCP_OUTCOMES: readonly McpOutcome[] = ['ok', 'refused_hub', 'refused_instance', 'upstream_error'];
 
 export const RETENTION_DAYS = 400;
 /** The day older rows are summed into. */

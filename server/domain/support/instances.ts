@@ -233,9 +233,6 @@ export async function listInstances(
   );
 }
 
-/** Keeps only a record that is not being deleted (DELETE leaves a tombstone until the DNS server has dropped it). */
-export const liveDns = (row: InstanceInfoRow) => (row.dnsHostname && !row.dnsDeletedAt ? row : null);
-
 /** The base URLs an organization's active instances reported (for the template page's Core snippet), by name. */
 export async function orgInstanceUrls(orgId: string): Promise<{ name: string; baseUrl: string }[]> {
   const db = await getDb();
