@@ -126,3 +126,48 @@ it('an API token (hub token) revoked through one process is refused by the other
   expect((await call(a, '/account/profile', { token: script })).status).toBe(401);
   expect((await call(b, '/account/profile', { token: session })).status).toBe(200);
 });
+
+it('a PAT minted with an API token stops in the other process on its very next call when that token is revoked', async () => {
+  const user = 'mp-derived@example.test';
+  cli('user', 'create', '--email', user);
+  const session = cli('token', '--email', user, '--label', 'mp derived session');
+  const script = cli('token', '--email', user, '--label', 'mp derived script');
+  expect(
+    (await call(a, '/account/organizations', { method: 'POST', token: session, body: { name: 'MP D', slug: 'mp-d' } }))
+      .status,
+  ).toBe(200);
+  const key = await call(a, '/account/api-keys', { method: 'POST', token: session, body: { name: 'mp-d' } });
+  const minted = await call(a, '/account/tokens', {
+    method: 'POST',
+    token: script,
+    body: { name: 'derived', instance_id: key.body.apiKey.id },
+  });
+  expect(minted.status).toBe(200);
+  const pat = minted.body.token.token as string;
+  // B resolves the PAT and caches its look-up (the instance reported no MCP URL yet: a 502 after the look-up).
+  const mcp = async (base: string) => {
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${pat}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    return { status: res.status, reason: ((await res.json().catch(() => null)) as { reason?: string } | null)?.reason };
+  };
+  const before = await mcp(b);
+  expect(before.status).not.toBe(401);
+  expect((await mcp(b)).status).toBe(before.status);
+
+  const row = (await call(a, '/account/api-tokens', { token: session })).body.tokens.find(
+    (t: { label: string }) => t.label === 'mp derived script',
+  );
+  expect(
+    (await call(a, '/account/api-tokens', { method: 'DELETE', token: session, body: { id: row.id } })).status,
+  ).toBe(200);
+  const took = await within(1000, async () => (await mcp(b)).status === 401);
+  expect(took).toBeLessThan(1000);
+  expect(await mcp(b)).toEqual({ status: 401, reason: 'api_token_ended' });
+});
