@@ -25,9 +25,10 @@ export function Deployments() {
     <>
       <PageHeading>Deployments</PageHeading>
       <p className="muted">
-        Core runs each deployment on its container engine and keeps it as asked (running or stopped); open one for its
-        status, published ports, actions and logs. A variable holds a value or is bound to a secret: everyone sees which
-        secret, only admins can read its value (on the Secrets page).
+        Core runs each deployment on its container engine and keeps it as asked (running or stopped); without an engine
+        it keeps the desired state only (the overview says which). Open a deployment for its status, published ports,
+        actions and logs. A variable holds a value or is bound to a secret: everyone sees which secret, only admins can
+        read its value (on the Secrets page).
       </p>
       {isAdmin && <DeploymentForm key="new" />}
       <ErrorNotice error={list.error} />
