@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PAT_MAX_LIVE_PER_INSTANCE } from '../server/domain/pats';
-import { openMcpCalls, openMcpCallsOfUser } from '../server/http/mcp/proxy';
+import { openMcpCalls, openMcpCallsOfUser } from '../server/http/mcp/limits';
 import { api, createKey, createOrg, createUser } from './helpers';
 import {
   mintToken,
