@@ -25,7 +25,9 @@ export function writeRefusal(refusal: DomainError, res: ServerResponse) {
     return writeFailure(refusal, res, '/mcp', () => rateLimitHeaders(refusal.status));
   }
   writeFailure(refusal, res, '/mcp', (e) => ({
-    'www-authenticate': `Bearer realm="hub", error="${e.status === 401 ? 'invalid_token' : 'insufficient_scope'}", error_description="${headerSafe(e.message)}"`,
+    'www-authenticate':
+      `Bearer realm="hub", error="${e.status === 401 ? 'invalid_token' : 'insufficient_scope'}", ` +
+      `error_description="${headerSafe(e.message)}"`,
   }));
 }
 

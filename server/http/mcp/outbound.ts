@@ -69,7 +69,8 @@ export class UpstreamBlockedError extends Error {
     readonly address: string,
   ) {
     super(
-      "The instance's MCP URL points to a loopback, private, link-local or metadata address, which this Hub does not proxy to (the operator may allow it with HUB_ALLOW_PRIVATE_UPSTREAMS=true)",
+      "The instance's MCP URL points to a loopback, private, link-local or metadata address, which this Hub does " +
+        'not proxy to (the operator may allow it with HUB_ALLOW_PRIVATE_UPSTREAMS=true)',
     );
   }
 }

@@ -147,7 +147,8 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
       res,
       503,
       RPC_NOT_REGISTERED,
-      'The instance this token is bound to has not registered its MCP URL with the Hub yet (the instance reports it with PUT /api/v1/instance-info {mcp_url}). Connect the instance to the Hub, or ask its administrator to.',
+      'The instance this token is bound to has not registered its MCP URL with the Hub yet (the instance reports ' +
+        'it with PUT /api/v1/instance-info {mcp_url}). Connect the instance to the Hub, or ask its administrator to.',
       rpcId,
     );
   }
@@ -163,7 +164,9 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
       res,
       502,
       RPC_UPSTREAM_FAILED,
-      "The instance's MCP URL is plain http:// to a host other than loopback; the Hub does not send calls in clear. The instance must report an https:// MCP URL (or the Hub operator allow plain http with HUB_ALLOW_INSECURE_MCP_URL=true)",
+      "The instance's MCP URL is plain http:// to a host other than loopback; the Hub does not send calls in " +
+        'clear. The instance must report an https:// MCP URL (or the Hub operator allow plain http with ' +
+        'HUB_ALLOW_INSECURE_MCP_URL=true)',
       rpcId,
     );
   }

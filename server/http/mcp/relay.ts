@@ -249,7 +249,9 @@ export function forward({ req, res, target, assertion, body, rpcId, release, mar
       if (Number(up.headers['content-length'] ?? 0) > maxBytes) {
         release();
         up.destroy();
-        const message = `The instance's response (${up.headers['content-length']} bytes) exceeds the Hub's limit of ${maxBytes} bytes (HUB_MCP_MAX_RESPONSE_BYTES)`;
+        const message =
+          `The instance's response (${up.headers['content-length']} bytes) exceeds the Hub's limit of ` +
+          `${maxBytes} bytes (HUB_MCP_MAX_RESPONSE_BYTES)`;
         return writeRpcError(res, 502, RPC_LIMIT_EXCEEDED, message, rpcId);
       }
       if (res.destroyed) {
