@@ -57,6 +57,7 @@ export function Deployments() {
                         <span className="muted"> · asked to stop</span>
                       )}
                       {d.observed.update_available && <span className="muted"> · update available</span>}
+                      {d.observed.needs_restart && <span className="muted"> · restart to use a changed secret</span>}
                     </td>
                     <td data-label="Created">
                       {formatDate(d.created_at)} by {d.created_by}
