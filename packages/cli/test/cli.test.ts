@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Command, InvalidArgumentError, runCli } from './index';
+import { Command, InvalidArgumentError, runCli } from '../src/index';
 
 function program(ran: string[]) {
   const root = new Command('tool');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCredentialName } from './credentialNames';
+import { isCredentialName } from '../src/credentialNames';
 
 describe('isCredentialName', () => {
   it('marks a name with a credential word part, in any case and as a plural', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, requestIdFrom, withRequestId } from './index';
+import { createLogger, requestIdFrom, withRequestId } from '../src/index';
 
 function capture(opts: { redact?: boolean } = {}) {
   const lines: Record<string, unknown>[] = [];
