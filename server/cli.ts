@@ -3,6 +3,7 @@
  * Same configuration as the server; JSON on stdout, errors on stderr. Exit codes: 0 done, 1 the command failed,
  * 2 the command line was wrong (the usage follows the message).
  */
+import './cliLogs'; // first: logs to stderr, the result alone on stdout
 import { Command, InvalidArgumentError, Option, runCli } from '@shared/cli';
 import { eq } from 'drizzle-orm';
 import { config } from './config';

@@ -25,6 +25,13 @@ export function readEnv(name: string): string | undefined {
   return value?.trim() ? value : undefined; // set but empty (or blanks) counts as unset, for every setting alike
 }
 
+let logsOnStderr = false;
+
+/** The CLI, before anything logs (server/cliLogs.ts): its stdout is its result, so its logs go to stderr. */
+export function sendLogsToStderr() {
+  logsOnStderr = true;
+}
+
 /** A setting that cannot be used: at start it stops the process; met by a request, it is logged and answered 500. */
 export class ConfigError extends Error {}
 
@@ -202,6 +209,10 @@ export const config = {
   },
   get requestTimeoutMs() {
     return intEnv('HUB_REQUEST_TIMEOUT_MS', 60_000);
+  },
+  /** Where the logs go: stdout (1), or stderr (2) in the CLI, whose stdout carries its result. */
+  get logFd(): 1 | 2 {
+    return logsOnStderr ? 2 : 1;
   },
   /** pino log level: fatal, error, warn, info, debug, trace or silent. */
   get logLevel() {

@@ -1,5 +1,5 @@
 /**
- * Structured logs (pino, JSON lines on stdout) and the request context they carry.
+ * Structured logs (pino, JSON lines on stdout; on stderr in the CLI) and the request context they carry.
  * The production server (server/http/serve.ts) opens a request context per request: its id (echoed in
  * X-Request-Id) and, once the credential resolver has run, who called (kind and id — never a secret).
  * The access line and any error logged while serving the request carry both.
@@ -17,7 +17,12 @@ export { requestIdFrom };
 // is written at least every LOG_FLUSH_MS. pino writes what is pending when the process exits.
 const LOG_BLOCK_BYTES = 4_096;
 const LOG_FLUSH_MS = 100;
-const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES, periodicFlush: LOG_FLUSH_MS });
+const destination = pino.destination({
+  dest: config.logFd,
+  sync: false,
+  minLength: LOG_BLOCK_BYTES,
+  periodicFlush: LOG_FLUSH_MS,
+});
 
 // Belt and braces: credential-bearing fields are never written, whatever a caller passes in (@shared/logger's rules).
 export const logger = createLogger({ service: 'hub', level: config.logLevel, destination });

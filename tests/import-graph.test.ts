@@ -41,7 +41,11 @@ const AREAS: { area: string; files: RegExp; imports: string[] }[] = [
   { area: 'hub/api', files: /^server\/api\//, imports: ['hub/auth', 'hub/domain', 'hub/db', 'hub/base'] },
   // The production server: REST over Node streams and the /mcp proxy (one Node-stream hop).
   { area: 'hub/http', files: /^server\/http\//, imports: ['hub/api', 'hub/auth', 'hub/domain', 'hub/db', 'hub/base'] },
-  { area: 'hub/cli', files: /^server\/cli\.ts$/, imports: ['hub/api', 'hub/auth', 'hub/domain', 'hub/db', 'hub/base'] },
+  {
+    area: 'hub/cli',
+    files: /^server\/(cli|cliLogs)\.ts$/,
+    imports: ['hub/api', 'hub/auth', 'hub/domain', 'hub/db', 'hub/base'],
+  },
   // Pages and routes reach the domain through the API (procedures, pageCaller, pageData); sessions through auth.
   {
     area: 'hub/pages',
