@@ -9,6 +9,7 @@ import { requestIdFrom } from '@shared/logger/request-id';
 import { NextResponse, type NextRequest } from 'next/server';
 import { API_CSP, baseSecurityHeaders, crossSiteRefusal, pageCsp } from './server/http/securityHeaders';
 import { PAGE_PATH_HEADER } from './server/auth/pagePath';
+import { config as hubConfig } from './server/config';
 
 /** Path and query of a page request, without Next's internal `_rsc` cache-busting parameter. */
 function pagePath(url: URL): string {
@@ -56,7 +57,7 @@ export function proxy(request: NextRequest) {
     response = NextResponse.next();
   } else {
     const nonce = Buffer.from(crypto.randomUUID()).toString('base64');
-    csp = pageCsp(nonce, process.env.NODE_ENV === 'development');
+    csp = pageCsp(nonce, hubConfig.isDevelopment);
     // Next reads the policy from the request to put the nonce on the scripts it renders.
     const headers = new Headers(request.headers);
     headers.set('x-nonce', nonce);

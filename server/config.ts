@@ -221,6 +221,10 @@ export const config = {
   get isProduction() {
     return readEnv('NODE_ENV') === 'production';
   },
+  /** `next dev`: pages allow what its hot reload needs (server/http/securityHeaders.ts pageCsp). */
+  get isDevelopment() {
+    return readEnv('NODE_ENV') === 'development';
+  },
   /**
    * HUB_TRUSTED_PROXIES: the reverse proxies (addresses and CIDR ranges, comma or space separated) whose
    * X-Forwarded-For entries are believed when finding a request's client address; null when unset.
