@@ -54,6 +54,12 @@ const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
 const CRASH_ENTRY_EVERY_MS = 60_000;
 
+/** How long after a crash the engine's restart policy has to bring a container back before Core starts it. */
+const ENGINE_RESTART_GRACE_MS = 5_000;
+
+/** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
+const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const memoryOf = (row: { templateSnapshot: Record<string, unknown> | null }) =>
@@ -99,6 +105,7 @@ export class Reconciler implements RuntimeControl {
   private lock: HeldLock | null = null;
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
+  private kickAt = 0;
   private running: Promise<void> | null = null;
   /** A write happened here since the last pass: a process without the lock tells the one with it. */
   private wrote = false;
@@ -111,6 +118,8 @@ export class Reconciler implements RuntimeControl {
   private readonly written = new Map<string, string>();
   private loaded = false;
   private readonly failures = new Map<string, Failure>();
+  /** The failure reason last written to the activity log per deployment (a retry does not repeat it). */
+  private readonly failureEntries = new Map<string, string | null>();
   /** Per container id: restarts and OOM as last inspected (inspect only when it changes state). */
   private readonly inspected = new Map<
     string,
@@ -186,13 +195,19 @@ export class Reconciler implements RuntimeControl {
     this.schedule(20);
   }
 
+  /** A pass in `delayMs` (the earliest asked for wins); a short one asked during a pass runs right after it. */
   private schedule(delayMs: number) {
     if (!this.deps.runtime || this.stopped) return;
-    if (this.running) {
+    if (this.running && delayMs <= 50) {
       this.again = true;
       return;
     }
-    if (this.kickTimer) return;
+    const at = Date.now() + delayMs;
+    if (this.kickTimer) {
+      if (this.kickAt <= at) return;
+      clearTimeout(this.kickTimer);
+    }
+    this.kickAt = at;
     this.kickTimer = setTimeout(() => {
       this.kickTimer = null;
       void this.passNow();
@@ -334,7 +349,9 @@ export class Reconciler implements RuntimeControl {
     const known = new Set(rows.map((r) => r.id));
     const work: (() => Promise<void>)[] = [];
     for (const row of rows)
-      work.push(() => this.converge(row, bindings.get(row.id) ?? {}, versions, byDeployment.get(row.id) ?? [], calls));
+      work.push(() =>
+        this.convergeAndRecord(row, bindings.get(row.id) ?? {}, versions, byDeployment.get(row.id) ?? [], calls),
+      );
     // Containers of deleted deployments.
     for (const [id, list] of byDeployment)
       if (!known.has(id))
@@ -372,6 +389,7 @@ export class Reconciler implements RuntimeControl {
     this.observed.delete(id);
     this.written.delete(id);
     this.failures.delete(id);
+    this.failureEntries.delete(id);
   }
 
   private async loadObservations() {
@@ -426,13 +444,48 @@ export class Reconciler implements RuntimeControl {
     this.flushTimer.unref();
   }
 
-  private async converge(
+  /**
+   * Converges one deployment, then writes what happened on the engine's side to the activity log: restored after
+   * a removal or stop outside Core, and failed/unschedulable once per reason (retries do not repeat it).
+   */
+  private async convergeAndRecord(
     row: Row,
     bound: Record<string, string>,
     versions: Map<string, string>,
     mine: ObservedContainer[],
     calls: { listCalls: number; otherCalls: number },
   ) {
+    const note: { restored?: string } = {};
+    try {
+      await this.converge(row, bound, versions, mine, calls, note);
+    } finally {
+      const now = this.observed.get(row.id);
+      const entries: { action: string; after: Record<string, unknown> }[] = [];
+      if (note.restored) entries.push({ action: 'deployment.restored', after: { how: note.restored } });
+      if (now && (now.state === 'failed' || now.state === 'unschedulable')) {
+        if (this.failureEntries.get(row.id) !== now.reason) {
+          this.failureEntries.set(row.id, now.reason);
+          entries.push({ action: `deployment.${now.state}`, after: { reason: now.reason } });
+        }
+      } else if (now?.state === 'running') this.failureEntries.delete(row.id);
+      for (const e of entries)
+        await recordActivity(this.deps.db, ENGINE_ACTOR, {
+          action: e.action,
+          target: { type: 'deployment', id: row.id, name: row.name },
+          after: e.after,
+        }).catch((err) => this.deps.log.debug({ err }, 'engine-side activity not recorded'));
+    }
+  }
+
+  private async converge(
+    row: Row,
+    bound: Record<string, string>,
+    versions: Map<string, string>,
+    mine: ObservedContainer[],
+    calls: { listCalls: number; otherCalls: number },
+    note: { restored?: string },
+  ) {
+    const before = this.observed.get(row.id);
     const runtime = this.deps.runtime!;
     const plan = planContainer(
       {
@@ -503,7 +556,12 @@ export class Reconciler implements RuntimeControl {
       if (current && (current.state === 'running' || current.state === 'restarting' || current.state === 'paused')) {
         calls.otherCalls++;
         this.expectedExits.add(current.id);
-        await runtime.stop(current.id);
+        try {
+          await runtime.stop(current.id);
+        } catch (err) {
+          if (vanished(err)) return this.schedule(100);
+          throw err;
+        }
         const after = await runtime.inspect(current.id);
         this.observe(row.id, {
           ...base,
@@ -561,10 +619,14 @@ export class Reconciler implements RuntimeControl {
         throw err;
       }
       this.deps.log.info({ deployment: row.name, container: plan.name, image: plan.image }, 'container created');
+      // It ran before and nothing of it is left (no container with an older spec either): removed outside Core.
+      if (stale.length === 0 && before && (before.state === 'running' || before.state === 'restarting'))
+        note.restored = 'its container was removed outside Core: created again';
       try {
         calls.otherCalls++;
         await runtime.start(id);
       } catch (err) {
+        if (vanished(err)) return this.schedule(100);
         if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
         throw err;
       }
@@ -572,6 +634,14 @@ export class Reconciler implements RuntimeControl {
       await removeStale(stale);
       const seen = await runtime.inspect(id);
       calls.otherCalls++;
+      if (seen)
+        this.inspected.set(id, {
+          state: seen.state,
+          restarts: seen.restarts,
+          oom: seen.oomKilled,
+          exitCode: seen.exitCode,
+          error: seen.error,
+        });
       this.observeContainer(row.id, plan, seen ?? null, memoryOf(row));
       return;
     }
@@ -585,14 +655,24 @@ export class Reconciler implements RuntimeControl {
         return;
       }
       if (waiting()) return;
+      // A crash: the engine's restart policy brings it back; Core steps in only if it has not after a while.
+      const died = this.lastDie.get(current.id);
+      if (died && Date.now() - died.at < ENGINE_RESTART_GRACE_MS) {
+        this.schedule(ENGINE_RESTART_GRACE_MS);
+        this.observeContainer(row.id, plan, current, memoryOf(row));
+        return;
+      }
       // Stopped or removed outside Core while it should run: start it again.
       try {
         calls.otherCalls++;
         await runtime.start(current.id);
         this.inspected.delete(current.id);
         this.failures.delete(row.id);
+        calls.otherCalls++;
         seen = await runtime.inspect(current.id);
+        if (before?.state === 'running') note.restored = 'its container was stopped outside Core: started again';
       } catch (err) {
+        if (vanished(err)) return this.schedule(100);
         if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
         throw err;
       }
@@ -733,9 +813,9 @@ export class Reconciler implements RuntimeControl {
       { [LABEL.instance]: this.deps.instanceId },
       (e) => {
         const deploymentId = e.labels[LABEL.deployment];
-        // Its restart count and exit changed: inspected again on the next pass.
-        this.inspected.delete(e.containerId);
         const ended = e.action === 'oom' || e.action === 'die' || e.action === 'died';
+        // Its restart count and exit changed: inspected again on the next pass.
+        if (ended || e.action === 'restart') this.inspected.delete(e.containerId);
         if (ended && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
           const prev = this.lastDie.get(e.containerId);
           const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;

@@ -124,7 +124,7 @@ export class DockerRuntime implements Runtime {
         id: c.Id,
         name: (c.Names?.[0] ?? '').replace(/^\//, ''),
         labels: c.Labels ?? {},
-        state: String(c.State).toLowerCase() as ContainerState,
+        state: stateOf(c.State),
         health: healthOf(c.Status),
         image: c.Image,
         ports: (c.Ports ?? [])
@@ -163,7 +163,7 @@ export class DockerRuntime implements Runtime {
         id: c.Id,
         name: c.Name.replace(/^\//, ''),
         labels: c.Config.Labels ?? {},
-        state: String(c.State.Status).toLowerCase() as ContainerState,
+        state: stateOf(c.State.Status),
         health: health === 'healthy' || health === 'unhealthy' || health === 'starting' ? health : null,
         image: c.Config.Image,
         ports,
@@ -459,6 +459,20 @@ export class DockerRuntime implements Runtime {
       (stream as Readable | null)?.destroy?.();
     };
   }
+}
+
+/**
+ * Podman's states beside Docker's: stopped (exited), stopping (still running until it has), configured and
+ * initialized (created).
+ */
+function stateOf(state: string | undefined): ContainerState {
+  const s = String(state ?? '').toLowerCase();
+  if (s === 'stopped') return 'exited';
+  if (s === 'stopping') return 'running';
+  if (s === 'configured' || s === 'initialized') return 'created';
+  return (
+    ['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead'].includes(s) ? s : 'dead'
+  ) as ContainerState;
 }
 
 const labelFilter = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`);
