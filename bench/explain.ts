@@ -15,12 +15,10 @@ import {
   listTemplatesQueries,
   searchTierCounts,
   templateBySlugQuery,
-  parseSyncPoint,
-  UPDATES_PAGE_SIZE,
-  updatedTemplatesQuery,
   type ListOptions,
   type TemplateFilters,
 } from '../server/domain/catalog/queries';
+import { parseSyncPoint, UPDATES_PAGE_SIZE, updatedTemplatesQuery } from '../server/domain/catalog/updates';
 import type { CatalogScope } from '../server/domain/principal';
 
 export interface ExplainCase {

@@ -1,6 +1,6 @@
 /**
  * checked_at never skips a change committed by a slow concurrent transaction: the poll waits for
- * catalog writers in flight (see server/domain/catalog/queries.ts syncWatermark).
+ * catalog writers in flight (see server/domain/catalog/updates.ts syncWatermark).
  */
 import { expect, it } from 'vitest';
 import { templates } from '../server/db/schema';

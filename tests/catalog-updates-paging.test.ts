@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
-import { UPDATES_PAGE_SIZE, parseSyncPoint } from '../server/domain/catalog/queries';
+import { UPDATES_PAGE_SIZE, parseSyncPoint } from '../server/domain/catalog/updates';
 import { api, createCategory, createTemplate } from './helpers';
 
 async function bulkInsert(categoryId: string, prefix: string, n: number, at: string) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { templateUpdates } from '../../../domain/catalog/queries';
+import { templateUpdates } from '../../../domain/catalog/updates';
 import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { recordPoll } from '../../../domain/usage';
 import { publicProcedure } from '../../trpc';
