@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { getDb } from '../server/db/client';
 import { instanceKeys } from '../server/db/schema';
-import { coreCommands, deployHref, deployLinks } from '../app/templates/[slug]/core-snippet';
+import { codeTokens, coreCommands, deployHref, deployLinks } from '../app/templates/[slug]/core-snippet';
 import { orgInstanceUrls } from '../server/domain/support/instances';
 import { api, createKey, createOrg } from './helpers';
 
@@ -92,4 +92,16 @@ it('says where $CORE_TOKEN comes from, in comments that stay short and never run
       'curl',
     ]);
   }
+});
+
+it('keeps short hyphenated words of a command whole, and the text the same', () => {
+  const code =
+    '# or on the Core machine: npm run --silent core -- token create\n  -H \'content-type: application/json\' \\\n  -d \'{"name":"a-b"}\'';
+  const tokens = codeTokens(code);
+  expect(tokens.map((t) => t.text).join('')).toBe(code);
+  const whole = tokens.filter((t) => t.whole).map((t) => t.text);
+  expect(whole).toEqual(['--silent', '--', '-H', "'content-type:", '-d', '\'{"name":"a-b"}\'']);
+  expect(tokens.find((t) => t.text.startsWith('http'))).toBeUndefined();
+  const url = codeTokens('curl https://core.example.com/api/v1/catalog/templates/some-long-slug')[2]!;
+  expect(url).toEqual({ text: 'https://core.example.com/api/v1/catalog/templates/some-long-slug', whole: false });
 });

@@ -70,3 +70,15 @@ export function coreCommands(opts: { deploymentBody: string; instances: KnownIns
     `curl -s -X POST -H "$A" -H 'content-type: application/json' \\\n  -d ${opts.deploymentBody} $C/deployments`,
   ].join('\n');
 }
+
+/**
+ * A command's text in runs for the page's code blocks: short words with a hyphen (--silent, hub-deploy,
+ * content-type:) are kept whole, since a browser may break a line after any hyphen ("npm run -" / "-silent");
+ * everything else wraps at spaces, and a token longer than the line (a URL, a JSON body) inside.
+ */
+export function codeTokens(code: string): { text: string; whole: boolean }[] {
+  return code
+    .split(/(\s+)/)
+    .filter((t) => t !== '')
+    .map((text) => ({ text, whole: text.length <= 24 && text.includes('-') && !/\s/.test(text) }));
+}

@@ -8,7 +8,7 @@ import { TRPCError } from '@trpc/server';
 import { pageCaller } from '@/server/api/pageCaller';
 import { config } from '@/server/config';
 import { orgInstanceUrls } from '@/server/domain/support/instances';
-import { coreCommands, deployLinks, type KnownInstance } from './core-snippet';
+import { codeTokens, coreCommands, deployLinks, type KnownInstance } from './core-snippet';
 import { CopyButton } from '../../_components/copy-button';
 import { TagLink } from '../../_components/tag-link';
 import { catalogHref, readCatalogParams } from '../../_lib/catalog-params';
@@ -271,7 +271,15 @@ function Snippet({
       {children ? <p className="mb-2 text-xs text-zinc-600">{children}</p> : null}
       {/* Wraps at spaces; only a token longer than the line (a URL, the JSON body) breaks inside. */}
       <pre className="rounded-lg bg-zinc-900 p-3 font-mono text-xs leading-relaxed wrap-anywhere whitespace-pre-wrap text-zinc-100">
-        {code}
+        {codeTokens(code).map((t, i) =>
+          t.whole ? (
+            <span key={i} className="whitespace-nowrap">
+              {t.text}
+            </span>
+          ) : (
+            t.text
+          ),
+        )}
       </pre>
     </div>
   );
