@@ -27,7 +27,9 @@ export function openApiDocument(): Doc {
         generateOpenApiDocument(appRouter, {
           title: 'Hub API',
           description:
-            'Catalog, account, admin and instance support API of the Hub. Credentials: `Authorization: Bearer <token>` with an instance key (svh_…) or a Hub JWT. Personal access tokens (svp_…) are accepted only at /mcp. ' +
+            'Catalog, account, admin and instance support API of the Hub. Credentials: `Authorization: Bearer ' +
+            '<token>` with an instance key (svh_…) or a Hub JWT. Personal access tokens (svp_…) are accepted only ' +
+            'at /mcp. ' +
             ERRORS_DESCRIPTION,
           version: '1.0.0',
           license: LICENSE,

@@ -61,7 +61,8 @@ export interface Edge {
 export function createEdge(database: Database, fallback: (req: IncomingMessage, res: ServerResponse) => void): Edge {
   if (config.allowInsecureMcpUrl)
     logger.warn(
-      'HUB_ALLOW_INSECURE_MCP_URL=true: instances may register plain http:// MCP URLs on any host; MCP calls and the secret values in their answers then cross the network in clear',
+      'HUB_ALLOW_INSECURE_MCP_URL=true: instances may register plain http:// MCP URLs on any host; MCP ' +
+        'calls and the secret values in their answers then cross the network in clear',
     );
   let draining = false;
   /** The listening socket is closed (after the ready delay): idle kept-alive connections are closed too. */

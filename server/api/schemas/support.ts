@@ -161,7 +161,8 @@ export const DnsRecordSchema = z.object({
   ip: z.string(),
   updated_at: z.string(),
   publish_state: PublishState.describe(
-    'published: on the DNS server; pending: being published (retried in the background); failed: retries exhausted, admins are notified in the dashboard; local: kept in the Hub only (HUB_DNS_PROVIDER=none)',
+    'published: on the DNS server; pending: being published (retried in the background); failed: retries ' +
+      'exhausted, admins are notified in the dashboard; local: kept in the Hub only (HUB_DNS_PROVIDER=none)',
   ),
 });
 

@@ -13,7 +13,9 @@ export const acceptInvitationProcedure = userProcedure
       protect: true,
       summary: 'Accept an invitation addressed to the caller: join its organization with the invited role',
       description:
-        '404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or revoked, has expired, its organization is suspended, or the caller already belongs to an organization (leave it first: POST /account/leave).',
+        '404 for an invitation addressed to someone else (or no such id); 409 when it was already answered or ' +
+        'revoked, has expired, its organization is suspended, or the caller already belongs to an ' +
+        'organization (leave it first: POST /account/leave).',
     },
   })
   .input(z.strictObject({ id: z.uuid() }))

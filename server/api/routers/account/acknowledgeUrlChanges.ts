@@ -20,7 +20,9 @@ export const acknowledgeUrlChangesProcedure = orgAdminProcedure
       protect: true,
       summary: "Acknowledge an instance's mcp_url/base_url changes shown on its health row",
       description:
-        'Organization admins only. Clears the changes up to `through` from the instance’s health row (account fleet) and records the acknowledgement in the audit log. 404 for an instance of another organization.',
+        'Organization admins only. Clears the changes up to `through` from the instance’s health row (account ' +
+        'fleet) and records the acknowledgement in the audit log. 404 for an instance of another ' +
+        'organization.',
     },
   })
   .input(acknowledgeUrlChangesInput)

@@ -12,7 +12,8 @@ export const leaveOrganizationProcedure = userProcedure
       protect: true,
       summary: "Leave the caller's organization",
       description:
-        "409 for the organization's last admin (make another member admin first) and for a caller without an organization. The caller's personal access tokens for the organization stop working at once.",
+        "409 for the organization's last admin (make another member admin first) and for a caller without an " +
+        "organization. The caller's personal access tokens for the organization stop working at once.",
     },
   })
   .input(z.object({}))

@@ -13,7 +13,8 @@ export const listApiTokensProcedure = userProcedure
       protect: true,
       summary: "The caller's API tokens (Hub JWTs from `hub token` and the dashboard's API access panel)",
       description:
-        'Newest first, at most 100; never the tokens themselves. Browser sessions are not listed (sign-out and sign-out-everywhere end them). Personal access tokens (svp_) are at /account/tokens.',
+        'Newest first, at most 100; never the tokens themselves. Browser sessions are not listed (sign-out ' +
+        'and sign-out-everywhere end them). Personal access tokens (svp_) are at /account/tokens.',
     },
   })
   .input(z.object({}))

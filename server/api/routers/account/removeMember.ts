@@ -12,7 +12,8 @@ export const removeMemberProcedure = orgAdminProcedure
       protect: true,
       summary: 'Remove a member from the organization',
       description:
-        'user_id in the JSON body or as ?user_id=. Organization admins only. 404 for a user outside the organization; 409 for the last admin. The member’s personal access tokens stop working at once.',
+        'user_id in the JSON body or as ?user_id=. Organization admins only. 404 for a user outside the ' +
+        'organization; 409 for the last admin. The member’s personal access tokens stop working at once.',
     },
   })
   .input(z.object({ user_id: z.uuid() }))

@@ -12,7 +12,9 @@ export const revokeInvitationProcedure = orgAdminProcedure
       protect: true,
       summary: 'Revoke a pending invitation: it can no longer be accepted',
       description:
-        'id in the JSON body or as ?id=. Organization admins only. 404 for an invitation of another organization; 409 when it was already accepted or declined. Revoking a revoked invitation is a no-op.',
+        'id in the JSON body or as ?id=. Organization admins only. 404 for an invitation of another ' +
+        'organization; 409 when it was already accepted or declined. Revoking a revoked invitation is a ' +
+        'no-op.',
     },
   })
   .input(z.object({ id: z.uuid() }))

@@ -14,7 +14,8 @@ export const createTemplateProcedure = adminProcedure
       protect: true,
       summary: 'Create a template',
       description:
-        'name, slug, category_id and image_name are required; other fields default. 409 when the slug is taken; 404 for an unknown category_id or org_id; 400 naming the field for invalid values.',
+        'name, slug, category_id and image_name are required; other fields default. 409 when the slug is ' +
+        'taken; 404 for an unknown category_id or org_id; 400 naming the field for invalid values.',
     },
   })
   .input(CreateTemplateInput)

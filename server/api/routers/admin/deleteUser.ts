@@ -12,7 +12,8 @@ export const deleteUserProcedure = adminProcedure
       protect: true,
       summary: 'Delete a user (id in the JSON body or as ?id=): membership and personal access tokens go with it',
       description:
-        'Only a superadmin may delete a superadmin; the last superadmin cannot be deleted (409); nor can the last admin of an organization that has other members (409).',
+        'Only a superadmin may delete a superadmin; the last superadmin cannot be deleted (409); nor can the ' +
+        'last admin of an organization that has other members (409).',
     },
   })
   .input(z.object({ id: z.uuid() }))

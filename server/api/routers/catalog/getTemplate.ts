@@ -17,7 +17,8 @@ export const getTemplateProcedure = publicProcedure
       tags: ['catalog'],
       summary: 'Get one template by slug',
       description:
-        '404 when it does not exist or is not visible to the caller. A read with an instance key counts a download (the count in answers may lag by up to a minute).',
+        '404 when it does not exist or is not visible to the caller. A read with an instance key counts a ' +
+        'download (the count in answers may lag by up to a minute).',
     },
   })
   .input(z.object({ slug: z.string().min(1).max(200) }))

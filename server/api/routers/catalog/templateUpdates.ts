@@ -17,7 +17,13 @@ export const templateUpdatesProcedure = publicProcedure
       tags: ['catalog'],
       summary: 'Templates changed since a time, and templates removed from the caller’s view',
       description:
-        'One page of at most 500 changes (templates plus removed) in (updated_at, id) order. Send checked_at back verbatim as the next since: every change up to that point is included; a change may be sent twice across polls, never missed. has_more: true means checked_at is a point inside the backlog (possibly inside a bulk write sharing one updated_at; its fraction then carries more than microsecond digits) and the next page is available at once; false means the answer is complete up to checked_at. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an idle poll is the same request each time; send If-None-Match for a 304).',
+        'One page of at most 500 changes (templates plus removed) in (updated_at, id) order. Send checked_at ' +
+        'back verbatim as the next since: every change up to that point is included; a change may be sent ' +
+        'twice across polls, never missed. has_more: true means checked_at is a point inside the backlog ' +
+        '(possibly inside a bulk write sharing one updated_at; its fraction then carries more than ' +
+        'microsecond digits) and the next page is available at once; false means the answer is complete up to ' +
+        'checked_at. Apply templates, then drop removed. When nothing changed, checked_at equals since (so an ' +
+        'idle poll is the same request each time; send If-None-Match for a 304).',
     },
   })
   .input(z.object({ since: isoDateTime() }))

@@ -13,7 +13,9 @@ export const reportInstanceInfoInput = z.object({
     .nullable()
     .optional()
     .describe(
-      'The instance’s MCP endpoint URL, used by the Hub MCP proxy (https, or http on a loopback host unless the Hub allows it; at most 2,048 characters). A change of a registered URL is audited and shown to the organization’s admins.',
+      'The instance’s MCP endpoint URL, used by the Hub MCP proxy (https, or http on a loopback host unless ' +
+        'the Hub allows it; at most 2,048 characters). A change of a registered URL is audited and shown to ' +
+        'the organization’s admins.',
     ),
   hostname: hostName().nullable().optional().describe('The instance’s own host name'),
 });

@@ -33,7 +33,9 @@ export const createTokenProcedure = orgMemberProcedure
       protect: true,
       summary: 'Mint a personal access token for one instance of your organization',
       description:
-        'Any member of the organization may mint. The token (svp_…) appears only in this response and is accepted only at /mcp. 404 for an instance of another organization; 400 for a revoked instance or an expiry over 365 days.',
+        'Any member of the organization may mint. The token (svp_…) appears only in this response and is ' +
+        'accepted only at /mcp. 404 for an instance of another organization; 400 for a revoked instance or an ' +
+        'expiry over 365 days.',
     },
   })
   .input(createTokenInput)

@@ -13,7 +13,8 @@ export const listTokensProcedure = userProcedure
       protect: true,
       summary: 'List personal access tokens',
       description:
-        'The caller’s own tokens; an organization admin also sees every token of the organization. Never returns secrets. JWT only (personal access tokens are refused here).',
+        'The caller’s own tokens; an organization admin also sees every token of the organization. Never ' +
+        'returns secrets. JWT only (personal access tokens are refused here).',
     },
   })
   .input(z.object({}))

@@ -12,7 +12,8 @@ export const revokeTokenProcedure = userProcedure
       protect: true,
       summary: 'Revoke a personal access token',
       description:
-        'The minter or an admin of the token’s organization (others: 403; a token of another organization: 404). Takes effect at once; revoking again is harmless. id in the JSON body or as ?id=.',
+        'The minter or an admin of the token’s organization (others: 403; a token of another organization: ' +
+        '404). Takes effect at once; revoking again is harmless. id in the JSON body or as ?id=.',
     },
   })
   .input(z.object({ id: z.uuid({ error: 'must be a token id (UUID)' }) }))

@@ -13,7 +13,9 @@ export const rotateTokenProcedure = userProcedure
       protect: true,
       summary: 'Rotate a personal access token: new secret, same id',
       description:
-        'Only the token’s minter (anyone else in the organization: 403; a token of another organization: 404). The old secret stops working at once. Revoked, expired or dead-membership tokens cannot be rotated (409).',
+        'Only the token’s minter (anyone else in the organization: 403; a token of another organization: ' +
+        '404). The old secret stops working at once. Revoked, expired or dead-membership tokens cannot be ' +
+        'rotated (409).',
     },
   })
   .input(z.object({ id: z.uuid({ error: 'must be a token id (UUID)' }) }))
