@@ -1374,7 +1374,7 @@ export function documentationOf(t: DemoTemplate): string {
     const required = t.envSchema.filter((e) => e.required).map((e) => fence(e.name));
     lines.push(
       `The template declares ${t.envSchema.length === 1 ? 'one variable' : `${t.envSchema.length} variables`}, listed ` +
-        `with their defaults beside this documentation${required.length > 0 ? `; ${required.join(', ')} must be set` : ''}.`,
+        `with their defaults in its environment schema${required.length > 0 ? `; ${required.join(', ')} must be set` : ''}.`,
       '',
     );
   }
