@@ -78,7 +78,8 @@ const orgColumns = {
 
 // eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
 const memberCount = sql<number>`(select count(*)::int from ${users} where ${eq(users.orgId, organizations.id)})`;
-const activeKeyCount = sql<number>`(select count(*)::int from ${instanceKeys} where ${and(eq(instanceKeys.orgId, organizations.id), eq(instanceKeys.status, 'active'))})`;
+const activeKeyCount = sql<number>`(select count(*)::int from ${instanceKeys}
+  where ${and(eq(instanceKeys.orgId, organizations.id), eq(instanceKeys.status, 'active'))})`;
 
 export interface OrgListFilters {
   search?: string;

@@ -16,7 +16,8 @@ export type CategoryValues = Partial<
 >;
 
 // eq() qualifies the columns; bare ${column} inside a sql subquery renders unqualified and binds to the inner table.
-const templateCount = sql<number>`(select coalesce(sum(${categoryTemplateCounts.n}), 0)::int from ${categoryTemplateCounts} where ${eq(categoryTemplateCounts.categoryId, categories.id)})`;
+const templateCount = sql<number>`(select coalesce(sum(${categoryTemplateCounts.n}), 0)::int from ${categoryTemplateCounts}
+  where ${eq(categoryTemplateCounts.categoryId, categories.id)})`;
 const accessCount = sql<number>`(select count(*)::int from ${accessGrants} where ${eq(accessGrants.categoryId, categories.id)})`;
 const adminCategorySelection = { ...getTableColumns(categories), templateCount, accessCount };
 

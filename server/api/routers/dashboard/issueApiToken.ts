@@ -6,7 +6,8 @@ import { browserSessionProcedure } from '../../trpc';
 /**
  * The "API access" panel: a short-lived Hub JWT of the signed-in user, for scripts calling /api/v1
  * (account, admin, catalog) with `Authorization: Bearer`. Dashboard only: no REST mapping, and a browser
- * session (cookie, same origin) is required, so a script token cannot mint its successor over /api/trpc either. The token carries no role: authority is read from the database on every request,
+ * session (cookie, same origin) is required, so a script token cannot mint its successor over /api/trpc either.
+ * The token carries no role: authority is read from the database on every request,
  * so demotion or deletion takes effect at once. It is recorded (server/domain/scriptTokens.ts): listed at
  * account.listApiTokens and revocable one by one.
  */
