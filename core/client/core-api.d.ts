@@ -46,7 +46,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate a refresh token (public) */
+        /** Rotate a refresh token, from the body or the web frontend’s cookie (public) */
         post: operations["refreshSession"];
         delete?: never;
         options?: never;
@@ -63,7 +63,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session of a refresh token (public) */
+        /** End the session of a refresh token, from the body or the web frontend’s cookie (public) */
         post: operations["deleteSession"];
         delete?: never;
         options?: never;
@@ -623,7 +623,8 @@ export interface components {
         Role: "admin" | "readonly";
         Session: {
             access_token: string;
-            refresh_token: string;
+            /** @description Absent when the request asked for the HttpOnly cookie instead (X-Core-Session: cookie) */
+            refresh_token?: string;
             /** @enum {string} */
             token_type: "Bearer";
             expires_in: number;
@@ -643,7 +644,8 @@ export interface components {
             device_token?: string;
         };
         RefreshRequest: {
-            refresh_token: string;
+            /** @description Required unless the web frontend’s cookie is used (X-Core-Session: cookie, same origin) */
+            refresh_token?: string;
         };
         Me: {
             /** @enum {string} */
@@ -1197,6 +1199,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The caller’s role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteSession: {
@@ -1221,6 +1232,15 @@ export interface operations {
             };
             /** @description Bad input (the message names the field) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller’s role does not allow this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@ import { login } from '../../../domain/sessions';
 import { TEMPORARY_ADMIN_WARNING } from '../../errors';
 import type { Router } from '../../hono';
 import { errors, json, jsonBody } from '../../schemas';
+import { setRefreshCookie, wantsCookie } from './cookie';
 import { LoginSessionSchema } from './schemas';
 
 const LoginSchema = z
@@ -42,5 +43,9 @@ export default (app: Router, core: CoreContext) =>
     const session = await login(core, { username, password, address, deviceToken });
     if (session.user.kind === 'temporary_admin') c.header('X-Core-Warning', TEMPORARY_ADMIN_WARNING);
     core.log.info({ actor: session.user.email, kind: session.user.kind, address }, 'signed in');
-    return c.json(session, 200);
+    if (!wantsCookie(c)) return c.json(session, 200);
+    // The web frontend: the refresh token in an HttpOnly cookie, out of every script's reach (cookie.ts).
+    const { refresh_token, ...rest } = session;
+    setRefreshCookie(c, core, refresh_token);
+    return c.json(rest, 200);
   });

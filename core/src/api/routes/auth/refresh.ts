@@ -1,7 +1,9 @@
 /** POST /api/v1/auth/refresh (public): rotates a refresh token. */
 import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
+import { unauthorized } from '../../../domain/errors';
 import { refresh } from '../../../domain/sessions';
+import { clearRefreshCookie, refreshTokenOf, setRefreshCookie, wantsCookie } from './cookie';
 import { TEMPORARY_ADMIN_WARNING } from '../../errors';
 import type { Router } from '../../hono';
 import { errors, json, jsonBody } from '../../schemas';
@@ -13,14 +15,26 @@ const route = createRoute({
   tags: ['auth'],
   operationId: 'refreshSession',
   security: [],
-  summary: 'Rotate a refresh token (public)',
+  summary: 'Rotate a refresh token, from the body or the web frontend’s cookie (public)',
   request: { body: jsonBody(RefreshSchema) },
-  responses: { 200: json(SessionSchema, 'New tokens'), ...errors(400, 401) },
+  responses: { 200: json(SessionSchema, 'New tokens'), ...errors(400, 401, 403) },
 });
 
 export default (app: Router, core: CoreContext) =>
   app.openapi(route, async (c) => {
-    const session = await refresh(core, c.req.valid('json').refresh_token);
+    const token = refreshTokenOf(c, core, c.req.valid('json').refresh_token);
+    let session;
+    try {
+      if (!token) throw unauthorized('no session: sign in');
+      session = await refresh(core, token);
+    } catch (err) {
+      // A refused cookie is useless from now on: the browser drops it.
+      if (wantsCookie(c)) clearRefreshCookie(c, core);
+      throw err;
+    }
     if (session.user.kind === 'temporary_admin') c.header('X-Core-Warning', TEMPORARY_ADMIN_WARNING);
-    return c.json(session, 200);
+    if (!wantsCookie(c)) return c.json(session, 200);
+    const { refresh_token, ...rest } = session;
+    setRefreshCookie(c, core, refresh_token);
+    return c.json(rest, 200);
   });

@@ -5,7 +5,9 @@ import { RoleSchema } from '../../schemas';
 export const SessionSchema = z
   .object({
     access_token: z.string(),
-    refresh_token: z.string(),
+    refresh_token: z.string().optional().openapi({
+      description: 'Absent when the request asked for the HttpOnly cookie instead (X-Core-Session: cookie)',
+    }),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int(),
     user: z.object({
@@ -26,4 +28,10 @@ export const LoginSessionSchema = SessionSchema.extend({
   }),
 }).openapi('LoginSession');
 
-export const RefreshSchema = z.strictObject({ refresh_token: z.string().min(1).max(512) }).openapi('RefreshRequest');
+export const RefreshSchema = z
+  .strictObject({
+    refresh_token: z.string().min(1).max(512).optional().openapi({
+      description: 'Required unless the web frontend’s cookie is used (X-Core-Session: cookie, same origin)',
+    }),
+  })
+  .openapi('RefreshRequest');
