@@ -51,6 +51,11 @@ export interface CoreConfig {
   trustedProxies: BlockList | null;
   /** The container engine (docs/core-runtime.md). */
   runtime: RuntimeConfig;
+  /**
+   * The line of strange clients' sign-ins per username (domain/loginPacing.ts); no variable sets it, tests shorten
+   * it. Unset: 250 ms per failure from the 10th, at most 5 s, 6 waiting.
+   */
+  loginPacing?: { stepMs: number; maxMs: number; queueMax: number };
 }
 
 export interface RuntimeConfig {

@@ -6,6 +6,7 @@ import type { CoreConfig } from './config';
 import { openDatabase, type Database, type Db } from './db/client';
 import { loadSigningKey, prepareSealing, type MasterSecret, type Sealer, type SigningKey } from './domain/crypto';
 import { AuditWriter } from './domain/audit';
+import { LoginPacer } from './domain/loginPacing';
 import { moveCredentialLiterals } from './domain/deployments';
 import { moveCredentialValues } from './domain/credentialLiterals';
 import { countPermanentAdmins } from './domain/users';
@@ -33,6 +34,8 @@ export interface CoreContext {
   log: Logger;
   hub: HubConnection;
   catalogSync: CatalogSync;
+  /** This process's line of strange clients' sign-ins per username. */
+  loginPacer: LoginPacer;
   /** Converges the container engine to the deployments (idle with CORE_RUNTIME=none); the server starts its loop. */
   reconciler: Reconciler;
   /** Flushes the audit and closes the database. */
@@ -111,6 +114,7 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
       log,
       hub,
       catalogSync,
+      loginPacer: new LoginPacer(config.loginPacing),
       reconciler,
       async close() {
         await catalogSync.stop();

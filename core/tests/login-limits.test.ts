@@ -4,22 +4,29 @@
  * - without trusted proxies X-Forwarded-For is ignored (a client cannot pick its own bucket);
  * - IPv6 clients are counted by their /64;
  * - many clients against one username: strange clients slowed (a growing wait), never an account-wide lock;
+ * - that wait is a line per username: parallel strange clients go one per delay, a full line answers 429 to them
+ *   only (a known device, the temporary admin and other usernames sign in at once);
  * - a client that signed in before (its device token) is neither locked nor slowed by other clients' failures,
  *   and its token ends with the password or the user.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, limitKey } from '../src/auth/clientAddress';
 import { parseAddressList } from '@shared/ops';
-import { LOGIN_SLOW_MAX_MS, LOGIN_SLOW_STEP_MS } from '../src/domain/sessions';
+import type { CoreConfig } from '../src/config';
+import { LOGIN_PACING } from '../src/domain/loginPacing';
 import { ADMIN_PASSWORD, corePerCase, localUser, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
 const cores = corePerCase();
 
-async function core(trusted: string | null) {
+/** A short line for the flood tests (the defaults would make them last a minute). */
+const FAST = { stepMs: 25, maxMs: 250, queueMax: 10 };
+
+async function core(trusted: string | null, loginPacing?: CoreConfig['loginPacing']) {
   const t = await cores.start({
     temporaryAdmin: TEMP,
     trustedProxies: trusted ? parseAddressList(trusted, 'CORE_TRUSTED_PROXIES') : null,
+    loginPacing,
   });
   const admin = (await t.call('POST', '/api/v1/auth/login', { body: TEMP })).body.access_token as string;
   return { t, admin };
@@ -53,7 +60,7 @@ describe('behind a trusted proxy', () => {
   let t: TestCore;
   let admin: string;
   beforeAll(async () => {
-    ({ t, admin } = await core('127.0.0.1'));
+    ({ t, admin } = await core('127.0.0.1', FAST));
   });
 
   it('one client’s failures lock that client for that username; another client signs in', async () => {
@@ -93,7 +100,7 @@ describe('behind a trusted proxy', () => {
     const ok = await login(t, user.email, ADMIN_PASSWORD, '198.51.100.200');
     const waited = performance.now() - started;
     expect(ok.status).toBe(200);
-    expect(waited).toBeGreaterThanOrEqual(LOGIN_SLOW_MAX_MS - 50);
+    expect(waited).toBeGreaterThanOrEqual(FAST.maxMs - 10);
     // Each flooding address is limited on its own (429 with Retry-After), whatever the password.
     const limited = await login(t, user.email, ADMIN_PASSWORD, '192.0.2.1');
     expect(limited.status).toBe(429);
@@ -132,7 +139,7 @@ describe('recognized devices (device tokens)', () => {
     const started = performance.now();
     const again = await withDevice(user.email, ADMIN_PASSWORD, '198.51.100.10', device);
     expect(again.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(LOGIN_SLOW_STEP_MS * 4);
+    expect(performance.now() - started).toBeLessThan(LOGIN_PACING.stepMs * 4);
     expect(again.body.device_token).toEqual(expect.any(String));
     // Without the token the same address is refused, and a forged or foreign token counts for nothing.
     expect((await login(t, user.email, ADMIN_PASSWORD, '198.51.100.10')).status).toBe(429);
@@ -182,6 +189,90 @@ describe('recognized devices (device tokens)', () => {
     await lockAddress(TEMP.username, '198.51.100.40');
     expect((await withDevice(TEMP.username, TEMP.password, '198.51.100.40', device)).status).toBe(200);
   });
+});
+
+describe('a line per username for strange clients', () => {
+  // A constant wait (step = max), long enough that a line stays full while the test's requests arrive.
+  const LINE = { stepMs: 1_500, maxMs: 1_500, queueMax: 3 };
+  let t: TestCore;
+  let admin: string;
+  beforeAll(async () => {
+    ({ t, admin } = await core('127.0.0.1', LINE));
+  });
+  /** 10 failures for the username from two addresses (5 each): from now on strange clients wait in line. */
+  const prime = async (username: string, net: number) => {
+    for (let i = 0; i < 10; i++)
+      expect((await login(t, username, 'wrong password!', `203.0.${net}.${1 + Math.floor(i / 5)}`)).status).toBe(401);
+  };
+  const parallel = (username: string, password: string, froms: string[]) =>
+    Promise.all(froms.map((from) => login(t, username, password, from)));
+
+  it('parallel attempts from many addresses go one per delay, not all at once', async () => {
+    const user = await localUser(t, admin, 'readonly', 'spaced@example.test');
+    await prime(user.email, 10);
+    const N = 3;
+    const started = performance.now();
+    const answers = await parallel(
+      user.email,
+      'wrong password!',
+      Array.from({ length: N }, (_, i) => `198.18.0.${i + 1}`),
+    );
+    const took = performance.now() - started;
+    expect(answers.map((r) => r.status)).toEqual(Array(N).fill(401));
+    // Each waits its delay after the one before (a sleep per request would have let all through after one delay).
+    expect(took).toBeGreaterThanOrEqual((N - 1) * LINE.maxMs);
+  }, 30_000);
+
+  it('a full line answers 429 to strange clients only; a known device, the temporary admin and other usernames sign in at once', async () => {
+    const user = await localUser(t, admin, 'readonly', 'queued@example.test');
+    const other = await localUser(t, admin, 'readonly', 'bystander@example.test');
+    const signedIn = await login(t, user.email, ADMIN_PASSWORD, '198.51.100.50');
+    const device = signedIn.body.device_token as string;
+    await prime(user.email, 20);
+
+    const flood = parallel(
+      user.email,
+      'wrong password!',
+      Array.from({ length: LINE.queueMax + 4 }, (_, i) => `198.18.1.${i + 1}`),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the flood is in line
+    const timed = async (call: Promise<{ status: number }>) => {
+      const started = performance.now();
+      const { status } = await call;
+      return { status, ms: performance.now() - started };
+    };
+    const known = await timed(
+      t.call('POST', '/api/v1/auth/login', {
+        body: { username: user.email, password: ADMIN_PASSWORD, device_token: device },
+        headers: { 'x-forwarded-for': '198.51.100.50' },
+      }),
+    );
+    const temporary = await timed(login(t, TEMP.username, TEMP.password, '198.18.1.200'));
+    const bystander = await timed(login(t, other.email, ADMIN_PASSWORD, '198.18.1.201'));
+    // The line is still full: a strange client with the right password is told when to come back.
+    const turnedAway = await login(t, user.email, ADMIN_PASSWORD, '198.18.1.202');
+    for (const r of [known, temporary, bystander]) {
+      expect(r.status).toBe(200);
+      expect(r.ms).toBeLessThan(LINE.maxMs / 2);
+    }
+    expect(turnedAway.status).toBe(429);
+    expect(turnedAway.body.message).toMatch(/waiting for this username/);
+    const retryAfter = Number(turnedAway.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil((LINE.queueMax * LINE.maxMs) / 1000));
+
+    const answers = await flood;
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(LINE.queueMax).fill(401), ...Array(4).fill(429)]);
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.body.request_id).toEqual(expect.any(String));
+
+    // Once the line has gone, a strange client is served again (after its wait).
+    const started = performance.now();
+    expect((await login(t, user.email, ADMIN_PASSWORD, '198.18.1.203')).status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(LINE.maxMs - 10);
+  }, 30_000);
 });
 
 describe('exposed directly (no trusted proxies)', () => {

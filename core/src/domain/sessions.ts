@@ -12,6 +12,7 @@ import { loginFailures, refreshTokens, users } from '../db/schema';
 import { sha256, type Sealer, type SigningKey } from './crypto';
 import { CoreError, unauthorized } from './errors';
 import type { Principal } from './principal';
+import type { LoginPacer } from './loginPacing';
 import { findLocalUserByEmail, hashPassword, verifyPassword, type UserRow } from './users';
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
@@ -19,10 +20,8 @@ const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
-/** Failures for one username from any client: from SLOW_FROM on, each attempt of a strange client waits longer. */
+/** Failures for one username from any client: from SLOW_FROM on, strange clients' attempts wait in line (loginPacing.ts). */
 export const LOGIN_USERNAME_SLOW_FROM = 10;
-export const LOGIN_SLOW_STEP_MS = 250;
-export const LOGIN_SLOW_MAX_MS = 5_000;
 const AUDIENCE = 'core-api';
 /** A device token's audience: never an access token, and an access token is never a device token. */
 const DEVICE_AUDIENCE = 'core-device';
@@ -34,6 +33,9 @@ export interface SessionDeps {
   signingKey: SigningKey;
   sealer: Sealer;
 }
+
+/** A sign-in also needs this process's line of strange clients per username. */
+export type LoginDeps = SessionDeps & { loginPacer: LoginPacer };
 
 type SessionSubject = { kind: 'local'; user: UserRow } | { kind: 'temporary_admin'; username: string };
 
@@ -185,13 +187,18 @@ function rateLimited(message: string, oldest: Date | string | null | undefined) 
  * address behind trusted proxies (IPv6 by /64), so one client's failures never lock out another. One address
  * trying many usernames (password spraying) meets a wider limit (50). Nothing locks a username for everyone:
  * many clients against one username only slow down the strange ones — from the 10th failure within the window
- * each of their attempts waits 250 ms more per failure, at most 5 s — while a recognized device is not slowed.
+ * their attempts wait in one line per username, each 250 ms more per failure (at most 5 s) after the one before,
+ * and a full line answers 429 to the strange client — while a recognized device never waits in that line.
  */
-async function admitAttempt(db: Db, username: string, client: { address: string; device: string | null }) {
+async function admitAttempt(deps: LoginDeps, username: string, client: { address: string; device: string | null }) {
+  const { db, loginPacer } = deps;
+  // A full line refuses before any database work (a flood costs no transactions).
+  if (!client.device) loginPacer.refuseIfFull(username);
   const clientKey = client.device ? `device:${client.device}` : client.address;
   const key = and(eq(loginFailures.username, username), eq(loginFailures.address, clientKey));
   const windowStart = new Date(Date.now() - LOGIN_WINDOW_SECONDS * 1000);
   let delayMs = 0;
+  let failureId = 0;
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${JSON.stringify(['login', username, clientKey])}))`);
     await tx.delete(loginFailures).where(lt(loginFailures.at, windowStart)); // keeps the table to one window
@@ -217,16 +224,24 @@ async function admitAttempt(db: Db, username: string, client: { address: string;
         .select({ n: count() })
         .from(loginFailures)
         .where(eq(loginFailures.username, username));
-      const failures = forUsername?.n ?? 0;
-      delayMs =
-        failures >= LOGIN_USERNAME_SLOW_FROM
-          ? Math.min(LOGIN_SLOW_MAX_MS, (failures - LOGIN_USERNAME_SLOW_FROM + 1) * LOGIN_SLOW_STEP_MS)
-          : 0;
+      delayMs = loginPacer.delayFor(forUsername?.n ?? 0, LOGIN_USERNAME_SLOW_FROM);
     }
-    await tx.insert(loginFailures).values({ username, address: clientKey });
+    const [row] = await tx
+      .insert(loginFailures)
+      .values({ username, address: clientKey })
+      .returning({ id: loginFailures.id });
+    failureId = row!.id;
   });
-  // Slowing outside the transaction (and its lock): a waiting attempt holds nothing.
-  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+  // Waiting outside the transaction (and its lock): a waiting attempt holds nothing but its place in line.
+  if (delayMs > 0) {
+    try {
+      await loginPacer.wait(username, delayMs);
+    } catch (err) {
+      // Refused by a full line: no password was tried, so it is no failure.
+      await db.delete(loginFailures).where(eq(loginFailures.id, failureId));
+      throw err;
+    }
+  }
   return {
     /** A successful sign-in clears this client's count (its device's, or its address's: not both). */
     succeeded: () => db.delete(loginFailures).where(key),
@@ -240,14 +255,14 @@ export type LoginSession = Session & { device_token: string };
  * it makes the client a recognized device (its own limit; other clients' failures do not touch it).
  */
 export async function login(
-  deps: SessionDeps,
+  deps: LoginDeps,
   input: { username: string; password: string; address: string; deviceToken?: string },
 ): Promise<LoginSession> {
   const temporary = deps.config.temporaryAdmin;
   const isTemporary = !!temporary && input.username === temporary.username;
   const user = isTemporary ? undefined : await findLocalUserByEmail(deps.db, input.username);
   const device = input.deviceToken ? await recognizedDevice(deps, input.deviceToken, input.username, user) : null;
-  const attempt = await admitAttempt(deps.db, input.username.toLowerCase(), { address: input.address, device });
+  const attempt = await admitAttempt(deps, input.username.toLowerCase(), { address: input.address, device });
   let subject: SessionSubject | null = null;
   dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
   if (temporary && isTemporary) {
