@@ -255,3 +255,39 @@ test('an organization admin sees the same for their own instances only, on the a
   await page.getByRole('heading', { name: 'Your instances' }).scrollIntoViewIfNeeded();
   await screenshot(page, 'account-fleet', { phone: true });
 });
+
+test("a template page leads the organization's members to their instances' deploy forms (issue 37)", async () => {
+  // Reported base URLs (the traffic test reports them too; this test also runs alone).
+  for (const k of ['live', 'stale'] as const)
+    expect(
+      (
+        await rest('/instance-info', secrets[k]!, {
+          method: 'PUT',
+          body: { base_url: `https://core-${k}.example.test` },
+        })
+      ).status,
+    ).toBe(200);
+  const page = ownerPage;
+  await page.goto('/templates/postgresql');
+  const links = page.getByRole('list', { name: "Your organization's Core instances" }).getByRole('link');
+  // One link per instance with a base URL (core-quiet reported none), to its deploy form for this template.
+  await expect(links).toHaveCount(2);
+  await expect(page.getByRole('link', { name: `Deploy on ${names.live}` })).toHaveAttribute(
+    'href',
+    'https://core-live.example.test/deployments?template=postgresql',
+  );
+  await expect(page.getByRole('link', { name: `Deploy on ${names.stale}` })).toHaveAttribute(
+    'href',
+    'https://core-stale.example.test/deployments?template=postgresql',
+  );
+  // The commands name where $CORE_TOKEN comes from, with the instance's own URL.
+  const commands = page.locator('pre', { hasText: 'CORE_TOKEN' });
+  await expect(commands).toContainText("a Core admin machine token (svm_…), from Core's Machine tokens");
+  await expect(commands).toContainText('C=https://core-');
+  await checkPage(page, 'template page with deploy links');
+
+  // Someone outside the organization (the platform admin has none) sees no such link.
+  await adminPage.goto('/templates/postgresql');
+  await expect(adminPage.getByRole('heading', { level: 1, name: 'PostgreSQL' })).toBeVisible();
+  await expect(adminPage.getByRole('link', { name: /^Deploy on / })).toHaveCount(0);
+});
