@@ -210,6 +210,11 @@ export class Reconciler implements RuntimeControl {
     this.kickAt = at;
     this.kickTimer = setTimeout(() => {
       this.kickTimer = null;
+      // A pass began meanwhile: one more after it, rather than a waiter of its own (see passNow).
+      if (this.running) {
+        this.again = true;
+        return;
+      }
       void this.passNow();
     }, delayMs);
     this.kickTimer.unref();
@@ -218,10 +223,9 @@ export class Reconciler implements RuntimeControl {
   /** Runs a pass now (or waits for the one in flight and runs another); resolves when done. */
   async passNow(): Promise<void> {
     if (!this.deps.runtime || this.stopped) return;
-    while (this.running) {
-      this.again = true;
-      await this.running.catch(() => {});
-    }
+    // A caller waits for the pass in flight and then runs its own; it must not also ask for one more (`again`):
+    // two waiters that did kept each other's passes going back to back forever.
+    while (this.running) await this.running.catch(() => {});
     this.again = false;
     const started = performance.now();
     let failed = false;

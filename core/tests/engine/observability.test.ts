@@ -133,6 +133,15 @@ it('the overview and /metrics count it running, with passes, their duration and 
   expect(delta('core_engine_calls_total{call="list"}')).toBeGreaterThanOrEqual(2);
 });
 
+it('passes asked for at once settle: nothing runs back to back afterwards', async () => {
+  const r = t.core.reconciler;
+  await Promise.all([r.passNow(), r.passNow(), r.passNow()]);
+  const before = r.passes;
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Waiters that each also asked for "one more" used to chain passes back to back forever.
+  expect(r.passes - before).toBeLessThanOrEqual(1);
+});
+
 it('with the engine stopped: the overview says down and unknown, /metrics counts the errors; then converges', async () => {
   const call = await mcpAs('admin');
   const before = await metrics();
