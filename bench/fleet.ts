@@ -657,7 +657,10 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
           }),
         ),
         poolerAtEnd: snapshots.tail!.pooler,
-        note: "client backends in pg_stat_activity on the primary for the bench database: the pooler's server connections plus the Hubs' direct connections (DATABASE_DIRECT_URL: LISTEN, the migration lock at start)",
+        note:
+          "client backends in pg_stat_activity on the primary for the bench database: the pooler's server " +
+          "connections plus the Hubs' direct connections (DATABASE_DIRECT_URL: LISTEN, the migration lock at " +
+          'start)',
       },
       errors: errorSamples,
     };

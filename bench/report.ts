@@ -483,7 +483,8 @@ export function markdown(r: BenchReport): string {
     out.push(`Not applicable: ${r.mcp.notApplicable}.`);
   } else {
     out.push(
-      "A JSON-RPC tools/call (echo) in one MCP session, through the Hub's /mcp with a personal access token vs. straight to the same upstream (MCP SDK server verifying the Hub's assertion).",
+      "A JSON-RPC tools/call (echo) in one MCP session, through the Hub's /mcp with a personal access token " +
+        "vs. straight to the same upstream (MCP SDK server verifying the Hub's assertion).",
     );
     out.push('');
     out.push(
