@@ -40,7 +40,8 @@ export class LoginPacer {
       const retryAfter = Math.ceil((line.slots[0]! - now) / 1000);
       throw new CoreError(
         'rate_limited',
-        'too many sign-ins are waiting for this username from clients it does not know; try again later, or from a browser that signed in before',
+        'too many sign-ins are waiting for this username from clients it does not know; ' +
+          'try again later, or from a browser that signed in before',
         { retryAfterSeconds: Math.max(1, retryAfter) },
       );
     }

@@ -20,7 +20,7 @@ const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
 export const LOGIN_MAX_FAILURES = 5;
 export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
-/** Failures for one username from any client: from SLOW_FROM on, strange clients' attempts wait in line (loginPacing.ts). */
+/** Failures for one username from any client: from SLOW_FROM on, strange clients wait in line (loginPacing.ts). */
 export const LOGIN_USERNAME_SLOW_FROM = 10;
 const AUDIENCE = 'core-api';
 /** A device token's audience: never an access token, and an access token is never a device token. */
