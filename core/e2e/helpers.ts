@@ -29,7 +29,7 @@ export async function signInWithPassword(page: Page, user: Credentials) {
 
 export const REFUSED_TOKEN = 'expired.or.garbage';
 
-/** Replaces the stored access token with one Core refuses, as it refuses an expired one. */
+/** Replaces the stored access token (an OIDC session's) with one Core refuses, as it refuses an expired one. */
 export async function spoilAccessToken(page: Page) {
   await page.evaluate((token) => {
     const s = JSON.parse(sessionStorage.getItem('core.session')!);
@@ -37,13 +37,27 @@ export async function spoilAccessToken(page: Page) {
   }, REFUSED_TOKEN);
 }
 
-/** The session the app keeps in sessionStorage (for calling the API as the signed-in person). */
+/**
+ * The signed-in person's access token, for calling the API as them: an OIDC session's from sessionStorage; a local
+ * session's (memory only) from Core with the page's HttpOnly cookie, one tab at a time as the app refreshes.
+ */
 export async function storedSession(
   page: Page,
 ): Promise<{ method: string; access_token: string; refresh_token: string | null }> {
   const raw = await page.evaluate(() => sessionStorage.getItem('core.session'));
-  expect(raw, 'a session in sessionStorage').toBeTruthy();
-  return JSON.parse(raw!);
+  if (raw) return JSON.parse(raw);
+  const local = await page.evaluate(() =>
+    navigator.locks.request('core.session.refresh', async () => {
+      const res = await fetch('/api/v1/auth/refresh', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-core-session': 'cookie' },
+        body: '{}',
+      });
+      return res.ok ? ((await res.json()) as { access_token: string }) : null;
+    }),
+  );
+  expect(local, 'a session in this browser').toBeTruthy();
+  return { method: 'local', access_token: local!.access_token, refresh_token: null };
 }
 
 /** axe-core (WCAG 2.1 A/AA): no serious or critical violations. */

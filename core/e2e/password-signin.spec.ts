@@ -1,15 +1,6 @@
 /** People with a Core password: local users and the temporary admin. */
 import { E2E } from './env';
-import {
-  expect,
-  openPage,
-  REFUSED_TOKEN,
-  signInWithPassword,
-  spoilAccessToken,
-  storedSession,
-  submitPassword,
-  test,
-} from './helpers';
+import { expect, openPage, signInWithPassword, submitPassword, test } from './helpers';
 
 test('a wrong password is refused with a message and no session', async ({ page }) => {
   await page.goto('/login');
@@ -32,9 +23,8 @@ test('repeated failures for one username are stopped, and the page says when to 
   await expect(page).toHaveURL(/\/login/);
 });
 
-test('a local admin signs in, the session survives a refused access token by refreshing, and signing out ends it', async ({
+test('a local admin signs in, a reload keeps the session with no token a script can read, and signing out ends it', async ({
   page,
-  request,
 }) => {
   await signInWithPassword(page, E2E.admin);
   const header = page.getByRole('banner');
@@ -42,24 +32,31 @@ test('a local admin signs in, the session survives a refused access token by ref
   await expect(header).toContainText('admin');
   await expect(page.getByText(/temporary admin from SVC_TEMP_ADMIN/)).toHaveCount(0);
 
-  const first = await storedSession(page);
-  expect(first.method).toBe('local');
-  // An access token Core refuses (as an expired one would be): the app refreshes with Core and carries on.
-  await spoilAccessToken(page);
+  // The refresh token is an HttpOnly cookie and the access token stays in memory: nothing for a script to read.
+  const readable = () =>
+    page.evaluate(() => ({
+      cookie: document.cookie,
+      storage: JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage, 'core.devices': '' }),
+    }));
+  expect(await readable()).toEqual({ cookie: '', storage: expect.not.stringMatching(/token|eyJ/) });
+  const cookies = await page.context().cookies();
+  expect(cookies.find((c) => c.name === 'core_refresh')).toMatchObject({
+    httpOnly: true,
+    sameSite: 'Strict',
+    path: '/api/v1/auth',
+  });
+
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-  const second = await storedSession(page);
-  expect(second.access_token).not.toBe(REFUSED_TOKEN);
-  expect(second.refresh_token).not.toBe(first.refresh_token);
+  await expect(header).toContainText(E2E.admin.name);
+  expect((await readable()).cookie).toBe('');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
-  // Signing out revoked the refresh token with Core.
-  await expect
-    .poll(async () =>
-      (await request.post('/api/v1/auth/refresh', { data: { refresh_token: second.refresh_token } })).status(),
-    )
-    .toBe(401);
+  // Signing out revoked the session with Core and cleared the cookie.
+  await expect.poll(async () => (await page.context().cookies()).some((c) => c.name === 'core_refresh')).toBe(false);
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
 });
 
 test('the temporary admin sees the banner, adds a local user in the UI, and that user signs in', async ({ page }) => {
@@ -87,19 +84,39 @@ test('the temporary admin sees the banner, adds a local user in the UI, and that
   await expect(page.getByText(/SVC_TEMP_ADMIN/)).toHaveCount(0);
 });
 
-test('a session whose refresh Core refuses ends on the sign-in page with a notice, then returns to the page it was on', async ({
+test('a new tab of a signed-in browser is signed in; after signing out, a new tab asks to sign in', async ({
   page,
-  request,
+  context,
+}) => {
+  await signInWithPassword(page, E2E.admin);
+  const tab = await context.newPage();
+  await tab.goto('/deployments');
+  await expect(tab.getByRole('heading', { level: 1, name: 'Deployments' })).toBeVisible();
+  await expect(tab.getByRole('banner')).toContainText(E2E.admin.name);
+  await tab.close();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
+  const after = await context.newPage();
+  await after.goto('/deployments');
+  await expect(after.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
+  await expect(after).toHaveURL(/\/login\?next=%2Fdeployments$/);
+});
+
+test('a session ended elsewhere sends the next load to the sign-in page, then back to the page it was on', async ({
+  page,
+  context,
 }) => {
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Settings');
   await expect(page).toHaveTitle('Settings · Core');
-  const { refresh_token } = await storedSession(page);
-  // Ended elsewhere (as by a logout in another tab), and the access token is no longer accepted.
-  expect((await request.post('/api/v1/auth/logout', { data: { refresh_token } })).status()).toBe(204);
-  await spoilAccessToken(page);
+  // Ended in another tab of this browser: the cookie is revoked and cleared for every tab.
+  const other = await context.newPage();
+  await other.goto('/');
+  await other.getByRole('button', { name: 'Sign out' }).click();
+  await expect(other.getByRole('heading', { name: 'Sign in to Core' })).toBeVisible();
+  await other.close();
   await page.reload();
-  await expect(page.getByRole('status')).toHaveText('Your session has ended. Sign in again.');
   await expect(page).toHaveURL(/\/login\?next=%2Fsettings$/);
   await submitPassword(page, E2E.admin);
   await expect(page.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
@@ -113,25 +130,17 @@ test('after sign-in the app follows only a path on its own origin', async ({ pag
   expect(page.url()).toBe(`${E2E.url}/`);
 });
 
-test('two tabs holding one session (a duplicated tab) refresh it together without Core taking it for a stolen token', async ({
+test('tabs opened at once share the one session cookie without Core taking it for a stolen token', async ({
   page,
   context,
-  request,
 }) => {
   await signInWithPassword(page, E2E.admin);
-  const original = await storedSession(page);
-  // "Duplicate tab" copies sessionStorage: the second tab starts with the same tokens.
-  const copy = await context.newPage();
-  await copy.goto('/login');
-  const expired = JSON.stringify({ ...original, access_token: REFUSED_TOKEN });
-  for (const tab of [page, copy]) await tab.evaluate((s) => sessionStorage.setItem('core.session', s), expired);
-
-  // Both find their access token refused at the same moment and refresh.
-  await Promise.all([page.reload(), copy.reload()]);
-  for (const tab of [page, copy]) await expect(tab.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
-  const [a, b] = [await storedSession(page), await storedSession(copy)];
-  expect(a.refresh_token).not.toBe(original.refresh_token);
-  expect(b.refresh_token).toBe(a.refresh_token);
-  // Core saw one rotation, not a re-use: the session is alive.
-  expect((await request.post('/api/v1/auth/refresh', { data: { refresh_token: a.refresh_token } })).status()).toBe(200);
+  // Each new tab refreshes with the cookie; Web Locks make them take turns, so each sends the rotated one.
+  const tabs = await Promise.all([context.newPage(), context.newPage(), context.newPage()]);
+  await Promise.all(tabs.map((tab) => tab.goto('/settings')));
+  for (const tab of tabs) await expect(tab.getByRole('heading', { level: 1, name: 'Settings' })).toBeVisible();
+  // Core saw rotations, not a re-use: the session is alive for the next tab too.
+  const last = await context.newPage();
+  await last.goto('/');
+  await expect(last.getByRole('heading', { level: 1, name: 'Overview' })).toBeVisible();
 });

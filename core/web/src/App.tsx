@@ -19,13 +19,24 @@ import { TemplatePage } from './pages/Template';
 import { returnTo, signOut, useSession } from './session';
 
 export function App() {
-  const { session } = useSession();
+  const { session, restoring } = useSession();
   const [path] = useLocation();
   return (
     <Switch>
       <Route path="/auth/callback" component={Callback} />
       <Route path="/login">{session ? <Redirect to={returnTo()} replace /> : <Login />}</Route>
-      <Route>{session ? <Shell /> : <Redirect to={`/login?next=${encodeURIComponent(path)}`} replace />}</Route>
+      <Route>
+        {session ? (
+          <Shell />
+        ) : restoring ? (
+          // A new tab or a reload: Core's cookie may still hold a session (session.ts).
+          <main id="main" className="page">
+            <p role="status">Loading…</p>
+          </main>
+        ) : (
+          <Redirect to={`/login?next=${encodeURIComponent(path)}`} replace />
+        )}
+      </Route>
     </Switch>
   );
 }

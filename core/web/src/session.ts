@@ -1,6 +1,13 @@
 /**
- * Who is signed in, in this tab: the access and refresh tokens (Core's own for a local login, the provider's for
- * OIDC) in sessionStorage, refreshed before they expire, and `api()`, the authorized request every page uses.
+ * Who is signed in, in this tab, and `api()`, the authorized request every page uses.
+ *
+ * A local sign-in (password, temporary admin): Core keeps the refresh token in an HttpOnly, SameSite=Strict cookie
+ * scoped to /api/v1/auth (X-Core-Session: cookie); the access token lives in this tab's memory only. A new tab or a
+ * reload asks Core for an access token with that cookie (restore()), so no script ever reads either token.
+ *
+ * OIDC: the provider's tokens, in sessionStorage as before. Core cannot set the provider's refresh token as a
+ * cookie (the browser, a public PKCE client, redeems it at the provider), and localStorage would hand it to any
+ * script for its whole life: a new tab signs in again through the provider, whose own session makes that one click.
  */
 import { useSyncExternalStore } from 'react';
 import { ApiError, onCoreWarning, request, type RequestOptions } from './http';
@@ -23,10 +30,20 @@ export interface SessionState {
   notice: string | null;
   /** The X-Core-Warning header of the latest answer (the temporary admin's). */
   warning: string | null;
+  /** True while this tab asks Core whether its cookie still holds a session (a new tab, a reload). */
+  restoring: boolean;
 }
 
 const KEY = 'core.session';
-let state: SessionState = { session: load(), notice: null, warning: sessionStorage.getItem(KEY + '.warning') };
+/** The X-Core-Session header: Core sets and reads the refresh cookie for requests that carry it. */
+const COOKIE_MODE = { 'x-core-session': 'cookie' };
+const initial = load();
+let state: SessionState = {
+  session: initial,
+  notice: null,
+  warning: sessionStorage.getItem(KEY + '.warning'),
+  restoring: initial === null,
+};
 const listeners = new Set<() => void>();
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let refreshing: Promise<boolean> | null = null;
@@ -34,7 +51,8 @@ let refreshing: Promise<boolean> | null = null;
 function load(): Session | null {
   try {
     const raw = sessionStorage.getItem(KEY);
-    return raw ? (JSON.parse(raw) as Session) : null;
+    const s = raw ? (JSON.parse(raw) as Session) : null;
+    return s?.method === 'oidc' ? s : null;
   } catch {
     return null;
   }
@@ -42,7 +60,8 @@ function load(): Session | null {
 
 function update(next: Partial<SessionState>) {
   state = { ...state, ...next };
-  if (state.session) sessionStorage.setItem(KEY, JSON.stringify(state.session));
+  // Only the provider's tokens are kept (see the top); a local session's access token stays in memory.
+  if (state.session?.method === 'oidc') sessionStorage.setItem(KEY, JSON.stringify(state.session));
   else sessionStorage.removeItem(KEY);
   if (state.warning) sessionStorage.setItem(KEY + '.warning', state.warning);
   else sessionStorage.removeItem(KEY + '.warning');
@@ -80,10 +99,13 @@ function sessionFrom(method: Session['method'], tokens: ProviderTokens, oidc?: O
   return { method, access_token: tokens.access_token, refresh_token: tokens.refresh_token, refresh_at, oidc };
 }
 
+/** A local session from Core's answer: its refresh token is the cookie, never seen here. */
+const localSession = (res: LoginResponse) => sessionFrom('local', { ...res, refresh_token: null });
+
 function scheduleRefresh() {
   clearTimeout(refreshTimer);
   const s = state.session;
-  if (!s?.refresh_token || s.refresh_at === null) return;
+  if (!s || (s.method === 'oidc' && !s.refresh_token) || s.refresh_at === null) return;
   refreshTimer = setTimeout(() => void refresh(s), Math.max(0, s.refresh_at - Date.now()));
 }
 
@@ -112,13 +134,14 @@ export async function signInLocal(username: string, password: string) {
   const device_token = deviceTokens()[key];
   const res = await request<LoginResponse>('POST', '/auth/login', {
     body: device_token ? { username, password, device_token } : { username, password },
+    headers: COOKIE_MODE,
   });
   try {
     localStorage.setItem(DEVICES_KEY, JSON.stringify({ ...deviceTokens(), [key]: res.device_token }));
   } catch {
     /* storage full or disabled: this browser stays a strange client */
   }
-  update({ session: sessionFrom('local', res), notice: null, warning: null });
+  update({ session: localSession(res), notice: null, warning: null, restoring: false });
 }
 
 export async function completeOidcSignIn(callbackUrl: URL): Promise<string> {
@@ -128,17 +151,16 @@ export async function completeOidcSignIn(callbackUrl: URL): Promise<string> {
   // Core itself may refuse the provider's token (a removed person, a token not issued to Core): say Core's reason
   // here, on the callback page, rather than signing in and ending the session on the first page.
   await request('GET', '/auth/me', { token: tokens.access_token });
-  update({ session: sessionFrom('oidc', tokens, config.oidc), notice: null, warning: null });
+  update({ session: sessionFrom('oidc', tokens, config.oidc), notice: null, warning: null, restoring: false });
   return return_to;
 }
 
 export function signOut(notice: string | null = null) {
   const s = state.session;
   update({ session: null, notice, warning: null });
-  // Core revokes its refresh token; a provider's simply expires (its own session is the provider's business).
-  if (s?.method === 'local' && s.refresh_token) {
-    request('POST', '/auth/logout', { body: { refresh_token: s.refresh_token } }).catch(() => {});
-  }
+  // Core revokes its refresh token and clears the cookie; a provider's simply expires (its own session is the
+  // provider's business).
+  if (s?.method === 'local') request('POST', '/auth/logout', { body: {}, headers: COOKIE_MODE }).catch(() => {});
 }
 
 const ENDED = 'Your session has ended. Sign in again.';
@@ -153,9 +175,10 @@ function refresh(s: Session): Promise<boolean> {
 }
 
 /**
- * A duplicated browser tab starts with a copy of this tab's sessionStorage: two tabs may hold one refresh token.
+ * Tabs share one refresh token: Core's cookie, or (OIDC) a duplicated tab's copy of sessionStorage.
  * Core (like most providers) rotates refresh tokens and takes the re-use of a rotated one for theft, ending the
- * whole session. So tabs refresh one at a time (Web Locks), and a tab that refreshed hands the new tokens to the
+ * whole session. So tabs refresh one at a time (Web Locks: the next tab's request then carries the rotated cookie),
+ * and for OIDC a tab that refreshed hands the new tokens to the
  * tabs that held the old refresh token (BroadcastChannel). A tab that was still loading when that message went out
  * missed it: before refreshing, a tab asks the others whether one of them already rotated its refresh token, and
  * takes the answer instead of refreshing.
@@ -198,16 +221,16 @@ function renew(s: Session): Promise<boolean> {
     // While this tab waited (or loaded), another one may have rotated this very refresh token.
     if (state.session !== s || (await askOtherTabs(s))) return state.session !== null;
     try {
-      if (!s.refresh_token) throw new Error('no refresh token');
-      const next =
-        s.method === 'local'
-          ? sessionFrom(
-              'local',
-              await request<LoginResponse>('POST', '/auth/refresh', { body: { refresh_token: s.refresh_token } }),
-            )
-          : sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
+      let next: Session;
+      if (s.method === 'local') {
+        next = localSession(await request<LoginResponse>('POST', '/auth/refresh', { body: {}, headers: COOKIE_MODE }));
+      } else {
+        if (!s.refresh_token) throw new Error('no refresh token');
+        next = sessionFrom('oidc', await refreshTokens(s.oidc!, s.refresh_token), s.oidc);
+      }
       if (state.session !== s) return true;
       update({ session: next });
+      if (!s.refresh_token) return true;
       replaced.add(s.refresh_token);
       otherTabs?.postMessage({ from: s.refresh_token, to: next });
       // Messages and locks travel separately: give the message a head start on the next tab's turn.
@@ -239,4 +262,20 @@ export async function api<T>(method: string, path: string, opts: Omit<RequestOpt
   }
 }
 
+/**
+ * A tab with no session of its own (a new tab, a reload) asks Core for one with the cookie, if there is one; an
+ * answer of 401 (no cookie, or a session that ended) leaves the tab signed out.
+ */
+function restore() {
+  if (!state.restoring) return;
+  void oneTabAtATime(() => request<LoginResponse>('POST', '/auth/refresh', { body: {}, headers: COOKIE_MODE }))
+    .then((res) => {
+      if (state.restoring) update({ session: localSession(res), restoring: false });
+    })
+    .catch(() => {
+      if (state.restoring) update({ restoring: false });
+    });
+}
+
 scheduleRefresh();
+restore();

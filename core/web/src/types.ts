@@ -31,7 +31,8 @@ export interface AuthConfig {
 
 export interface LoginResponse {
   access_token: string;
-  refresh_token: string;
+  /** Absent for the web frontend: Core keeps it in an HttpOnly cookie (X-Core-Session: cookie). */
+  refresh_token?: string;
   token_type: 'Bearer';
   expires_in: number;
   user: { id: string | null; email: string; name: string; role: Role; kind: 'local' | 'temporary_admin' };
