@@ -118,6 +118,8 @@ export class Reconciler implements RuntimeControl {
   private readonly written = new Map<string, string>();
   private loaded = false;
   private readonly failures = new Map<string, Failure>();
+  /** Deployments whose container Core is operating on from a request (restart, delete): passes leave them alone. */
+  private readonly operating = new Set<string>();
   /** The failure reason last written to the activity log per deployment (a retry does not repeat it). */
   private readonly failureEntries = new Map<string, string | null>();
   /** Per container id: restarts and OOM as last inspected (inspect only when it changes state). */
@@ -459,6 +461,7 @@ export class Reconciler implements RuntimeControl {
     mine: ObservedContainer[],
     calls: { listCalls: number; otherCalls: number },
   ) {
+    if (this.operating.has(row.id)) return;
     const note: { restored?: string } = {};
     try {
       await this.converge(row, bound, versions, mine, calls, note);
@@ -905,6 +908,10 @@ export class Reconciler implements RuntimeControl {
   }
 
   async restart(deploymentId: string) {
+    return this.operatingOn(deploymentId, () => this.restartNow(deploymentId));
+  }
+
+  private async restartNow(deploymentId: string) {
     const runtime = this.requireUp();
     const list = await this.containersOf(deploymentId);
     const needsNew = this.observed.get(deploymentId)?.needs_restart ?? false;
@@ -915,6 +922,7 @@ export class Reconciler implements RuntimeControl {
         this.expectedExits.add(c.id);
         await this.engineCall(() => runtime.remove(c.id));
       }
+      this.operating.delete(deploymentId);
       await this.passNow();
       return;
     }
@@ -925,6 +933,10 @@ export class Reconciler implements RuntimeControl {
   }
 
   async remove(deploymentId: string, volumes: boolean) {
+    return this.operatingOn(deploymentId, () => this.removeNow(deploymentId, volumes));
+  }
+
+  private async removeNow(deploymentId: string, volumes: boolean) {
     const runtime = this.requireUp();
     const labels = { [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId };
     for (const c of await this.containersOf(deploymentId)) {
@@ -947,6 +959,17 @@ export class Reconciler implements RuntimeControl {
       }
     }
     this.forget(deploymentId);
+  }
+
+  /** Runs a request's engine operation on a deployment with the passes kept off it (after any pass in flight). */
+  private async operatingOn<T>(deploymentId: string, fn: () => Promise<T>): Promise<T> {
+    await this.running?.catch(() => {});
+    this.operating.add(deploymentId);
+    try {
+      return await fn();
+    } finally {
+      this.operating.delete(deploymentId);
+    }
   }
 
   async logs(deploymentId: string, opts: { tail: number; follow: boolean }): Promise<Readable> {

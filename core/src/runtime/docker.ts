@@ -65,6 +65,10 @@ const messageOf = (err: unknown) => {
     .trim();
 };
 
+/** Not there (any more): a 404, or Podman's 500 "no such container" of a container removed meanwhile. */
+const isGone = (err: unknown) =>
+  (err as EngineError).statusCode === 404 || /no such container|does not exist in database/i.test(messageOf(err));
+
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ENOENT',
@@ -104,7 +108,7 @@ export class DockerRuntime implements Runtime {
       throw new RuntimeError('engine_down', `${this.description} is unreachable (${messageOf(err)})`);
     const status = (err as EngineError).statusCode;
     const message = messageOf(err);
-    if (status === 404) throw new RuntimeError('not_found', `${context}: ${message}`);
+    if (isGone(err)) throw new RuntimeError('not_found', `${context}: ${message}`);
     if (status === 409) throw new RuntimeError('conflict', `${context}: ${message}`);
     throw new RuntimeError('other', `${context}: ${message}`);
   }
@@ -176,7 +180,7 @@ export class DockerRuntime implements Runtime {
         finishedAt: c.State.FinishedAt || null,
       };
     } catch (err) {
-      if ((err as EngineError).statusCode === 404) return null;
+      if (isGone(err)) return null;
       this.fail(err, 'inspecting a container');
     }
   }
@@ -361,7 +365,7 @@ export class DockerRuntime implements Runtime {
     try {
       await this.docker.getContainer(id).remove({ force: true });
     } catch (err) {
-      if ((err as EngineError).statusCode === 404) return;
+      if (isGone(err)) return;
       this.fail(err, 'removing the container');
     }
   }
