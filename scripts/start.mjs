@@ -56,7 +56,8 @@ if (setVars.length === 0) {
     devProvider = await startDevOidcProvider({ port: devPort, redirectUris });
   } catch (err) {
     console.error(
-      `[hub] the development OpenID provider could not listen on 127.0.0.1:${devPort} (${err.code ?? err.message}); set HUB_DEV_OIDC_PORT, or configure OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET`,
+      `[hub] the development OpenID provider could not listen on 127.0.0.1:${devPort} (${err.code ?? err.message}); ` +
+        'set HUB_DEV_OIDC_PORT, or configure OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET',
     );
     process.exit(1);
   }

@@ -38,7 +38,9 @@ function loginPage({ uid, clientName, error, email = '', name = '' }) {
 </style></head>
 <body><main>
   <h1>Development sign-in</h1>
-  <p class="warn">This is the Hub's built-in <strong>development</strong> identity provider. It signs in anyone with any email and checks no password. Configure a real OpenID Connect provider (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET) for real use.</p>
+  <p class="warn">This is the Hub's built-in <strong>development</strong> identity provider. It signs in anyone with any
+  email and checks no password. Configure a real OpenID Connect provider (OIDC_ISSUER, OIDC_CLIENT_ID,
+  OIDC_CLIENT_SECRET) for real use.</p>
   <p>Signing in to <strong>${escapeHtml(clientName)}</strong>.</p>
   ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   <form method="post" action="/interaction/${escapeHtml(uid)}/login" autocomplete="off">
@@ -125,7 +127,9 @@ export async function startDevOidcProvider({
     ttl: { Session: 600, Interaction: 600, Grant: 600, AuthorizationCode: 60, AccessToken: 300, IdToken: 300 },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = `<!doctype html><html lang="en"><head><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p>${escapeHtml(out.error)}: ${escapeHtml(out.error_description ?? '')}</p></main></body></html>`;
+      ctx.body =
+        '<!doctype html><html lang="en"><head><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1>' +
+        `<p>${escapeHtml(out.error)}: ${escapeHtml(out.error_description ?? '')}</p></main></body></html>`;
     },
   });
   provider.proxy = false;

@@ -110,7 +110,8 @@ export function referencePage({ title, documentUrl, assetsPath, nonce, homeUrl =
 </head>
 <body>
 <main>
-<p style="margin:1rem 1.25rem 0;font-family:sans-serif"><a href="${escapeAttribute(homeUrl)}">Back to the dashboard</a> · <a href="${url}">OpenAPI document (JSON)</a></p>
+<p style="margin:1rem 1.25rem 0;font-family:sans-serif">
+<a href="${escapeAttribute(homeUrl)}">Back to the dashboard</a> · <a href="${url}">OpenAPI document (JSON)</a></p>
 <noscript><p>The API reference needs JavaScript. The OpenAPI document itself is at <a href="${url}">${url}</a>.</p></noscript>
 <div id="api-reference" data-url="${url}"></div>
 </main>
