@@ -129,6 +129,8 @@ async function startPodman(): Promise<TestEngine> {
   process.once('exit', kill);
 
   const start = async () => {
+    // Already running: a second service on the same socket would orphan the first.
+    if (child?.pid && child.exitCode === null && child.signalCode === null) return;
     fs.rmSync(socket, { force: true });
     const log = fs.openSync(path.join(dir, 'podman.log'), 'a');
     const args = [...(runtime ? ['--runtime', runtime] : []), 'system', 'service', '--time=0', dockerHost];

@@ -138,8 +138,9 @@ it('passes asked for at once settle: nothing runs back to back afterwards', asyn
   await Promise.all([r.passNow(), r.passNow(), r.passNow()]);
   const before = r.passes;
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  // Waiters that each also asked for "one more" used to chain passes back to back forever.
-  expect(r.passes - before).toBeLessThanOrEqual(1);
+  // The 1 s interval adds one or two; waiters that each also asked for "one more" used to chain passes back to
+  // back forever (20 in 2 s).
+  expect(r.passes - before).toBeLessThanOrEqual(3);
 });
 
 it('with the engine stopped: the overview says down and unknown, /metrics counts the errors; then converges', async () => {
