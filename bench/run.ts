@@ -867,7 +867,9 @@ async function main(): Promise<number> {
         cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
       } else await quietBaseline();
       log(
-        `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
+        `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | ` +
+          `baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)} ms | ` +
+          `RSS ${(rssPeakBytes / 1048576).toFixed(0)} MB`,
       );
       for (const [who, r] of [
         ['Hub', h],
@@ -988,7 +990,9 @@ async function main(): Promise<number> {
         });
     for (const e of explained.results)
       log(
-        `EXPLAIN ${e.id}: ${e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`}${e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''}`,
+        `EXPLAIN ${e.id}: ` +
+          (e.usesIndex ? e.indexesSeen.join(', ') : `no index${e.forcedUsesIndex ? ' (usable when forced)' : ''}`) +
+          (e.seqScans?.length ? ` — sequential scan of ${e.seqScans.join(', ')}` : ''),
       );
 
     await baseline.child.stop();
@@ -1043,7 +1047,10 @@ async function main(): Promise<number> {
       "Some baseline answers differ from the Hub's (see Response parity): the baseline may need updating to the Hub's current response shape.",
     );
   notes.push(
-    'Requests carry no Accept-Encoding (so neither server compresses) except in "Edge: cached list page, gzip/br". The "Edge" scenarios compare the Hub with the bare node:http server answering the same precomputed bytes, not with the baseline. The machine is shared (see the load average): compare ratios within one run rather than absolute numbers across runs.',
+    'Requests carry no Accept-Encoding (so neither server compresses) except in "Edge: cached list page, gzip/br". ' +
+      'The "Edge" scenarios compare the Hub with the bare node:http server answering the same precomputed bytes, ' +
+      'not with the baseline. The machine is shared (see the load average): compare ratios within one run rather ' +
+      'than absolute numbers across runs.',
   );
   const report: BenchReport = { ...partial, targets: evaluateTargets(partial) };
   fs.mkdirSync(outDir, { recursive: true });
@@ -1205,7 +1212,8 @@ async function measureMcp(
       }))(cpuTimes(hub.child.proc.pid!)),
     });
     log(
-      `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | /mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
+      `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | ` +
+        `/mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
     );
     for (const [who, r] of [
       ['direct', direct],

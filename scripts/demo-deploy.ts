@@ -97,7 +97,9 @@ export async function deployDemoTemplate(opts: {
   if (engine.state === 'down')
     return {
       kind: 'no_engine',
-      line: `Core's container engine (${engine.description ?? 'DOCKER_HOST'}) does not answer${engine.error ? ` (${engine.error})` : ''}: Core records deployments without running them. ${ENABLE_ENGINE}`,
+      line:
+        `Core's container engine (${engine.description ?? 'DOCKER_HOST'}) does not answer` +
+        `${engine.error ? ` (${engine.error})` : ''}: Core records deployments without running them. ${ENABLE_ENGINE}`,
     };
 
   // A later run finds the first run's deployment (kept in the demo's data) and follows it again.

@@ -243,7 +243,8 @@ async function main() {
     deployed.kind === 'no_engine'
       ? deployed.line
       : deployed.kind === 'running'
-        ? `"${deployed.deployment.name}" runs${deployed.url ? ` at ${deployed.url}` : ' (it publishes no port)'}; its page: ${CORE_URL}/deployments/${deployed.deployment.id}`
+        ? `"${deployed.deployment.name}" runs${deployed.url ? ` at ${deployed.url}` : ' (it publishes no port)'}; ` +
+          `its page: ${CORE_URL}/deployments/${deployed.deployment.id}`
         : `"${deployed.deployment.name}" is not running: ${deployed.reason} (its page: ${CORE_URL}/deployments/${deployed.deployment.id})`;
 
   // The loop, once, as an assistant would use it.
