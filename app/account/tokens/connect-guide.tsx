@@ -17,7 +17,8 @@ export function clientConfigs(mcpUrl: string, token = PLACEHOLDER) {
       id: 'claude-desktop',
       title: 'Claude Desktop',
       where:
-        'claude_desktop_config.json (Settings → Developer → Edit config), then restart Claude Desktop. It runs local servers only, so mcp-remote (Node.js) bridges to the Hub:',
+        'claude_desktop_config.json (Settings → Developer → Edit config), then restart Claude Desktop. It runs ' +
+        'local servers only, so mcp-remote (Node.js) bridges to the Hub:',
       text: JSON.stringify(
         {
           mcpServers: {

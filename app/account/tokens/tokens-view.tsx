@@ -118,7 +118,10 @@ export function TokensView({ mcpUrl }: { mcpUrl: string }) {
     <>
       <Card
         title="Mint a token"
-        description="A token is bound to one instance and carries no role of its own: the instance applies your roles there. It is shown once; the Hub keeps only a hash."
+        description={
+          'A token is bound to one instance and carries no role of its own: the instance applies your roles there. ' +
+          'It is shown once; the Hub keeps only a hash.'
+        }
       >
         {!org ? (
           <Notice>Join or create an organization to mint tokens for its instances.</Notice>
