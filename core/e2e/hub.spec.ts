@@ -62,14 +62,17 @@ test('an admin connects Core to the Hub with an instance key, the catalog appear
 
   await page.getByRole('link', { name: 'Deploy PostgreSQL' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Deployments' })).toBeVisible();
-  await expect(page.getByLabel('Template')).toHaveValue('postgresql');
+  await expect(page.getByLabel('Template', { exact: true })).toHaveValue('postgresql');
   await page.getByLabel('Deployment name').fill('orders-db');
   // A credential-named variable offers only a secret picker (a literal password would be refused).
   await expect(page.getByRole('textbox', { name: 'POSTGRES_PASSWORD (required)' })).toHaveCount(0);
   await page.getByLabel('POSTGRES_PASSWORD (required)').selectOption(E2E.secret.name);
   await page.getByRole('checkbox', { name: E2E.secret.name }).check();
   await page.getByRole('button', { name: 'Create deployment' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Deployment orders-db recorded.' })).toBeVisible();
+  // Created: the deployment's own page says so.
+  await expect(page.getByRole('heading', { level: 1, name: 'orders-db' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Deployment orders-db created.' })).toBeVisible();
+  await openPage(page, 'Deployments');
   const row = page.getByRole('row', { name: /orders-db/ });
   await expect(row).toContainText('postgresql');
   // No container engine in this run (CORE_RUNTIME=none): the observed state says so.
@@ -133,7 +136,7 @@ test('the catalog sorts by name whatever the case, filters by category, and each
   await expect(page.getByRole('region', { name: 'Variables' }).getByRole('row').nth(1)).toContainText('required');
   await checkPage(page, 'Template page');
   await page.getByRole('link', { name: 'Deploy PostgreSQL' }).click();
-  await expect(page.getByLabel('Template')).toHaveValue('postgresql');
+  await expect(page.getByLabel('Template', { exact: true })).toHaveValue('postgresql');
 
   // The overview with a Hub connected, a deployment recorded and some activity.
   await openPage(page, 'Overview');

@@ -98,39 +98,52 @@ function Shell() {
 
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const [active] = useRoute(href);
+  // A section's pages (a deployment, a template) keep their section marked.
+  const [inside] = useRoute(`${href}/*`);
   return (
-    <Link href={href} aria-current={active ? 'page' : undefined}>
-      {children}
-    </Link>
+    <li>
+      <Link href={href} aria-current={active || (href !== '/' && inside) ? 'page' : undefined}>
+        {children}
+      </Link>
+    </li>
   );
 }
 
+/** The Hub's header, in Core's CSS: the mark and name, the pill navigation, who is signed in and Sign out. */
 function Header() {
   const me = useMe();
   const who = me.user?.name || me.user?.email || 'machine token';
   return (
     <header className="top">
-      <Link href="/" className="brand">
-        Core
-      </Link>
-      <nav aria-label="Main">
-        <NavLink href="/">Overview</NavLink>
-        <NavLink href="/secrets">Secrets</NavLink>
-        <NavLink href="/users">Users</NavLink>
-        <NavLink href="/tokens">Machine tokens</NavLink>
-        <NavLink href="/catalog">Catalog</NavLink>
-        <NavLink href="/deployments">Deployments</NavLink>
-        <NavLink href="/settings">Settings</NavLink>
-        <NavLink href="/hub">Hub</NavLink>
-        <NavLink href="/activity">Activity</NavLink>
-      </nav>
-      <div className="who">
-        <span>
-          {who} <span className={`role role-${me.role}`}>{me.role}</span>
-        </span>
-        <button type="button" onClick={() => signOut()}>
-          Sign out
-        </button>
+      <div className="top-inner">
+        <Link href="/" className="brand">
+          <span className="mark" aria-hidden="true">
+            C
+          </span>
+          Core
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            <NavLink href="/">Overview</NavLink>
+            <NavLink href="/catalog">Catalog</NavLink>
+            <NavLink href="/deployments">Deployments</NavLink>
+            <NavLink href="/secrets">Secrets</NavLink>
+            <NavLink href="/users">Users</NavLink>
+            <NavLink href="/tokens">Machine tokens</NavLink>
+            <NavLink href="/hub">Hub</NavLink>
+            <NavLink href="/activity">Activity</NavLink>
+            <NavLink href="/settings">Settings</NavLink>
+          </ul>
+        </nav>
+        <div className="who">
+          <span className="who-name" title={me.user?.email}>
+            {who}
+          </span>
+          <span className={`role role-${me.role}`}>{me.role}</span>
+          <button type="button" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </div>
       </div>
     </header>
   );

@@ -5,7 +5,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { core } from '../api';
 import { ago, megabytes, portUrl, pullPercent, StateBadge, stateReason, useNow } from '../deploymentStatus';
 import { ErrorNotice, errorMessage, formatDate, ListTable, PageHeading, useMe } from '../components';
@@ -29,6 +29,8 @@ export function DeploymentPage({ params }: { params: { id: string } }) {
   });
   // Deleted elsewhere while open: "not found", not a stale page with a refresh error.
   const gone = d.error instanceof ApiError && d.error.status === 404;
+  // Arrived from the deploy form (?created=1): say so plainly, above everything else.
+  const created = new URLSearchParams(useSearch()).has('created');
   if (!d.data || gone) {
     return d.error ? (
       <>
@@ -52,6 +54,12 @@ export function DeploymentPage({ params }: { params: { id: string } }) {
         <PageHeading>{dep.name}</PageHeading>
         <StateBadge deployment={dep} />
       </div>
+      {created && (
+        <p role="status" className="notice success">
+          <strong>Deployment {dep.name} created.</strong> Core starts it on its container engine; its state below
+          follows as the engine reports.
+        </p>
+      )}
       {/* A failed poll keeps the last known state on screen and says why it may be stale. */}
       {d.error && (
         <p role="alert" className="notice error">

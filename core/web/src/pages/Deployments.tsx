@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
-import { Link, useSearch } from 'wouter';
+import { Fragment, useDeferredValue, useId, useState, type FormEvent } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { core } from '../api';
 import { ErrorNotice, Field, formatDate, ListTable, PageHeading, Pager, useMe } from '../components';
 import { StateBadge } from '../deploymentStatus';
@@ -41,8 +41,10 @@ export function Deployments() {
               {list.data.deployments.map((d) => (
                 <Fragment key={d.id}>
                   <tr>
-                    <th scope="row" data-label="Name">
-                      <Link href={`/deployments/${encodeURIComponent(d.id)}`}>{d.name}</Link>
+                    <th scope="row" data-label="Name" className="name-cell">
+                      <Link href={`/deployments/${encodeURIComponent(d.id)}`} title={d.name}>
+                        {d.name}
+                      </Link>
                     </th>
                     <td data-label="Template">
                       <code>{d.template_slug}</code> {d.template_version}
@@ -63,7 +65,7 @@ export function Deployments() {
                       {formatDate(d.created_at)} by {d.created_by}
                     </td>
                     {isAdmin && (
-                      <td className="actions">
+                      <td>
                         <button
                           type="button"
                           onClick={() => setEditing(editing === d.id ? null : d.id)}
@@ -130,6 +132,7 @@ export function Variables({ deployment }: { deployment: Deployment }) {
 
 function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: () => void }) {
   const qc = useQueryClient();
+  const [, navigate] = useLocation();
   const initial = new URLSearchParams(useSearch()).get('template') ?? '';
   const [slug, setSlug] = useState(existing?.template_slug ?? initial);
   const [name, setName] = useState(existing?.name ?? '');
@@ -164,15 +167,11 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
       };
       return existing ? hub.updateDeployment(existing.id, body) : hub.createDeployment(body);
     },
-    onSuccess: () => {
-      if (!existing) {
-        setName('');
-        setEnv({});
-        setSecretRefs([]);
-        setHostPorts({});
-      }
+    onSuccess: async (saved) => {
       onDone?.();
-      return qc.invalidateQueries({ queryKey: ['deployments'] });
+      await qc.invalidateQueries({ queryKey: ['deployments'] });
+      // A new deployment: its own page, with a confirmation nobody misses.
+      if (!existing) navigate(`/deployments/${encodeURIComponent(saved.id)}?created=1`);
     },
   });
   function submit(e: FormEvent) {
@@ -180,21 +179,12 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
     save.mutate();
   }
   const secretNames = secrets.data?.secrets.map((s) => s.name) ?? [];
+  const filesHint = useId();
   const title = existing ? `Edit deployment ${existing.name}` : 'New deployment';
   return (
-    <form onSubmit={submit} className="panel grid" aria-label={title}>
+    <form onSubmit={submit} className="panel stack deploy-form" aria-label={title}>
       <h2>{title}</h2>
-      <Field label="Template" hint="The slug of a catalog template (Deploy on the catalog page fills it in).">
-        {(id, hint) => (
-          <input
-            id={id}
-            aria-describedby={hint}
-            required
-            value={slug}
-            onChange={(e) => setSlug(e.target.value.trim())}
-          />
-        )}
-      </Field>
+      <TemplatePicker slug={slug} current={template.data} onPick={setSlug} />
       {template.error && slug !== '' && (
         <p className="notice error">No template “{slug}” in this instance’s catalog.</p>
       )}
@@ -239,10 +229,16 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
       {secretNames.length > 0 && (
         <fieldset>
           <legend>Secrets mounted as files</legend>
+          <p className="hint" id={filesHint}>
+            Each secret checked here is also written into the container as a read-only file,{' '}
+            <code>/run/secrets/&lt;name&gt;</code>, for programs that read a password from a file (such as{' '}
+            <code>POSTGRES_PASSWORD_FILE</code>) rather than from a variable.
+          </p>
           {secretNames.map((s) => (
             <label key={s} className="actions">
               <input
                 type="checkbox"
+                aria-describedby={filesHint}
                 checked={secretRefs.includes(s)}
                 onChange={(e) =>
                   setSecretRefs(e.target.checked ? [...secretRefs, s] : secretRefs.filter((n) => n !== s))
@@ -254,17 +250,71 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone?: 
         </fieldset>
       )}
       <ErrorNotice error={save.error} />
-      {save.data && !existing && (
-        <p role="status">
-          Deployment <Link href={`/deployments/${encodeURIComponent(save.data.id)}`}>{save.data.name}</Link> recorded.
-        </p>
-      )}
       <div className="submit">
         <button type="submit" className="primary" disabled={save.isPending}>
           {existing ? 'Save changes' : 'Create deployment'}
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * The template, picked from the synced catalog: a search (name, slug, description; Core's catalog search) narrowing
+ * a list of templates. The chosen one stays listed whatever the search.
+ */
+function TemplatePicker({
+  slug,
+  current,
+  onPick,
+}: {
+  slug: string;
+  current: Template | undefined;
+  onPick: (slug: string) => void;
+}) {
+  const [search, setSearch] = useState('');
+  const deferred = useDeferredValue(search.trim());
+  const found = useQuery({
+    queryKey: ['template-picker', deferred],
+    queryFn: () => hub.templates({ search: deferred || undefined, limit: 100 }),
+  });
+  const listed = found.data?.templates ?? [];
+  const options = current && !listed.some((t) => t.slug === current.slug) ? [current, ...listed] : listed;
+  const searchId = useId();
+  return (
+    <div className="template-picker">
+      <div className="field">
+        <label htmlFor={searchId}>Find a template</label>
+        <input
+          id={searchId}
+          type="search"
+          placeholder="Name or slug, e.g. postgres"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+      </div>
+      <Field
+        label="Template"
+        hint={
+          found.data
+            ? `${found.data.pagination.total} in the synced catalog${deferred ? ` match “${deferred}”` : ''}.`
+            : undefined
+        }
+      >
+        {(id, hint) => (
+          <select id={id} aria-describedby={hint} required value={slug} onChange={(e) => onPick(e.target.value)}>
+            <option value="">{found.isPending ? 'Loading the catalog…' : 'Choose a template'}</option>
+            {slug !== '' && !options.some((t) => t.slug === slug) && <option value={slug}>{slug}</option>}
+            {options.map((t) => (
+              <option key={t.slug} value={t.slug}>
+                {t.name} ({t.slug})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ErrorNotice error={found.error} />
+    </div>
   );
 }
 
@@ -283,7 +333,7 @@ function EnvFields({
   if (template.env_schema.length === 0)
     return <p className="muted">{template.name} declares no environment variables.</p>;
   return (
-    <fieldset>
+    <fieldset className="env-fields">
       <legend>Environment of {template.name}</legend>
       {template.env_schema.map((e) => {
         const current = env[e.name];

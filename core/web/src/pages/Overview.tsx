@@ -36,7 +36,7 @@ export function Overview() {
   const o = overview.data;
 
   const cards = [
-    { href: '/catalog', title: 'Templates in the catalog', count: o?.catalog.templates },
+    { href: '/catalog', title: 'Catalog templates', count: o?.catalog.templates },
     { href: '/deployments', title: 'Deployments', count: o?.deployments.total },
     { href: '/secrets', title: 'Secrets', count: secrets.data?.secrets.length },
     { href: '/users', title: 'Users', count: users.data?.pagination.total },
