@@ -24,7 +24,7 @@ afterAll(async () => {
 function refreshCookie(headers: Headers) {
   const line = headers.getSetCookie().find((c) => c.startsWith('core_refresh='));
   if (!line) return null;
-  const [pair, ...attrs] = line.split(';').map((s) => s.trim());
+  const [pair = '', ...attrs] = line.split(';').map((s) => s.trim());
   return { value: pair.slice('core_refresh='.length), attrs: attrs.map((a) => a.toLowerCase()) };
 }
 
