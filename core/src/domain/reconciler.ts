@@ -132,6 +132,8 @@ export class Reconciler implements RuntimeControl {
   private readonly lastDie = new Map<string, { at: number; exitCode: number | null; oom: boolean; count: number }>();
   /** Crash entries in the activity log: at most one per deployment per minute (a crash loop counts the rest). */
   private readonly crashEntries = new Map<string, { at: number; suppressed: number }>();
+  /** Containers stopped or killed through the engine by someone else (their "die" is not a crash). */
+  private readonly stoppedOutside = new Set<string>();
   /** Containers Core itself stops or removes: their "die" is not a crash. */
   private readonly expectedExits = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
@@ -376,7 +378,8 @@ export class Reconciler implements RuntimeControl {
     const present = new Set(containers.map((c) => c.id));
     for (const map of [this.inspected, this.lastDie])
       for (const id of [...map.keys()]) if (!present.has(id)) map.delete(id);
-    for (const id of [...this.expectedExits]) if (!present.has(id)) this.expectedExits.delete(id);
+    for (const set of [this.expectedExits, this.stoppedOutside])
+      for (const id of [...set]) if (!present.has(id)) set.delete(id);
 
     for (let i = 0; i < work.length; i += CONCURRENCY)
       await Promise.all(
@@ -631,7 +634,7 @@ export class Reconciler implements RuntimeControl {
         note.restored = 'its container was removed outside Core: created again';
       try {
         calls.otherCalls++;
-        await runtime.start(id);
+        await this.startContainer(id, calls);
       } catch (err) {
         if (vanished(err)) return this.schedule(100);
         if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
@@ -672,7 +675,7 @@ export class Reconciler implements RuntimeControl {
       // Stopped or removed outside Core while it should run: start it again.
       try {
         calls.otherCalls++;
-        await runtime.start(current.id);
+        await this.startContainer(current.id, calls);
         this.inspected.delete(current.id);
         this.failures.delete(row.id);
         calls.otherCalls++;
@@ -690,6 +693,23 @@ export class Reconciler implements RuntimeControl {
       this.failures.delete(row.id);
     }
     this.observeContainer(row.id, plan, seen, memoryOf(row));
+  }
+
+  /**
+   * Starts a container. A host port "in use" is asked again a few times first: the engine may still hold it for a
+   * container of this deployment that was just removed (Podman releases it a moment after answering).
+   */
+  private async startContainer(id: string, calls: { otherCalls: number }) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.deps.runtime!.start(id);
+        return;
+      } catch (err) {
+        if (!(err instanceof RuntimeError && err.kind === 'port_in_use') || attempt >= 4) throw err;
+        await sleep(250 * attempt);
+        calls.otherCalls++;
+      }
+    }
   }
 
   /** Inspects a container when its state changed since the last inspect (restarts, OOM, exit code). */
@@ -823,7 +843,13 @@ export class Reconciler implements RuntimeControl {
         const ended = e.action === 'oom' || e.action === 'die' || e.action === 'died';
         // Its restart count and exit changed: inspected again on the next pass.
         if (ended || e.action === 'restart') this.inspected.delete(e.containerId);
-        if (ended && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
+        // Stopped through the engine's API by someone else (a stop or kill comes before its die): not a crash,
+        // and no restart policy brings it back — Core starts it again at once.
+        if ((e.action === 'stop' || e.action === 'kill') && !this.expectedExits.has(e.containerId))
+          this.stoppedOutside.add(e.containerId);
+        if (e.action === 'start') this.stoppedOutside.delete(e.containerId);
+        const byHand = this.stoppedOutside.has(e.containerId);
+        if (ended && !byHand && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
           const prev = this.lastDie.get(e.containerId);
           const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;
           this.lastDie.set(e.containerId, {
@@ -833,7 +859,7 @@ export class Reconciler implements RuntimeControl {
             oom: e.action === 'oom' || (prev !== undefined && prev.oom && Date.now() - prev.at < 1000),
           });
         }
-        if (deploymentId && ended) void this.recordEngineEvent(deploymentId, e);
+        if (deploymentId && ended && !byHand) void this.recordEngineEvent(deploymentId, e);
         // Events come in bursts (die, restart, init, start): one pass for the burst.
         this.schedule(300);
       },

@@ -208,7 +208,7 @@ describe('a deployment of the test app', () => {
     const entry = await waitFor(
       async () => {
         const res = await call('GET', `/api/v1/activity?target_type=deployment&target_id=${app.id}`);
-        const crash = res.body.entries.find((e: any) => e.action === 'deployment.crashed');
+        const crash = res.body.entries.find((e: any) => e.action === 'deployment.crashed' && e.after.exit_code === 3);
         if (!crash) throw new Error('no crash entry yet');
         return crash;
       },
