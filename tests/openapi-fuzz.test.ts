@@ -381,6 +381,18 @@ beforeAll(async () => {
       headers: admin,
       body: { org_id: org.id, category_id: grantableCategory.id },
     },
+    'POST /admin/categories': {
+      ...json,
+      path: '/admin/categories',
+      headers: admin,
+      body: { name: 'Fuzz known good', slug: `fuzz-known-${randomUUID().slice(0, 8)}` },
+    },
+    'POST /account/fleet/url-changes/acknowledge': {
+      ...json,
+      path: '/account/fleet/url-changes/acknowledge',
+      headers: bearer(orgAdmin.token),
+      body: { instance_id: reportingKey.id, through: new Date().toISOString() },
+    },
     'PUT /admin/categories': {
       ...json,
       path: '/admin/categories',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, ERROR_STATUS, isDatabaseUnavailable, pagination, parseAddressList, withHeader } from '../src/index';
+import {
+  ERROR_CODES,
+  ERROR_STATUS,
+  isDatabaseUnavailable,
+  pagination,
+  parseAddressList,
+  withHeader,
+} from '../src/index';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

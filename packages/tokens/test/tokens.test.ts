@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checksum, describeMalformed, hashSecret, issueSecret, parseSecret, SECRET_KINDS, secretKindOf } from '../src/index';
+import {
+  checksum,
+  describeMalformed,
+  hashSecret,
+  issueSecret,
+  parseSecret,
+  SECRET_KINDS,
+  secretKindOf,
+} from '../src/index';
 
 describe('the token format', () => {
   it('issues prefix + 32 base62 + a 6-character checksum, its SHA-256 and a display prefix', () => {

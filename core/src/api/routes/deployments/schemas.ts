@@ -56,11 +56,9 @@ export const ObservedSchema = z
     update_available: z
       .boolean()
       .openapi({ description: 'A newer version of the template was synced; POST …/apply-update deploys it' }),
-    needs_restart: z
-      .boolean()
-      .openapi({
-        description: 'A bound or mounted secret changed since the container was created: restart to pick it up',
-      }),
+    needs_restart: z.boolean().openapi({
+      description: 'A bound or mounted secret changed since the container was created: restart to pick it up',
+    }),
     pull: z
       .object({ status: z.string(), current_bytes: z.number(), total_bytes: z.number() })
       .optional()
@@ -91,11 +89,9 @@ export const DeploymentSchema = z
       .enum(['ok', 'template_missing'])
       .openapi({ description: 'template_missing: the template has left this instance’s catalog' }),
     desired_state: z.enum(['running', 'stopped']),
-    host_ports: z
-      .array(HostPortSchema)
-      .openapi({
-        description: 'Host ports chosen by an admin; other ports are assigned by the engine (see observed.ports)',
-      }),
+    host_ports: z.array(HostPortSchema).openapi({
+      description: 'Host ports chosen by an admin; other ports are assigned by the engine (see observed.ports)',
+    }),
     observed: ObservedSchema,
     created_by: z.string(),
     created_at: z.string(),
