@@ -77,7 +77,10 @@ let cachedProxies: { raw: string; list: BlockList } | undefined;
 
 export const config = {
   get port() {
-    return intEnv('PORT', 3000);
+    // 0: any free port (tests; the listening log line names the one chosen).
+    const port = countEnv('PORT', 3000);
+    if (port > 65_535) throw new ConfigError(`PORT must be 0-65535, got "${port}"`);
+    return port;
   },
   /** The production server's listening address. */
   get hostname() {

@@ -77,7 +77,8 @@ describe('the data folder under umask 022', () => {
     expect(openToOthers(dir).length).toBeGreaterThan(5);
     const r = hub(['migrate'], { HUB_DATA_DIR: dir });
     expect(r.status, r.stderr).toBe(0);
-    const line = r.stdout.split('\n').find((l) => l.includes('data folder was readable by other users'));
+    // The CLI's logs go to stderr (its result alone to stdout).
+    const line = r.stderr.split('\n').find((l) => l.includes('data folder was readable by other users'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({ level: 40, data_dir: dir });
     expect(openToOthers(dir)).toEqual([]);

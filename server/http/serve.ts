@@ -18,10 +18,10 @@ import { prepareEmbeddedDatabase } from './embedded';
 
 // The environment of a running process does not change: settings read on every request are read once.
 fixEnvironment();
-const { port, hostname } = config;
 const dir = path.resolve(import.meta.dirname, '../..');
 
 async function main() {
+  const { port, hostname } = config; // inside main: a bad setting is the one 'could not start' line, not a stack
   const database = await getDatabase(); // migrations first: fail the start, not a request
   await prepareEmbeddedDatabase(database); // embedded: share it with the CLI and psql; demo catalog on first start
   const app = next({ dev: false, dir, hostname, port });
@@ -29,9 +29,11 @@ async function main() {
   await app.prepare();
   const edge = createEdge(database, (req, res) => void handleWithNext(req, res));
   exitOnSignals(edge);
-  edge.server.listen(port, hostname, () =>
-    logger.info({ url: `http://${hostname}:${port}`, database: database.kind }, 'listening'),
-  );
+  edge.server.listen(port, hostname, () => {
+    const bound = edge.server.address();
+    const url = `http://${hostname}:${typeof bound === 'object' && bound ? bound.port : port}`;
+    logger.info({ url, database: database.kind }, 'listening');
+  });
 }
 
 main().catch((err) => {
