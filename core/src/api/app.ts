@@ -9,6 +9,7 @@ import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { referenceAsset, referencePage } from '@shared/api-reference';
 import { withRequestId } from '@shared/logger';
+import { parseBearer } from '@shared/tokens';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreContext } from '../context';
 import { resolveCredential } from '../auth/resolve';
@@ -79,7 +80,7 @@ export function buildApp(core: CoreContext) {
   app.get('/metrics', async (c) => {
     const token = core.config.metricsToken;
     if (!token) throw new TransportError('NOT_FOUND', '/metrics is off: set CORE_METRICS_TOKEN to serve it');
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+    const given = parseBearer(c.req.header('authorization')) ?? '';
     const digest = (v: string) => createHash('sha256').update(v).digest();
     if (!timingSafeEqual(digest(given), digest(token))) {
       throw new TransportError('UNAUTHORIZED', 'send Authorization: Bearer <CORE_METRICS_TOKEN>');

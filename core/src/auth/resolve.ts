@@ -4,7 +4,7 @@
  * the configured OpenID provider (JWT via JWKS, opaque via userinfo), provisioning the person on
  * first sight. A credential that is present but not valid is never treated as anonymous.
  */
-import { secretKindOf } from '@shared/tokens';
+import { parseBearer, secretKindOf } from '@shared/tokens';
 import { decodeJwt } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
@@ -36,9 +36,8 @@ export async function resolveCredential(
   opts: { hubAssertion?: boolean } = {},
 ): Promise<Principal | null> {
   if (authorization === undefined || authorization === '') return null;
-  const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
-  if (!match) throw unauthorized('use Authorization: Bearer <token>');
-  const token = match[1]!;
+  const token = parseBearer(authorization);
+  if (!token) throw unauthorized('use Authorization: Bearer <token>');
 
   if (secretKindOf(token) === 'svm_') return verifyMachineToken(deps.db, token);
 
