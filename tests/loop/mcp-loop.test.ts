@@ -187,6 +187,7 @@ describe('the MCP loop', () => {
       'read_secret',
       'restart_deployment',
       'search_templates',
+      'set_secret',
       'start_deployment',
       'stop_deployment',
     ]);
@@ -208,12 +209,22 @@ describe('the MCP loop', () => {
     const template = JSON.parse(
       textOf(await client.callTool({ name: 'get_template', arguments: { slug: some.slug } })),
     );
+    // No empty `env` (fixed values) beside the env_schema it would seem to contradict (issue 37).
+    expect(template).not.toHaveProperty('env');
+    // The assistant creates the secret itself (issue 37): the value goes in and never comes back.
+    const setSecret = await client.callTool({
+      name: 'set_secret',
+      arguments: { name: 'pg-from-mcp', value: 'mcp-set-Secret-9931', description: 'PostgreSQL superuser' },
+    });
+    expect(setSecret.isError, textOf(setSecret)).toBeFalsy();
+    expect(JSON.parse(textOf(setSecret))).toMatchObject({ name: 'pg-from-mcp', description: 'PostgreSQL superuser' });
+    expect(textOf(setSecret)).not.toContain('mcp-set-Secret-9931');
     // Credential-named variables (the demo PostgreSQL's POSTGRES_PASSWORD) bind a secret; a literal is refused.
     const credential = (n: string) =>
       /(^|[^A-Za-z0-9])(password|secret|token|key|credential)s?([^A-Za-z0-9]|$)/i.test(n);
     const required = template.env_schema.filter((e: any) => e.required);
     const env = Object.fromEntries(
-      required.map((e: any) => [e.name, credential(e.name) ? { secret: 'db-password' } : 'x']),
+      required.map((e: any) => [e.name, credential(e.name) ? { secret: 'pg-from-mcp' } : 'x']),
     );
     if (required.some((e: any) => credential(e.name))) {
       const literal = Object.fromEntries(
@@ -236,6 +247,13 @@ describe('the MCP loop', () => {
       template_slug: some.slug,
       status: 'ok',
       created_by: ALICE,
+      // The bindings as bindings, the file mounts as files (issue 37: "secret_refs": [] read as a lost binding).
+      secret_bindings: Object.fromEntries(
+        Object.entries(env)
+          .filter(([, v]) => typeof v === 'object')
+          .map(([k]) => [k, 'pg-from-mcp']),
+      ),
+      secret_files: ['db-password'],
     });
     const listed = JSON.parse(textOf(await client.callTool({ name: 'list_deployments', arguments: {} })));
     // An object like search_templates' {templates, total} (issue 21), not a bare array.
@@ -248,9 +266,17 @@ describe('the MCP loop', () => {
     const pat = await mintPat(hub.url, hub.jwts.get(RITA)!, key.id);
     const client = await mcpClient(pat.token);
     const names = JSON.parse(textOf(await client.callTool({ name: 'list_secrets', arguments: {} })));
-    expect(names).toEqual([expect.objectContaining({ name: 'db-password' })]);
+    // {secrets, total} like every list tool (issue 37; it was a bare array).
+    expect(names.secrets).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'db-password' })]));
+    expect(names.total).toBe(names.secrets.length);
     expect(JSON.stringify(names)).not.toContain('s3cret-value');
 
+    const noSet = await client.callTool({
+      name: 'set_secret',
+      arguments: { name: 'db-password', value: 'overwritten' },
+    });
+    expect(noSet.isError).toBe(true);
+    expect(textOf(noSet)).toMatch(/set_secret needs the admin role.*readonly/);
     const refused = await client.callTool({ name: 'read_secret', arguments: { name: 'db-password' } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/needs the admin role.*readonly/);
@@ -300,7 +326,7 @@ describe('the MCP loop', () => {
     await client.close();
     const deployments = answers.find((a) => a.includes('from-mcp'));
     expect(deployments, 'list_deployments reached the deployments').toBeDefined();
-    expect(deployments).toMatch(/\\"secret\\": \\"db-password\\"/);
+    expect(deployments).toMatch(/\\"secret\\": \\"pg-from-mcp\\"/);
     const calls = JSON.stringify((await call(core.url, '/api/v1/mcp/calls?limit=100', { token: coreAdmin })).body);
     for (const [where, text] of Object.entries({
       answers: answers.join('\n'),
@@ -308,6 +334,7 @@ describe('the MCP loop', () => {
       'tool-call records': calls,
     })) {
       expect(text, where).not.toContain('s3cret-value');
+      expect(text, where).not.toContain('mcp-set-Secret-9931'); // set through set_secret
       expect(text, where).not.toContain(PLANTED_LITERAL);
     }
   });

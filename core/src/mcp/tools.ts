@@ -11,10 +11,12 @@ import { getTemplate, listCatalog } from '../domain/catalog';
 import {
   createDeployment,
   getDeployment,
+  isBinding,
   listDeployments,
   restartDeployment,
   startDeployment,
   stopDeployment,
+  type Deployment,
   type EnvValue,
 } from '../domain/deployments';
 import { actorOf } from '../domain/activity';
@@ -22,7 +24,7 @@ import { CoreError } from '../domain/errors';
 import { toHttpError } from '../api/errors';
 import { actorLabel, type Principal } from '../domain/principal';
 import type { Role } from '../domain/roles';
-import { listSecrets, readSecret } from '../domain/secrets';
+import { listSecrets, putSecret, readSecret, SECRET_NAME } from '../domain/secrets';
 import { findUnstorable } from '../domain/text';
 import { recordToolCall, type Outcome } from './calls';
 
@@ -41,6 +43,31 @@ const summary = (t: Record<string, unknown>) => ({
   tags: t.tags,
   image: `${String(t.image_name)}:${String(t.image_tag)}`,
 });
+
+/**
+ * What create_deployment recorded, for the assistant that asked: the literal values under env, each variable bound
+ * to a secret under secret_bindings (variable → secret name), the secrets mounted as files under secret_files. The
+ * REST shape's `secret_refs: []` beside a binding in env read as if the binding had been lost. (deployment_status
+ * and list_deployments answer the REST shape, where env shows a binding as {"secret": "<name>"}.)
+ */
+function deploymentView(d: Deployment) {
+  const { env, secret_refs, ...rest } = d;
+  const literals: Record<string, string> = {};
+  const bindings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (isBinding(value)) bindings[name] = value.secret;
+    else literals[name] = value;
+  }
+  const { id, name, template_slug, ...others } = rest;
+  return { id, name, template_slug, env: literals, secret_bindings: bindings, secret_files: secret_refs, ...others };
+}
+
+/** The template without an empty `env` (fixed variables), which read as "no variables" beside its env_schema. */
+function templateView(t: Record<string, unknown>) {
+  if (!Array.isArray(t.env) || t.env.length > 0) return t;
+  const { env: _empty, ...rest } = t;
+  return rest;
+}
 
 export interface McpServerOptions {
   /** A tool failed for a reason of Core's own (5xx: the database is down, a bug): the endpoint answers it. */
@@ -112,11 +139,16 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
   server.registerTool(
     'get_template',
     {
-      description: 'One catalog template with everything needed to deploy it (env schema, ports, resources).',
+      description:
+        'One catalog template with everything needed to deploy it: env_schema (the variables a deployment sets; a ' +
+        'required credential is bound to a Core secret), env (fixed values, when the template sets any), ports, ' +
+        'volumes, resources.',
       inputSchema: { slug: z.string().max(200) },
       annotations: { readOnlyHint: true },
     },
-    tool('get_template', 'readonly', ({ slug }: { slug: string }) => getTemplate(core.db, slug)),
+    tool('get_template', 'readonly', async ({ slug }: { slug: string }) =>
+      templateView(await getTemplate(core.db, slug)),
+    ),
   );
 
   server.registerTool(
@@ -140,7 +172,9 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
         'Record a deployment of a catalog template (admin). env must satisfy the template’s env_schema; a value is a literal or ' +
         '{"secret": "<name>"} binding an existing Core secret (credential-named variables such as ADMIN_PASSWORD take only ' +
         'bindings, and so does a value carrying a credential: a URL with user:password@, a password=/token=/api_key= ' +
-        'parameter, a private key). secret_refs name existing Core secrets mounted as files.',
+        'parameter, a private key). secret_refs name existing Core secrets mounted as files. Create each secret first ' +
+        'with set_secret (list_secrets names those that exist). The answer shows env (literals), secret_bindings ' +
+        '(variable → secret) and secret_files.',
       inputSchema: {
         name: z.string().max(63).describe('Lower-case letters, digits and -'),
         template_slug: z.string().max(200),
@@ -161,16 +195,18 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
     tool(
       'create_deployment',
       'admin',
-      (args: { name: string; template_slug: string; env?: Record<string, EnvValue>; secret_refs?: string[] }) =>
-        createDeployment(
-          core.db,
-          {
-            name: args.name,
-            template_slug: args.template_slug,
-            env: args.env ?? {},
-            secret_refs: args.secret_refs ?? [],
-          },
-          actorOf(caller, 'mcp'),
+      async (args: { name: string; template_slug: string; env?: Record<string, EnvValue>; secret_refs?: string[] }) =>
+        deploymentView(
+          await createDeployment(
+            core.db,
+            {
+              name: args.name,
+              template_slug: args.template_slug,
+              env: args.env ?? {},
+              secret_refs: args.secret_refs ?? [],
+            },
+            actorOf(caller, 'mcp'),
+          ),
         ),
     ),
   );
@@ -220,17 +256,49 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
   server.registerTool(
     'list_secrets',
     {
-      description: 'Names and descriptions of the secrets on this Core instance (never their values).',
+      description:
+        'The secrets on this Core instance, never their values: {secrets: [{name, description, created_at, updated_at}], total}.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
-    tool('list_secrets', 'readonly', async () => (await listSecrets(core.db)).secrets),
+    tool('list_secrets', 'readonly', async () => {
+      const { secrets } = await listSecrets(core.db);
+      return { secrets, total: secrets.length };
+    }),
+  );
+
+  server.registerTool(
+    'set_secret',
+    {
+      description:
+        'Create or replace a secret (admin). The value is stored sealed and never echoed back: the answer is the ' +
+        'secret’s name, description and times. A deployment then binds it (create_deployment env ' +
+        '{"VAR": {"secret": "<name>"}}) or mounts it as a file (secret_refs); a running deployment picks a new value ' +
+        'up when restarted.',
+      inputSchema: {
+        name: z.string().max(128).describe('1–128 characters of A–Z, a–z, 0–9, _ . -'),
+        value: z.string().max(65_536).describe('The secret value (never returned)'),
+        description: z.string().max(1000).optional().describe('What the secret is for'),
+      },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    tool('set_secret', 'admin', async (args: { name: string; value: string; description?: string }) => {
+      if (!SECRET_NAME.test(args.name))
+        throw new CoreError('invalid_request', 'name: must be 1–128 characters of A–Z, a–z, 0–9, _ . -');
+      return putSecret(
+        core.db,
+        core.sealer,
+        args.name,
+        { value: args.value, description: args.description },
+        actorOf(caller, 'mcp'),
+      );
+    }),
   );
 
   server.registerTool(
     'read_secret',
     {
-      description: 'The value of one secret (admin).',
+      description: 'The value of one secret (admin); list_secrets names them.',
       inputSchema: { name: z.string().max(128) },
       annotations: { readOnlyHint: true },
     },
