@@ -104,8 +104,6 @@ const KNOWN_EXCEPTIONS: Record<string, string> = {
   // The screenshot script drives both services through the tests' process and engine fixtures.
   'scripts/core-deployment-screenshots.ts → core/tests/engine/fixture.ts': 'fixture shared with the tests',
   'scripts/core-deployment-screenshots.ts → tests/loop/processes.ts': 'fixture shared with the tests',
-  // The template page reads its organization's instance URLs straight from the domain.
-  'app/templates/[slug]/page.tsx → server/domain/support/instances.ts': 'to go through server/api/pageData.ts',
 };
 
 function areaOf(file: string) {

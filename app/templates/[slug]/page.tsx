@@ -7,7 +7,7 @@ import { notFound } from 'next/navigation';
 import { TRPCError } from '@trpc/server';
 import { pageCaller } from '@/server/api/pageCaller';
 import { config } from '@/server/config';
-import { orgInstanceUrls } from '@/server/domain/support/instances';
+import { orgInstanceUrls } from '@/server/api/pageData';
 import { codeTokens, coreCommands, deployLinks, type KnownInstance } from './core-snippet';
 import { CopyButton } from '../../_components/copy-button';
 import { TagLink } from '../../_components/tag-link';
