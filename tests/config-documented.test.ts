@@ -8,8 +8,14 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-/** Read by Next.js or NextAuth themselves, or set by `npm start` for the process it starts. */
-const NOT_SETTINGS = new Set(['NODE_ENV', 'AUTH_URL', 'NEXTAUTH_SECRET', 'HUB_DEV_OIDC_PROVIDER']);
+/** Read by Next.js or NextAuth themselves, or set by `npm start` or the test setup for the process it starts. */
+const NOT_SETTINGS = new Set([
+  'NODE_ENV',
+  'AUTH_URL',
+  'NEXTAUTH_SECRET',
+  'HUB_DEV_OIDC_PROVIDER',
+  'HUB_TEST_PGLITE_SNAPSHOT',
+]);
 
 function files(dir: string): string[] {
   return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

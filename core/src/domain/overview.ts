@@ -8,7 +8,6 @@ import { catalogTemplates, deployments, machineTokens } from '../db/schema';
 import { deploymentsByObservedState } from './deployments';
 import { lastDays, usageSince } from './usage';
 
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 export const OUTCOMES = ['ok', 'refused', 'error'] as const;
 
 /** Deployments per status: ok (its template is in the catalog) or template_missing. */

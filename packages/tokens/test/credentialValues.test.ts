@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findCredentialInValue } from './credentialNames';
-import { issueSecret } from './index';
+import { findCredentialInValue } from '../src/credentialNames';
+import { issueSecret } from '../src/index';
 
 describe('findCredentialInValue', () => {
   it('finds a password in the userinfo of a URL, whatever the scheme', () => {
