@@ -224,7 +224,12 @@ async function main() {
   const publicTotal = (await json(HUB_URL, '/api/v1/catalog/templates?limit=1', '')).pagination.total as number;
   const allTotal = (await json(HUB_URL, '/api/v1/admin/templates?limit=1', hubJwt)).pagination.total as number;
   say(
-    `Core connected and synced (last sync: ${synced.checked_at}): it sees ${pagination.total} templates with its instance key.`,
+    // A second demo's sync finds nothing new: its checked_at is the earlier watermark, not the time of this sync.
+    `Core connected and synced just now (${
+      synced.added + synced.updated + synced.removed === 0
+        ? `already up to date: nothing changed on the Hub since ${synced.checked_at}`
+        : `${synced.added} added, ${synced.updated} updated, ${synced.removed} removed`
+    }): it sees ${pagination.total} templates with its instance key.`,
   );
   say(
     `The Hub holds ${allTotal} templates: ${publicTotal} public (what anyone and an instance without grants see) and ` +
