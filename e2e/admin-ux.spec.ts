@@ -215,7 +215,8 @@ test('at 390 px every admin table action is within the viewport and nothing scro
     await tab.scrollIntoViewIfNeeded();
     const box = (await tab.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
-    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    // Text widths are fractional: a tab scrolled to the bar's end may overhang by a fraction of a pixel (390.4 seen).
+    expect(box.x + box.width).toBeLessThan(PHONE.width + 1);
   }
   await page.setViewportSize({ width: 1280, height: 800 });
 });
