@@ -99,8 +99,6 @@ const KNOWN_EXCEPTIONS: Record<string, string> = {
   'core/bench/runtime.ts → core/tests/helpers.ts': 'fixture shared with the tests',
   'core/bench/runtime.ts → core/tests/engine/coreOnEngine.ts': 'fixture shared with the tests',
   'core/bench/runtime.ts → core/tests/engine/fixture.ts': 'fixture shared with the tests',
-  // The MCP tools map their failures with the API's error mapper until one error model lives in packages/.
-  'core/src/mcp/tools.ts → core/src/api/errors.ts': 'one error model (issue 35)',
   // The screenshot script drives both services through the tests' process and engine fixtures.
   'scripts/core-deployment-screenshots.ts → core/tests/engine/fixture.ts': 'fixture shared with the tests',
   'scripts/core-deployment-screenshots.ts → tests/loop/processes.ts': 'fixture shared with the tests',

@@ -21,7 +21,6 @@ import {
 } from '../domain/deployments';
 import { actorOf } from '../domain/activity';
 import { CoreError } from '../domain/errors';
-import { toHttpError } from '../api/errors';
 import { actorLabel, type Principal } from '../domain/principal';
 import type { Role } from '../domain/roles';
 import { listSecrets, putSecret, readSecret, SECRET_NAME } from '../domain/secrets';
@@ -72,9 +71,11 @@ function templateView(t: Record<string, unknown>) {
 export interface McpServerOptions {
   /** A tool failed for a reason of Core's own (5xx: the database is down, a bug): the endpoint answers it. */
   onServerFailure?: (error: unknown) => void;
+  /** How a failure is answered (the API's one mapper, handed in: MCP is an adapter the API mounts). */
+  describeFailure: (error: unknown) => { status: number; code: string; message: string };
 }
 
-export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpServerOptions = {}): McpServer {
+export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpServerOptions): McpServer {
   const server = new McpServer({ name: 'core', version: core.config.version });
 
   const record = (tool: string, outcome: Outcome, message: string | null) =>
@@ -101,7 +102,7 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
         return text(result);
       } catch (err) {
         // The one mapper words every failure; the caller's mistakes (4xx) are the tool's error result.
-        const e = toHttpError(err);
+        const e = opts.describeFailure(err);
         // A dependency the domain names (the container engine is down) is this tool's answer, not Core failing.
         const dependency = err instanceof CoreError && err.code === 'unavailable';
         if (e.status >= 500 && !dependency) {

@@ -12,7 +12,7 @@ import { resolveCredential } from '../../../auth/resolve';
 import type { CoreContext } from '../../../context';
 import { CoreError } from '../../../domain/errors';
 import { buildMcpServer } from '../../../mcp/tools';
-import { TransportError } from '../../errors';
+import { toHttpError, TransportError } from '../../errors';
 import type { Router } from '../../hono';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
@@ -51,7 +51,10 @@ export default function mcpEndpoint(app: Router, core: CoreContext) {
       );
     }
     let failure: { error: unknown } | undefined;
-    const server = buildMcpServer(core, principal, { onServerFailure: (error) => (failure ??= { error }) });
+    const server = buildMcpServer(core, principal, {
+      onServerFailure: (error) => (failure ??= { error }),
+      describeFailure: toHttpError,
+    });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
