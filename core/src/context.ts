@@ -7,7 +7,6 @@ import { openDatabase, type Database, type Db } from './db/client';
 import { loadSigningKey, prepareSealing, type MasterSecret, type Sealer, type SigningKey } from './domain/crypto';
 import { AuditWriter } from './domain/audit';
 import { LoginPacer } from './domain/loginPacing';
-import { moveCredentialLiterals } from './domain/deployments';
 import { moveCredentialValues } from './domain/credentialLiterals';
 import { countPermanentAdmins } from './domain/users';
 import { OidcSettings } from './domain/oidcSettings';
@@ -78,15 +77,6 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
           redacted_activity_entries: carried.redacted,
         },
         'moved credential literals of deployments into secrets (by name or by value; values are now sealed, the deployments bind them) and redacted the activity entries that quoted them',
-      );
-    }
-    const moved = await moveCredentialLiterals(db, sealer);
-    if (moved.length > 0) {
-      log.warn(
-        {
-          moved: moved.map((m) => `${m.deployment}.${m.variable} -> ${m.secret}`),
-        },
-        'moved credential literals of deployments into secrets (values are now sealed; the deployments bind them)',
       );
     }
     const audit = new AuditWriter(db, log);

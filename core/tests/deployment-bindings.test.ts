@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployments, hubConnection } from '../src/db/schema';
 import { applySync, type CatalogTemplate } from '../src/domain/catalog';
 import { isCredentialName } from '@shared/tokens/credential-names';
-import { moveCredentialLiterals } from '../src/domain/deployments';
+import { moveCredentialValues } from '../src/domain/credentialLiterals';
 import { freshDatabase, localUser, startCore, TEMP_ADMIN, type TestCore } from './helpers';
 
 const SECRET_VALUE = 'planted-secret-value-7f3a9c';
@@ -192,7 +192,7 @@ describe('bindings', () => {
       /legacy\.ADMIN_PASSWORD -> deploy\.legacy\.ADMIN_PASSWORD.*moved credential literals/,
     );
     expect(firstLogs.join('\n')).not.toMatch(/moved credential literals/);
-    expect(await moveCredentialLiterals(t.core.db, t.core.sealer)).toEqual([]);
+    expect((await moveCredentialValues(t.core.db, t.core.sealer)).moved).toEqual([]);
   });
 });
 

@@ -20,10 +20,8 @@ import type { Db, Tx } from '../db/client';
 import { catalogTemplates, deploymentObservations, deploymentSecretBindings, deployments, secrets } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
 import { findTemplate, type CatalogTemplate } from './catalog';
-import type { Sealer } from './crypto';
 import { CoreError, isUniqueViolation, notFound } from './errors';
 import { refuseCredentialValues } from './credentialLiterals';
-import { createSecretIfAbsent, SECRET_NAME } from './secrets';
 import { type Page } from './principal';
 import { requireRuntime, runtimeOf, type EngineStatus, type Observation, type ObservedState } from './runtimeControl';
 
@@ -579,55 +577,4 @@ export async function deleteDeployment(
     // Best effort: what is left (engine gone meanwhile) goes on the reconciler's next pass.
     await control.remove(id, false).catch(() => {});
   control?.kick();
-}
-
-/**
- * Start-up migration of rows written before bindings existed: each credential-named literal becomes a
- * secret named `deploy.<deployment>.<VAR>` (a free suffix when that name is taken by another value) and
- * a binding to it, one transaction per deployment. Idempotent: a second run finds nothing to move.
- * Returns what moved (names only, never values) for the start-up log.
- */
-export async function moveCredentialLiterals(
-  db: Db,
-  sealer: Sealer,
-): Promise<{ deployment: string; variable: string; secret: string }[]> {
-  const moved: { deployment: string; variable: string; secret: string }[] = [];
-  const rows = await db.select({ id: deployments.id, name: deployments.name, env: deployments.env }).from(deployments);
-  for (const row of rows) {
-    const credentials = Object.entries(row.env).filter(([name, v]) => typeof v === 'string' && isCredentialName(name));
-    if (credentials.length === 0) continue;
-    await db.transaction(async (tx) => {
-      const env = { ...row.env };
-      for (const [variable, value] of credentials) {
-        const base = `deploy.${row.name}.${variable.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 120);
-        let name = base;
-        for (
-          let n = 2;
-          !(await createSecretIfAbsent(
-            tx,
-            sealer,
-            name,
-            value,
-            `moved from deployment ${row.name}, variable ${variable}`,
-          ));
-          n++
-        ) {
-          name = `${base}.${n}`;
-        }
-        if (!SECRET_NAME.test(name))
-          throw new Error(`migration produced an invalid secret name for ${row.name}.${variable}`);
-        delete env[variable];
-        await tx
-          .insert(deploymentSecretBindings)
-          .values({ deploymentId: row.id, variable, secretName: name })
-          .onConflictDoUpdate({
-            target: [deploymentSecretBindings.deploymentId, deploymentSecretBindings.variable],
-            set: { secretName: name },
-          });
-        moved.push({ deployment: row.name, variable, secret: name });
-      }
-      await tx.update(deployments).set({ env }).where(eq(deployments.id, row.id));
-    });
-  }
-  return moved;
 }
