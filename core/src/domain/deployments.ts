@@ -23,7 +23,14 @@ import { findTemplate, type CatalogTemplate } from './catalog';
 import { CoreError, isUniqueViolation, notFound } from './errors';
 import { refuseCredentialValues } from './credentialLiterals';
 import { type Page } from './principal';
-import { requireRuntime, runtimeOf, type EngineStatus, type Observation, type ObservedState } from './runtimeControl';
+import {
+  OBSERVED_STATES,
+  requireRuntime,
+  runtimeOf,
+  type EngineStatus,
+  type Observation,
+  type ObservedState,
+} from './runtimeControl';
 
 export const DEPLOYMENT_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -485,22 +492,7 @@ export async function deploymentsByObservedState(db: Db): Promise<{
   by_state: Record<ObservedState, number>;
 }> {
   const engine = engineOf(db);
-  const byState = Object.fromEntries(
-    (
-      [
-        'pending',
-        'pulling',
-        'starting',
-        'running',
-        'restarting',
-        'exited',
-        'failed',
-        'unschedulable',
-        'template_missing',
-        'unknown',
-      ] as const
-    ).map((s) => [s, 0]),
-  ) as Record<ObservedState, number>;
+  const byState = Object.fromEntries(OBSERVED_STATES.map((s) => [s, 0])) as Record<ObservedState, number>;
   if (!engine || engine.state !== 'up') {
     const [row] = await db.select({ n: count() }).from(deployments);
     byState.unknown = row?.n ?? 0;

@@ -8,17 +8,21 @@ import type { Readable } from 'node:stream';
 import type { Db } from '../db/client';
 import { CoreError } from './errors';
 
-export type ObservedState =
-  | 'pending'
-  | 'pulling'
-  | 'starting'
-  | 'running'
-  | 'restarting'
-  | 'exited'
-  | 'failed'
-  | 'unschedulable'
-  | 'template_missing'
-  | 'unknown';
+/** Every observed state, in the order the overview lists them (the API's enum is this list). */
+export const OBSERVED_STATES = [
+  'pending',
+  'pulling',
+  'starting',
+  'running',
+  'restarting',
+  'exited',
+  'failed',
+  'unschedulable',
+  'template_missing',
+  'unknown',
+] as const;
+
+export type ObservedState = (typeof OBSERVED_STATES)[number];
 
 /** The last observation of a deployment (deployment_observations.observed); presented as `observed`. */
 export interface Observation {

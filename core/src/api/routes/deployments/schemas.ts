@@ -1,5 +1,6 @@
 /** Shapes of the deployment routes. */
 import { z } from '@hono/zod-openapi';
+import { OBSERVED_STATES } from '../../../domain/runtimeControl';
 import { SECRET_NAME } from '../../../domain/secrets';
 
 const BindingSchema = z
@@ -12,19 +13,6 @@ const BindingSchema = z
 export const EnvValueSchema = z
   .union([z.string().max(65_536, 'must be at most 65,536 characters'), BindingSchema])
   .openapi('EnvValue');
-
-export const OBSERVED_STATES = [
-  'pending',
-  'pulling',
-  'starting',
-  'running',
-  'restarting',
-  'exited',
-  'failed',
-  'unschedulable',
-  'template_missing',
-  'unknown',
-] as const;
 
 export const PortSchema = z
   .object({

@@ -12,7 +12,7 @@ import { ROLLUP_DAYS } from '../../../domain/usage';
 import type { Router } from '../../hono';
 import { BEARER, errors, json } from '../../schemas';
 import { ActivityEntrySchema } from '../activity/schemas';
-import { OBSERVED_STATES } from '../deployments/schemas';
+import { OBSERVED_STATES } from '../../../domain/runtimeControl';
 import { HubSettingsSchema } from '../hub/schemas';
 
 const n = z.number().int();
