@@ -68,6 +68,19 @@ export async function expectAccessible(page: Page, label: string) {
   // toast stacks behind has its content faded to nothing (sonner: collapsed, not the front one) until the stack is
   // hovered. Mid-fade their text is as pale as the animation makes it (CI: 1.39:1 and 2.24:1); the front toast is
   // checked like everything else.
+  // A toast that has just appeared is still fading in (CI: 4.27:1 mid-fade): let its transition end first.
+  await page.waitForFunction(
+    () =>
+      document
+        .getAnimations()
+        .every(
+          (a) =>
+            a.playState !== 'running' ||
+            !((a.effect as KeyframeEffect | null)?.target as Element | null)?.closest?.('[data-sonner-toast]'),
+        ),
+    undefined,
+    { timeout: 5_000 },
+  );
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .exclude('[data-sonner-toast][data-removed="true"]')
