@@ -2,12 +2,14 @@
  * Test harness: a real Core HTTP server (in this process, port 0) on a fresh database — PGlite in
  * memory, or a new PostgreSQL database when CORE_TEST_DATABASE_URL is set — with its logs captured.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import postgres from 'postgres';
 import { expect } from 'vitest';
 import { configFromEnv, type CoreConfig } from '../src/config';
 import { createCoreContext, type CoreContext } from '../src/context';
+import { hubConnection } from '../src/db/schema';
+import { applySync, type CatalogTemplate } from '../src/domain/catalog';
 import { startServer } from '../src/http/server';
 import { createCoreLogger } from '../src/log';
 
@@ -172,5 +174,23 @@ export function expectErrorShape(res: { status: number; body: any; headers: Head
     message: expect.any(String),
     request_id: requestId,
     ...(res.body && 'issues' in res.body ? { issues: expect.any(Array) } : {}),
+  });
+}
+
+/** The catalog as if synced from a Hub (a connection row first, when there is none): what a deployment needs. */
+export async function syncCatalog(t: TestCore, templates: CatalogTemplate[]) {
+  const generation = new Date('2026-01-01T00:00:00Z');
+  const [conn] = await t.core.db.select().from(hubConnection);
+  if (!conn)
+    await t.core.db
+      .insert(hubConnection)
+      .values({ hubUrl: 'https://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
+  await applySync(t.core.db, {
+    full: true,
+    templates,
+    removedIds: [],
+    checkedAt: new Date().toISOString(),
+    etag: null,
+    generation: conn?.connectedAt ?? generation,
   });
 }

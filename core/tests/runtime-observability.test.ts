@@ -5,9 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hubConnection } from '../src/db/schema';
-import { applySync, type CatalogTemplate } from '../src/domain/catalog';
-import { coreWithAdmin } from './helpers';
+import type { CatalogTemplate } from '../src/domain/catalog';
+import { coreWithAdmin, syncCatalog } from './helpers';
 
 const METRICS_TOKEN = 'metrics-token-for-the-runtime-test';
 let env: Awaited<ReturnType<typeof coreWithAdmin>>;
@@ -28,18 +27,7 @@ const template: CatalogTemplate = {
 
 beforeAll(async () => {
   env = await coreWithAdmin({ metricsToken: METRICS_TOKEN });
-  const generation = new Date('2026-01-01T00:00:00Z');
-  await env.t.core.db
-    .insert(hubConnection)
-    .values({ hubUrl: 'http://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
-  await applySync(env.t.core.db, {
-    full: true,
-    templates: [template],
-    removedIds: [],
-    checkedAt: '2026-01-01T00:00:01Z',
-    etag: null,
-    generation,
-  });
+  await syncCatalog(env.t, [template]);
   for (const name of ['one', 'two']) {
     const res = await env.t.call('POST', '/api/v1/deployments', {
       token: env.admin,

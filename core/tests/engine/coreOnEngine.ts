@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import type { CoreConfig, RuntimeConfig } from '../../src/config';
 import { parseUlimits } from '../../src/config';
-import { hubConnection } from '../../src/db/schema';
-import { applySync, type CatalogTemplate } from '../../src/domain/catalog';
+import type { CatalogTemplate } from '../../src/domain/catalog';
 import { LABEL } from '../../src/domain/containerSpec';
 import { startCore, TEMP_ADMIN, type TestCore } from '../helpers';
+
+// The engine tests and the runtime bench import it from here.
+export { syncCatalog } from '../helpers';
 import { APP_IMAGE_1, APP_PORT, removeByLabel, ULIMITS_TEXT, waitFor, type TestEngine } from './fixture';
 
 export function runtimeSettings(dockerHost: string, overrides: Partial<RuntimeConfig> = {}): RuntimeConfig {
@@ -52,22 +54,6 @@ export const appTemplate = (slug: string, fields: Partial<CatalogTemplate> & Rec
   }) as CatalogTemplate;
 
 /** Replaces the synced catalog with these templates (as a Hub sync would). */
-export async function syncCatalog(t: TestCore, templates: CatalogTemplate[]) {
-  const generation = new Date('2026-01-01T00:00:00Z');
-  const [conn] = await t.core.db.select().from(hubConnection);
-  if (!conn)
-    await t.core.db
-      .insert(hubConnection)
-      .values({ hubUrl: 'https://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
-  await applySync(t.core.db, {
-    full: true,
-    templates,
-    removedIds: [],
-    checkedAt: new Date().toISOString(),
-    etag: null,
-    generation: conn?.connectedAt ?? generation,
-  });
-}
 
 export async function coreOnEngine(
   engine: Pick<TestEngine, 'dockerHost'>,
