@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hubConnection } from '../src/db/schema';
-import { applySync, type CatalogTemplate } from '../src/domain/catalog';
-import { coreWithAdmin, localUser, TEMP_ADMIN } from './helpers';
+import type { CatalogTemplate } from '../src/domain/catalog';
+import { coreWithAdmin, localUser, syncCatalog, TEMP_ADMIN } from './helpers';
 
 let env: Awaited<ReturnType<typeof coreWithAdmin>>;
 const SECRET_VALUE = 'hunter2-very-secret-value';
@@ -28,18 +27,7 @@ const template: CatalogTemplate = {
 
 beforeAll(async () => {
   env = await coreWithAdmin();
-  const generation = new Date('2026-01-01T00:00:00Z');
-  await env.t.core.db
-    .insert(hubConnection)
-    .values({ hubUrl: 'http://hub.test', keyPrefix: 'svh_test', instanceId: randomUUID(), connectedAt: generation });
-  await applySync(env.t.core.db, {
-    full: true,
-    templates: [template],
-    removedIds: [],
-    checkedAt: '2026-01-01T00:00:01Z',
-    etag: null,
-    generation,
-  });
+  await syncCatalog(env.t, [template]);
 });
 afterAll(async () => env?.stop());
 
