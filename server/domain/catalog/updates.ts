@@ -85,13 +85,17 @@ function micros(at: string): bigint | null {
   return BigInt(seconds) * 1000n + BigInt((m[2] ?? '').slice(0, 6).padEnd(6, '0'));
 }
 
+/** Which change events (alias `e`) the scope may see: the one audience rule of the updates feed. */
+function audienceOf(scope: CatalogScope) {
+  return scope.kind === 'admin'
+    ? sql`true`
+    : scope.kind === 'org'
+      ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
+      : sql`e.audience = 'everyone'`;
+}
+
 function latestChangeQuery(db: Db, scope: CatalogScope) {
-  const audience =
-    scope.kind === 'admin'
-      ? sql`true`
-      : scope.kind === 'org'
-        ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
-        : sql`e.audience = 'everyone'`;
+  const audience = audienceOf(scope);
   const newestVisible = db
     .select({ at: templates.updatedAt })
     .from(templates)
@@ -204,12 +208,7 @@ async function changesSince(
   before: Date | null,
   limit: number,
 ): Promise<Change[]> {
-  const audience =
-    scope.kind === 'admin'
-      ? sql`true`
-      : scope.kind === 'org'
-        ? sql`(e.audience = 'everyone' or (e.audience = 'org' and e.audience_org_id = ${scope.orgId}))`
-        : sql`e.audience = 'everyone'`;
+  const audience = audienceOf(scope);
   const [rows, removed] = await Promise.all([
     updatedTemplatesQuery(db, scope, from, before, limit),
     execRows<{ id: string; slug: string; removed_at: string | Date; stamp: string }>(
