@@ -1,5 +1,5 @@
 /**
- * Inputs for the fuzz tests (tests/openapi-fuzz.test.ts, tests/trpc-mcp-fuzz.test.ts): a seeded PRNG, a
+ * Inputs for the fuzz tests (tests/http/openapi-fuzz.test.ts, tests/mcp/trpc-mcp-fuzz.test.ts): a seeded PRNG, a
  * generator of plausible values from a JSON schema (naming real rows where a field is an id or a slug),
  * and hostile values of the wrong shape or beyond every sane range.
  */

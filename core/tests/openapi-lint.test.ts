@@ -3,7 +3,7 @@
  * Redocly's recommended rules and the project's (redocly.yaml: operationId, summary, tag and security on every
  * operation) with no error and no warning; its server is CORE_URL; every documented error is the one Error
  * schema; and what `security` says is what Core does (public operations answer without a credential, the
- * others refuse one that is missing). The Hub's documents: tests/openapi-lint.test.ts.
+ * others refuse one that is missing). The Hub's documents: tests/repo/openapi-lint.test.ts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lintOpenApi } from '../../tests/fixtures/openapi-lint';

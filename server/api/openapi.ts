@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of /api/v1, generated from the router once per process. Every operation's
- * operationId (verb + noun), summary and tag are in its procedure's meta; tests/openapi-lint.test.ts lints the
+ * operationId (verb + noun), summary and tag are in its procedure's meta; tests/repo/openapi-lint.test.ts lints the
  * document (redocly.yaml).
  */
 import { generateOpenApiDocument } from 'trpc-to-openapi';

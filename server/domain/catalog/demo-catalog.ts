@@ -1,7 +1,7 @@
 /**
  * The demo catalog's data: 32 templates with their real upstream images, ports, data paths and variables, and
  * beside each template a REFERENCE record of what the image's own documentation says (documented ports, volumes,
- * variables with their defaults) and where (its official documentation page). tests/demo-catalog.test.ts checks
+ * variables with their defaults) and where (its official documentation page). tests/catalog/demo-catalog.test.ts checks
  * every template against its reference. The three "enterprise-ai" templates are fictional examples of a licensed,
  * private category and say so. docs/demo-catalog.md lists the sources and what could not be verified.
  */

@@ -1,0 +1,45 @@
+/**
+ * `npm run --silent hub -- …` in a pipe: the CLI's result is all of stdout (JSON for `user create`, the JWT for
+ * `token`), while its logs go to stderr. Each command runs while a warning is logged: a data folder other users can
+ * read is made owner-only, with a warning (it was printed on stdout before the result, which broke `| jq`).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { decodeJwt } from 'jose';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { node } from '../compiled';
+import { seedDataFolder } from '../../scripts/test-databases';
+
+describe('the Hub CLI writes its result to stdout and its logs to stderr', () => {
+  vi.setConfig({ testTimeout: 240_000 });
+  const dir = mkdtempSync(path.join(tmpdir(), 'hub-cli-output-'));
+  seedDataFolder(dir, process.env.HUB_TEST_PGLITE_SNAPSHOT);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };
+  /** Runs a command while a warning is logged (the folder readable by others); returns stdout and stderr. */
+  const run = (args: string[]) => {
+    chmodSync(dir, 0o755);
+    const result = spawnSync(...node('hub-cli', ...args), { env, encoding: 'utf8', timeout: 200_000 });
+    expect(result.status, result.stderr).toBe(0);
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(warnings).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('owner-only') }));
+    return result.stdout;
+  };
+
+  it('user create: stdout is the user as JSON, nothing else', () => {
+    const stdout = run(['user', 'create', '--email', 'pipe@example.test']);
+    expect(JSON.parse(stdout)).toMatchObject({ email: 'pipe@example.test', role: 'user' });
+  });
+
+  it('token: stdout is the JWT and a newline, nothing else', () => {
+    const stdout = run(['token', '--email', 'pipe@example.test', '--ttl', '600']);
+    expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const claims = decodeJwt(stdout.trim());
+    expect(claims.exp! - claims.iat!).toBe(600);
+  });
+});
