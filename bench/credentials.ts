@@ -4,12 +4,14 @@
  * their JWT (upsertUserByEmail, signUserToken), and for the MCP scenario a member who mints a personal
  * access token (mintPat) for an instance whose MCP URL is registered.
  */
+import { createPrivateKey, type JsonWebKey } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Sql } from 'postgres';
 import { getDb } from '../server/db/client';
 import { createInstanceKey } from '../server/domain/instanceKeys';
 import { publicJwks, signJwt, signUserToken } from '../server/domain/jwt';
+import { decryptSecret, sealedFields } from '../server/domain/sealing';
 import { upsertUserByEmail } from '../server/domain/users';
 import type { OrgSeed } from './seed';
 
@@ -43,6 +45,8 @@ export interface McpSetup {
   directAssertion: string;
   instanceKeyId: string;
   jwks: unknown;
+  /** The Hub's signing key (PKCS#8 PEM) and its kid, for the same-work proxy's assertions (bench/same-work-proxy.mjs). */
+  signingKey: { pem: string; kid: string };
 }
 
 /**
@@ -93,5 +97,19 @@ export async function makeMcpSetup(
     ttlSeconds,
     claims: { email: user!.email, name: user!.name, org_id: org.id, token_id: pat.id, instance_id: instanceKeyId },
   });
-  return { pat: pat.secret, directAssertion, instanceKeyId, jwks: await publicJwks() };
+  // The key the Hub signs with (server/domain/jwt.ts: the oldest stored one), opened as the Hub opens it.
+  const [stored] = await pg<{ kid: string; private_jwk_enc: string }[]>`
+    select kid, private_jwk_enc from signing_keys order by created_at, kid limit 1`;
+  const privateJwk = JSON.parse(await decryptSecret(sealedFields.jwtSigningKey(stored!.kid), stored!.private_jwk_enc));
+  const pem = createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }).export({
+    type: 'pkcs8',
+    format: 'pem',
+  });
+  return {
+    pat: pat.secret,
+    directAssertion,
+    instanceKeyId,
+    jwks: await publicJwks(),
+    signingKey: { pem: String(pem), kid: stored!.kid },
+  };
 }
