@@ -64,7 +64,12 @@ function report(sizes: SizeResult[], extra: Partial<BenchReport> = {}): Omit<Ben
     build: { commit: 'abc', uncommittedFiles: 0, buildId: 'b', builtAt: null, staleSources: [] },
     config: { connections: 32, durationSec: 10, warmupSec: 2, sizes: sizes.map((s) => s.templates), keysPerOrg: 20 },
     sizes,
-    mcp: { runs: [{ connections: 1, direct: load(1000, 1.0, 2.0), hub: load(600, 2.5, 4.0) }] },
+    mcp: {
+      runs: [
+        { connections: 1, direct: load(1000, 1.0, 2.0), hub: load(600, 2.5, 4.0), sameWork: load(800, 1.2, 2.0) },
+        { connections: 32, direct: load(2000, 10, 20), hub: load(900, 30, 60), sameWork: load(1000, 25, 50) },
+      ],
+    },
     parity: [],
     hubPeakRssBytes: 400 * 1024 * 1024,
     broken: [],
@@ -99,10 +104,17 @@ describe('bench targets', () => {
     // 10 ms at 100,000 vs 4 ms at 1,000 = 2.5×
     expect(at('search-scaling')).toMatchObject({ met: false });
     expect(at('search-scaling').result).toContain('2.50×');
-    // 1.5 ms added against a 0.5 ms target (issue 23)
+    // 1.3 ms added over the same-work proxy against a 0.3 ms target (issue 36); over direct, a figure
     expect(at('mcp-overhead')).toMatchObject({ met: false });
-    expect(at('mcp-overhead').result).toContain('adds 1.50 ms');
+    expect(at('mcp-overhead').result).toContain('adds 1.30 ms');
     expect(at('mcp-overhead').result).toContain('missed by 1.00 ms');
+    expect(at('mcp-overhead-direct')).toMatchObject({ met: null, figure: true });
+    expect(at('mcp-overhead-direct').result).toContain('adds 1.50 ms');
+    // 900 vs 1,000 req/s through the same-work proxy: met; 0.45× direct is a figure
+    expect(at('mcp-concurrency')).toMatchObject({ met: true });
+    expect(at('mcp-concurrency').result).toContain('0.90×');
+    expect(at('mcp-concurrency-direct')).toMatchObject({ met: null, figure: true });
+    expect(at('mcp-concurrency-direct').result).toContain('0.45×');
     expect(at('rss')).toMatchObject({ met: false });
     expect(at('rss').result).toContain('missed by 100 MB');
   });
@@ -154,6 +166,28 @@ describe('bench targets', () => {
     expect(list.result).toContain('no Hub request finished within the run');
     const md = markdown({ ...report([size(1_000, stuck, baseline, 4)]), targets });
     expect(md).toContain('anon-list ⚠ no request finished within the run');
+  });
+
+  it('judges the edge against the same-work server (issue 36) and reports the bare ratios as figures', () => {
+    const withEdge = size(1_000, { ...hub, 'edge-304': load(8000, 3, 6, { 304: 80000 }) }, {}, 4);
+    const edge = withEdge.scenarios.find((s) => s.id === 'edge-304')!;
+    edge.baseline = load(40000, 1, 2, { 304: 400000 });
+    edge.againstBare = true;
+    edge.sameWork = load(12000, 2, 4, { 304: 120000 });
+    edge.cpuUs = { hub: 90, bare: 12, sameWork: 50 };
+    const targets = evaluateTargets(report([withEdge]));
+    const at = (id: string) => targets.find((t) => t.id === id)!;
+    // 8,000 vs 12,000 req/s = 0.67×, 17% short of 0.8×
+    expect(at('samework-edge-304')).toMatchObject({ met: false });
+    expect(at('samework-edge-304').result).toContain('0.67× (8,000 vs 12,000 req/s; CPU per request 90.0 vs 50.0 µs)');
+    expect(at('samework-edge-304').result).toContain('missed by 17%');
+    expect(at('samework-edge-list')).toMatchObject({ met: null, result: 'not measured' });
+    expect(at('edge-304')).toMatchObject({ met: null, figure: true });
+    expect(at('edge-304').result).toContain('0.20×');
+    const md = markdown({ ...report([withEdge]), targets });
+    expect(md).toContain('| figure |');
+    expect(md).toContain('| Edge scenario | Hub req/s | Same-work req/s | Hub ÷ same-work |');
+    expect(md).toContain('| edge-304 | 8,000 | 12,000 | 0.67× | 40,000 | 0.20× | 90.0, 50.0, 12.0 |');
   });
 
   it('marks what a run did not measure as not applicable, never as met', () => {
