@@ -1,6 +1,7 @@
 /**
- * `npm run --silent core -- …` in a pipe: the CLI's result is all of stdout (JSON), its logs go to stderr. Each
- * command runs while a warning is logged: a data folder other users can read is made owner-only, with a warning.
+ * `npm run --silent core -- …` in a pipe: the CLI's result is all of stdout (JSON), its logs go to stderr. Every
+ * command that prints a result runs while a warning is logged: a data folder other users can read is made
+ * owner-only, with a warning. (`serve` prints no result: its logs are its output, on stderr: process.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +35,10 @@ describe("Core's CLI writes its result to stdout and its logs to stderr", () => 
     return res.stdout;
   };
 
+  it('migrate: stdout is the outcome as JSON, nothing else', () => {
+    expect(JSON.parse(run(['migrate']))).toEqual({ migrated: true, database: 'pglite' });
+  });
+
   it('user create: stdout is the user as JSON, nothing else', () => {
     const stdout = run(['user', 'create', '--email', 'pipe@example.test', '--role', 'admin'], 'a long enough password');
     expect(JSON.parse(stdout)).toMatchObject({ email: 'pipe@example.test', role: 'admin' });
@@ -42,5 +47,22 @@ describe("Core's CLI writes its result to stdout and its logs to stderr", () => 
   it('token create: stdout is the token as JSON, nothing else', () => {
     const stdout = run(['token', 'create', '--name', 'ci', '--role', 'readonly']);
     expect(JSON.parse(stdout)).toMatchObject({ token: expect.stringMatching(/^svm_/), role: 'readonly' });
+  });
+
+  it('user set-password: stdout is the user as JSON, nothing else', () => {
+    const stdout = run(['user', 'set-password', '--email', 'pipe@example.test'], 'another long password');
+    expect(JSON.parse(stdout)).toMatchObject({ email: 'pipe@example.test', role: 'admin', password: 'changed' });
+  });
+
+  // Last: CORE_SECRET in this environment no longer opens the database afterwards.
+  it('secret rotate: stdout is the rotation report as JSON, nothing else', () => {
+    const report = JSON.parse(
+      run(['secret', 'rotate'], 'cli-output-next-master-secret-of-32-characters-at-least\n'),
+    ) as Record<string, unknown>;
+    expect(report).toMatchObject({
+      rotated: true,
+      resealed: expect.any(Number),
+      next_step: expect.stringContaining('CORE_SECRET'),
+    });
   });
 });
