@@ -39,6 +39,7 @@ import {
   type ScenarioResult,
   type SizeResult,
 } from './report';
+import { buildSearchMix, searchMixMisses } from './search-mix';
 import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -81,10 +82,12 @@ if (argv.fleet) {
 /**
  * --only edge: the edge scenarios (against the bare server) and MCP only, one size, no cache-miss pass or
  * EXPLAIN: the quick loop for the serving-performance work (results in bench/results/tmp/, as short mode).
+ * --only misses: the cache-miss pass and EXPLAIN only, full-mode probes (results in bench/results/tmp/).
  */
 const edgeOnly = argv.only === 'edge';
-if (argv.only !== undefined && !edgeOnly) {
-  console.error('--only takes one value: edge');
+const missesOnly = argv.only === 'misses';
+if (argv.only !== undefined && !edgeOnly && !missesOnly) {
+  console.error('--only takes one value: edge or misses');
   process.exit(64);
 }
 const mode: 'full' | 'short' = argv.short || edgeOnly ? 'short' : 'full';
@@ -106,7 +109,7 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || 
   );
   process.exit(64);
 }
-const outDir = path.join(root, mode === 'full' ? 'bench/results' : 'bench/results/tmp');
+const outDir = path.join(root, mode === 'full' && !missesOnly ? 'bench/results' : 'bench/results/tmp');
 const logDir = path.join(root, 'bench/results/tmp/logs');
 fs.mkdirSync(logDir, { recursive: true });
 
@@ -763,7 +766,7 @@ async function main(): Promise<number> {
       );
     }
     const acmeKeys = keys.filter((k) => k.orgId === acme.id);
-    const defs = [...(edgeOnly ? [] : scenarios(ctx, hub.base)), ...edgeScenarios(ctx, acmeKeys)];
+    const defs = missesOnly ? [] : [...(edgeOnly ? [] : scenarios(ctx, hub.base)), ...edgeScenarios(ctx, acmeKeys)];
 
     // The bare server serves the bytes of the Hub's own answer to acme's list request.
     const listAnswer = await fetch(`${hub.base}/api/v1/catalog/templates`, {
@@ -911,13 +914,16 @@ async function main(): Promise<number> {
         expect: [200],
       });
     };
-    const searchProbe = { searches: brands.length, hub: await probe(hub), baseline: await probe(baseline) };
-    log(
-      `search probe: Hub p50 ${searchProbe.hub.p50.toFixed(2)} ms, baseline p50 ${searchProbe.baseline.p50.toFixed(2)} ms`,
-    );
+    const searchProbe = missesOnly
+      ? null
+      : { searches: brands.length, hub: await probe(hub), baseline: await probe(baseline) };
+    if (searchProbe)
+      log(
+        `search probe: Hub p50 ${searchProbe.hub.p50.toFixed(2)} ms, baseline p50 ${searchProbe.baseline.p50.toFixed(2)} ms`,
+      );
 
     // MCP: once (it does not depend on the catalog size).
-    if (index === 0 && upstream && !('unavailable' in mcpSetup)) {
+    if (index === 0 && upstream && !missesOnly && !('unavailable' in mcpSetup)) {
       mcp = await measureMcp(hub, upstream, mcpSetup, broken, profileDir ? (w) => profiled.push(w) : undefined);
     }
 
@@ -947,7 +953,10 @@ async function main(): Promise<number> {
     const misses: MissResult[] = [];
     for (const m of edgeOnly
       ? []
-      : missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent)) {
+      : [
+          ...missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent),
+          ...searchMixMisses(await buildSearchMix(pg), keys),
+        ]) {
       const one = await runLoad({
         base: missHub.base,
         connections: 1,
