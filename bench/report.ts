@@ -1,6 +1,7 @@
 /** The bench's results: the JSON document, the targets, and the Markdown report. */
 import type { ExplainResult } from './explain';
 import type { LoadResult } from './load';
+import { searchMixScaling } from './search-mix';
 
 export interface ScenarioResult {
   id: string;
@@ -203,6 +204,7 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       });
     }
   }
+  targets.push(...searchMixScaling(first, last));
   const adminLoad = scenario(last, 'admin-list');
   if (adminLoad?.hub && adminLoad.baseline) {
     const ratio = adminLoad.baseline.rps > 0 ? adminLoad.hub.rps / adminLoad.baseline.rps : Infinity;
