@@ -97,6 +97,10 @@ export const config = {
   get databaseUrl() {
     return env('DATABASE_URL');
   },
+  /** Tests only (tests/global-setup.ts): a migrated PGlite snapshot that in-memory databases start from. */
+  get testPgliteSnapshot() {
+    return env('HUB_TEST_PGLITE_SNAPSHOT');
+  },
   get databasePoolSize() {
     return intEnv('DATABASE_POOL_SIZE', 10);
   },

@@ -10,7 +10,7 @@ import { DataFolderInUse, lockDataFolder, preparePrivateDataFolder, restrictData
 import { openInMemory } from '@shared/pglite-memory';
 import type { Db, Queryable } from './types';
 import * as schema from './schema';
-import { config, readEnv } from '../config';
+import { config } from '../config';
 import { currentWork, logger } from '../log';
 import { bump, bumpAll, generation, INVALIDATION_CHANNEL } from './invalidation';
 import { MASTER_SECRET_REQUIRED, MasterSecretMismatch, MasterSecretRequired, prepareSealing } from './sealed';
@@ -295,7 +295,7 @@ async function openPglite(dir: string | undefined, release: () => void): Promise
         })
       : await openInMemory({
           // Tests (tests/global-setup.ts): a migrated snapshot instead of initdb and every migration per database.
-          snapshot: readEnv('HUB_TEST_PGLITE_SNAPSHOT'),
+          snapshot: config.testPgliteSnapshot,
           extensions: { pg_trgm: (await import('@electric-sql/pglite/contrib/pg_trgm')).pg_trgm },
         });
     if (isNew && pendingFile) fs.writeFileSync(pendingFile, '');
