@@ -1,23 +1,19 @@
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the query behind every catalog scenario (lists in every filter shape,
  * deep pages, ranked search, counts, updates, get by slug, categories, the admin list), built by the
- * Hub's own query builders (server/domain/catalog/queries.ts), so the plans are those of the SQL the Hub
- * sends. Each plan is checked for a sequential scan of the catalog tables (templates, catalog_entries).
+ * Hub's own query builders (server/domain/catalog/listQuery.ts and its neighbours), so the plans are those of the
+ * SQL the Hub sends. Each plan is checked for a sequential scan of the catalog tables (templates, catalog_entries).
  * When the planner prefers a plan without the intended index (small tables), the query is explained
  * again with enable_seqscan off to show the index is usable.
  */
 import { sql, type SQLWrapper } from 'drizzle-orm';
 import { execRows, getDb } from '../server/db/client';
-import {
-  checkpointBefore,
-  checkpointQuery,
-  listCategoriesQuery,
-  listTemplatesQueries,
-  searchTierCounts,
-  templateBySlugQuery,
-  type ListOptions,
-  type TemplateFilters,
-} from '../server/domain/catalog/queries';
+import { listCategoriesQuery } from '../server/domain/catalog/categories';
+import { checkpointBefore, checkpointQuery } from '../server/domain/catalog/checkpoints';
+import type { TemplateFilters } from '../server/domain/catalog/filters';
+import { listTemplatesQueries, type ListOptions } from '../server/domain/catalog/listQuery';
+import { templateBySlugQuery } from '../server/domain/catalog/templateBySlug';
+import { searchTierCounts } from '../server/domain/catalog/tierCounts';
 import { parseSyncPoint, UPDATES_PAGE_SIZE, updatedTemplatesQuery } from '../server/domain/catalog/updates';
 import type { CatalogScope } from '../server/domain/principal';
 

@@ -327,7 +327,7 @@ export const catalogEntries = pgTable(
       t.orgId,
       t.isPublic,
     ),
-    // A search's page in rank order: the matches of one rank tier (queries.ts, searchTiers) are read in
+    // A search's page in rank order: the matches of one rank tier (catalog/search.ts, searchTiers) are read in
     // byte order of the lower-cased name (the tie order), visibility from the index, until the page is full.
     index('catalog_entries_search_name_order_idx').on(
       sql`(${t.searchName} collate "C")`,

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
-import { checkpointStats } from '../../server/domain/catalog/queries';
+import { checkpointStats } from '../../server/domain/catalog/checkpoints';
 import { catalogWrite } from '../../server/domain/catalog/writes';
 import { api, createCategory, createTemplate } from '../helpers';
 

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generation } from '../../server/db/invalidation';
 import { templates } from '../../server/db/schema';
-import { searchStats } from '../../server/domain/catalog/queries';
+import { searchStats } from '../../server/domain/catalog/search';
 import { catalogWrite } from '../../server/domain/catalog/writes';
 import { api, createCategory, createTemplate } from '../helpers';
 

@@ -1,6 +1,6 @@
 /** Response shapes of the catalog (spec: "Template", "Category") and the row → JSON mapping. */
 import { z } from 'zod';
-import type { TemplateRow } from '../../domain/catalog/queries';
+import type { TemplateRow } from '../../domain/catalog/templateRow';
 
 export const EnvVarSchema = z.object({ name: z.string(), value: z.string() });
 export const EnvSchemaEntrySchema = z.object({

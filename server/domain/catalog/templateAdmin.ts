@@ -13,7 +13,10 @@ import { categories, organizations, templates } from '../../db/schema';
 import { writeAudit, type AuditActor } from '../audit';
 import { isForeignKeyViolation, isUniqueViolation } from '../dbErrors';
 import { encryptSecret, sealedFields } from '../sealing';
-import { listTemplatesForAdmin, templateSelection, type Page, type TemplateFilters, type TemplateRow } from './queries';
+import type { Page } from '../paginate';
+import type { TemplateFilters } from './filters';
+import { listTemplatesForAdmin } from './list';
+import { templateSelection, type TemplateRow } from './templateRow';
 import { catalogWrite, recordExits, type CatalogChange } from './writes';
 
 type Insert = typeof templates.$inferInsert;

@@ -12,7 +12,7 @@ import { categories, templates } from '../../db/schema';
 import type { CatalogScope } from '../principal';
 import { templateVisible } from './visibility';
 import { CATALOG_SYNC_LOCK, sqlTimestamp } from './writes';
-import { templateSelection, type TemplateRow } from './queries';
+import { templateSelection, type TemplateRow } from './templateRow';
 
 /**
  * The sync watermark. Catalog writers hold a shared advisory lock for their whole transaction and stamp

@@ -1,7 +1,7 @@
 import { DomainError } from '../../../domain/errors';
 import { z } from 'zod';
 import { recordDownload } from '../../../domain/catalog/downloads';
-import { findTemplateBySlug } from '../../../domain/catalog/queries';
+import { findTemplateBySlug } from '../../../domain/catalog/templateBySlug';
 import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { publicProcedure } from '../../trpc';
 import { TemplateSchema, toTemplate } from '../../schemas/catalog';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listCategories } from '../../../domain/catalog/queries';
+import { listCategories } from '../../../domain/catalog/categories';
 import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { publicProcedure } from '../../trpc';
 import { CategorySchema, toCategory } from '../../schemas/catalog';

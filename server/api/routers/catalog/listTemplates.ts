@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listTemplates } from '../../../domain/catalog/queries';
+import { listTemplates } from '../../../domain/catalog/list';
 import { catalogScopeOf, readSourceOf } from '../../../domain/principal';
 import { recordFullSync } from '../../../domain/usage';
 import { publicProcedure } from '../../trpc';
