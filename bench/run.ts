@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import postgres, { type Sql } from 'postgres';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, type McpSetup } from './credentials';
+import { writeSameWorkManifest } from './edge';
 import { explainAll } from './explain';
 import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes } from './profile';
 import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
@@ -636,7 +637,9 @@ async function main(): Promise<number> {
   dbUrl.pathname = `/${dbName}`;
   log(`database ${dbName}`);
 
-  const [hubPort, baselinePort, upstreamPort, barePort] = [
+  const [hubPort, baselinePort, upstreamPort, barePort, sameWorkPort, sameWorkProxyPort] = [
+    await freePort(),
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -714,6 +717,24 @@ async function main(): Promise<number> {
       401,
     );
   }
+  // The same-work proxy (issue 36) on the same upstream: /mcp is measured against it.
+  const sameWorkProxy =
+    'unavailable' in mcpSetup
+      ? null
+      : await startNodeServer(
+          'same-work-proxy',
+          'bench/same-work-proxy.mjs',
+          sameWorkProxyPort,
+          {
+            ...serverEnv,
+            SAMEWORK_SIGNING_KEY: mcpSetup.signingKey.pem,
+            SAMEWORK_KID: mcpSetup.signingKey.kid,
+            SAMEWORK_LOG: path.join(logDir, 'same-work-proxy-access.log'),
+          },
+          '/mcp',
+          {},
+          401,
+        );
 
   const sizeResults: SizeResult[] = [];
   let parity: Parity[] = [];
@@ -781,6 +802,29 @@ async function main(): Promise<number> {
       { ...serverEnv, BARE_BODY_FILE: bareBodyFile, BARE_ETAG: listAnswer.headers.get('etag') ?? '"bare"' },
       '/',
     );
+    // The same-work server (issue 36) serves the Hub's own answers to the edge scenarios' requests.
+    const sameWorkAnswers = path.join(logDir, `same-work-answers-${size}.json`);
+    const edgeUpdatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
+    await writeSameWorkManifest(
+      hub.base,
+      [
+        { target: edgeUpdatesPath, org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
+        { target: '/api/v1/catalog/templates', org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
+        { target: '/api/v1/catalog/templates', org: null },
+      ],
+      sameWorkAnswers,
+    );
+    const sameWork = await startNodeServer(
+      `same-work-${size}`,
+      'bench/same-work-server.mjs',
+      sameWorkPort,
+      {
+        ...serverEnv,
+        SAMEWORK_ANSWERS: sameWorkAnswers,
+        SAMEWORK_LOG: path.join(logDir, `same-work-access-${size}.log`),
+      },
+      '/api/v1/catalog/templates',
+    );
     const identity = await wireBytes(hub.base, '/api/v1/catalog/templates', {
       ...bearer(acmeKeys[0]!.secret),
       'accept-encoding': 'identity',
@@ -805,6 +849,7 @@ async function main(): Promise<number> {
     }
 
     const results: ScenarioResult[] = [];
+    const edgeExtra = new Map<string, Pick<ScenarioResult, 'sameWork' | 'cpuUs'>>();
     hub.rss!.window();
     for (const d of defs) {
       const notApplicable = await d.prepare?.();
@@ -868,6 +913,16 @@ async function main(): Promise<number> {
           `${d.title}: CPU per request: Hub ${hubPer.toFixed(1)} µs, bare server ${barePer.toFixed(1)} µs (CPU-bound ratio ${(barePer / hubPer).toFixed(2)}×)`,
         );
         cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
+        // The same-work server with the Hub's own requests (issue 36).
+        const w = await measure(sameWork, d.hub, d.expectHub, d.fixed?.hub, cpu);
+        const sameWorkPer = cpu.last / w.requests;
+        log(
+          `${d.title}: same-work server ${w.rps.toFixed(0)} req/s p50 ${w.p50.toFixed(2)} ms, CPU ${sameWorkPer.toFixed(1)} µs ` +
+            `(Hub ÷ same-work ${(h.rps / w.rps).toFixed(2)}×)`,
+        );
+        if (w.unexpected > Math.max(0, w.requests * 0.01))
+          broken.push(`${d.title} at ${size} templates: the same-work server answered ${JSON.stringify(w.statuses)}`);
+        edgeExtra.set(d.id, { sameWork: w, cpuUs: { hub: hubPer, bare: barePer, sameWork: sameWorkPer } });
       } else await quietBaseline();
       log(
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | ` +
@@ -898,6 +953,7 @@ async function main(): Promise<number> {
         baseline: b,
         note: d.note,
         ...(d.againstBare ? { againstBare: true } : {}),
+        ...edgeExtra.get(d.id),
       });
     }
 
@@ -924,7 +980,14 @@ async function main(): Promise<number> {
 
     // MCP: once (it does not depend on the catalog size).
     if (index === 0 && upstream && !missesOnly && !('unavailable' in mcpSetup)) {
-      mcp = await measureMcp(hub, upstream, mcpSetup, broken, profileDir ? (w) => profiled.push(w) : undefined);
+      mcp = await measureMcp(
+        hub,
+        upstream,
+        sameWorkProxy,
+        mcpSetup,
+        broken,
+        profileDir ? (w) => profiled.push(w) : undefined,
+      );
     }
 
     // Cache misses: one connection (a request's own cost), then full concurrency (throughput).
@@ -1006,6 +1069,7 @@ async function main(): Promise<number> {
 
     await baseline.child.stop();
     await bare.child.stop();
+    await sameWork.child.stop();
     const missRss = missHub.rss!.stop();
     await missHub.child.stop();
     hubPeak = Math.max(hubPeak, missRss.peakRssBytes);
@@ -1147,6 +1211,7 @@ function writeProfileSummary(dir: string, size: number, windows: ProfiledWindow[
 async function measureMcp(
   hub: Server,
   upstream: Server,
+  sameWorkProxy: Server | null,
   setup: McpSetup,
   broken: string[],
   profiled?: (w: ProfiledWindow) => void,
@@ -1208,6 +1273,7 @@ async function measureMcp(
       return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
     };
     const direct = await measure(upstream, setup.directAssertion);
+    const sameWork = sameWorkProxy ? await measure(sameWorkProxy, setup.pat) : undefined;
     const viaHub = await measure(hub, setup.pat);
     profiled?.({
       id: `mcp-${c}`,
@@ -1222,16 +1288,19 @@ async function measureMcp(
     });
     log(
       `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | ` +
+        (sameWork ? `same-work proxy p50 ${sameWork.p50.toFixed(2)} ms ${sameWork.rps.toFixed(0)} req/s | ` : '') +
         `/mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
     );
     for (const [who, r] of [
       ['direct', direct],
       ['/mcp', viaHub],
+      ['same-work proxy', sameWork],
     ] as const) {
+      if (!r) continue;
       if (r.unexpected > Math.max(0, r.requests * 0.01))
         broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
     }
-    runs.push({ connections: c, direct, hub: viaHub });
+    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }) });
   }
   return { runs, breakdown: await mcpBreakdown(hub, upstream, setup, call) };
 }

@@ -18,8 +18,8 @@
  *      in 4 KiB blocks like the Hub's log.
  *
  * Answers (the Hub's body bytes, identity and br, fetched once by the bench) are looked up by the request target
- * and the caller's organization. Environment: PORT, DATABASE_URL, SAMEWORK_ANSWERS (JSON file: see run-time
- * check below), SAMEWORK_LOG (the access log file), HUB_RATE_LIMIT_CREDENTIAL, HUB_RATE_LIMIT_ANONYMOUS.
+ * and the caller's organization. Environment: PORT, DATABASE_URL, SAMEWORK_ANSWERS (the manifest
+ * below), SAMEWORK_LOG (the access log file), HUB_RATE_LIMIT_CREDENTIAL, HUB_RATE_LIMIT_ANONYMOUS.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -37,18 +37,20 @@ for (const row of await sql`select id, org_id, key_hash from instance_keys where
   keys.set(row.key_hash, { id: row.id, orgId: row.org_id, caller: { kind: 'instance', id: row.id } });
 
 /**
- * {answers: [{target, org (null: anonymous), etag, headers: {name: value}, identity: base64, br?: base64}]}:
- * the Hub's answer to that request target for that organization, its headers without the per-request ones.
+ * {answers: [{target, org (null: anonymous), etag, headers, headers304, identity: base64, br?: base64}]} (bench/edge.ts):
+ * the Hub's answer to that request target for that organization; headers ({name: value}) without the per-request
+ * ones, of its 200 and of its 304.
  */
 const manifest = JSON.parse(fs.readFileSync(process.env.SAMEWORK_ANSWERS, 'utf8'));
 const answers = new Map();
 for (const a of manifest.answers) {
   const fixed = Object.entries(a.headers).flat();
+  const fixed304 = Object.entries(a.headers304).flat();
   const identity = Buffer.from(a.identity, 'base64');
   const br = a.br ? Buffer.from(a.br, 'base64') : undefined;
   answers.set(`${a.org ?? ''} ${a.target}`, {
     etag: a.etag,
-    notModified: [...fixed, 'etag', a.etag],
+    notModified: [...fixed304, 'etag', a.etag],
     identity: { body: identity, headers: [...fixed, 'etag', a.etag, 'content-length', String(identity.byteLength)] },
     br: br && {
       body: br,
