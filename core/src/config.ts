@@ -56,6 +56,11 @@ export interface CoreConfig {
    * it. Unset: 250 ms per failure from the 10th, at most 5 s, 6 waiting.
    */
   loginPacing?: { stepMs: number; maxMs: number; queueMax: number };
+  /**
+   * Tests only (CORE_TEST_PGLITE_SNAPSHOT, set by core/tests/global-setup.ts): an in-memory database starts from this
+   * migrated snapshot instead of initdb and every migration. Null or absent: a fresh one.
+   */
+  pgliteSnapshot?: string | null;
 }
 
 export interface RuntimeConfig {
@@ -188,6 +193,7 @@ const envSchema = z.object({
     .min(0.1, 'CORE_RECONCILE_INTERVAL must be at least 0.1 second')
     .max(3600)
     .default(5),
+  CORE_TEST_PGLITE_SNAPSHOT: z.string().optional(),
 });
 
 /** The refusal on a database server without CORE_SECRET (see domain/crypto.ts). */
@@ -275,6 +281,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     hubDns: e.CORE_HUB_DNS === 'true',
     hubSyncIntervalSeconds: e.CORE_HUB_SYNC_INTERVAL,
     metricsToken: e.CORE_METRICS_TOKEN ?? null,
+    pgliteSnapshot: e.CORE_TEST_PGLITE_SNAPSHOT ?? null,
     trustedProxies: e.CORE_TRUSTED_PROXIES ? parseAddressList(e.CORE_TRUSTED_PROXIES, 'CORE_TRUSTED_PROXIES') : null,
     runtime: {
       mode: e.CORE_RUNTIME ?? 'auto',

@@ -41,7 +41,11 @@ export async function freshDatabase(
 
 export function testConfig(overrides: Partial<CoreConfig> = {}): CoreConfig {
   // No container engine unless a test asks for one (tests/engine).
-  const base = configFromEnv({ CORE_LOG_LEVEL: 'debug', CORE_RUNTIME: 'none' });
+  const base = configFromEnv({
+    CORE_LOG_LEVEL: 'debug',
+    CORE_RUNTIME: 'none',
+    CORE_TEST_PGLITE_SNAPSHOT: process.env.CORE_TEST_PGLITE_SNAPSHOT, // tests/global-setup.ts
+  });
   return {
     ...base,
     url: 'http://core.test',

@@ -140,7 +140,11 @@ function lockDataDir(dir: string, onFixed: (count: number, sample: string[]) => 
 /** A data folder whose permissions were narrowed at open: how many paths, a few of them. */
 export type OnFolderFixed = (count: number, sample: string[]) => void;
 
-async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promise<Database> {
+async function openPglite(
+  dataDir: string | null,
+  snapshot: string | undefined,
+  onFixed: OnFolderFixed,
+): Promise<Database> {
   const release = dataDir ? lockDataDir(dataDir, onFixed) : () => {};
   try {
     const { PGlite } = await import('@electric-sql/pglite');
@@ -148,9 +152,7 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     // Tests only (core/tests/global-setup.ts): an in-memory database starts from a snapshot of a migrated one
     // instead of running initdb and every migration again. Migrations still run (none pending).
-    const client = dataDir
-      ? new PGlite(path.join(dataDir, 'pgdata'))
-      : await openInMemory({ snapshot: process.env.CORE_TEST_PGLITE_SNAPSHOT });
+    const client = dataDir ? new PGlite(path.join(dataDir, 'pgdata')) : await openInMemory({ snapshot });
     const queries = queryListeners();
     const db = drizzle(client, { schema, logger: queries.logger });
     try {
@@ -183,8 +185,9 @@ async function openPglite(dataDir: string | null, onFixed: OnFolderFixed): Promi
 }
 
 export function openDatabase(
-  opts: { databaseUrl: string | null; dataDir: string | null },
+  opts: { databaseUrl: string | null; dataDir: string | null; pgliteSnapshot?: string | null },
   onFixed: OnFolderFixed = () => {},
 ): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts.dataDir, onFixed);
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  return openPglite(opts.dataDir, opts.pgliteSnapshot ?? undefined, onFixed);
 }
