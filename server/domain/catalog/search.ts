@@ -68,7 +68,7 @@ function walkIsCheaper(tier: number, matches: number, visible: number, skip: num
 
 /** What substring searches did in this process (tests assert both ways of reading a tier are used; cheap to keep). */
 export const searchStats = {
-  /** Passes that counted the matches per tier of a scope and filter (once per catalog generation). */
+  /** Passes that counted the matches per tier of a term and tag filter, for every scope (once per catalog generation). */
   tierCounts: 0,
   /** Tiers read by walking the name index; the rest went through the trigram index. */
   walkedTiers: 0,

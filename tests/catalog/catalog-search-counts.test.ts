@@ -1,0 +1,144 @@
+/**
+ * A search's total (pagination.total) is exact for every kind of term people type — a word most templates hold,
+ * a prefix of it, a number, a word of one name — for every scope, with the category, featured and tag filters,
+ * and after every catalog write: the kept counts (tierCounts.ts, counted once per catalog generation and term for
+ * all scopes) never answer from before a write. The reference is a direct COUNT over templates with the
+ * visibility rule and the match written out here, independently of the Hub's queries.
+ * Runs on PGlite by default and on PostgreSQL with DATABASE_URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { execRows, getDb } from '../../server/db/client';
+import { searchStats } from '../../server/domain/catalog/search';
+import { api, createKey, createOrg, createUser, unique } from '../helpers';
+
+let admin: Awaited<ReturnType<typeof createUser>>;
+let orgA: { id: string };
+let orgB: { id: string };
+let keyA: string;
+let keyB: string;
+
+beforeAll(async () => {
+  admin = await createUser({ role: 'admin' });
+  orgA = await createOrg();
+  orgB = await createOrg();
+  keyA = (await createKey(orgA.id)).secret;
+  keyB = (await createKey(orgB.id)).secret;
+});
+
+const as = async (method: string, path: string, body?: unknown) => {
+  const res = await api(path, { method, token: admin.token, body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+};
+
+type Scope = { name: string; token: string | null; orgId: string | null; admin: boolean };
+const scopes = (): Scope[] => [
+  { name: 'anonymous', token: null, orgId: null, admin: false },
+  { name: 'org A', token: keyA, orgId: orgA.id, admin: false },
+  { name: 'org B', token: keyB, orgId: orgB.id, admin: false },
+  { name: 'admin', token: admin.token, orgId: null, admin: true },
+];
+
+// Words no other test's templates hold: letters only (a run's own), and a number of eight digits.
+const letters = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
+const common = `qz${letters(7)}`;
+const number = String(10_000_000 + (randomBytes(3).readUIntBE(0, 3) % 89_999_999));
+const terms = [common, common.slice(0, 4), common.slice(0, 6), number, number.slice(2, 6)];
+
+type Filters = { category?: string; featured?: boolean; tags?: string[] };
+
+/** The spec's visibility and match, as a plain join: a substring of the name or description, or a tag equal to it. */
+async function directTotal(scope: Scope, term: string, filters: Filters): Promise<number> {
+  const visible = scope.admin
+    ? sql`true`
+    : scope.orgId
+      ? sql`(t.org_id = ${scope.orgId} or (t.is_public and not c.is_private)
+            or (c.is_private and exists (select 1 from access_grants g where g.org_id = ${scope.orgId} and g.category_id = c.id)))`
+      : sql`(t.is_public and not c.is_private)`;
+  const pattern = `%${term.toLowerCase()}%`;
+  const tags = filters.tags?.join(',') ?? null;
+  const [row] = await execRows<{ n: number | string }>(
+    await getDb(),
+    sql`select count(*) as n from templates t join categories c on c.id = t.category_id
+         where ${visible}
+           and (lower(t.name) like ${pattern} or lower(t.description) like ${pattern}
+                or exists (select 1 from unnest(t.tags) tag where lower(tag) = ${term.toLowerCase()}))
+           and (${filters.category ?? null}::text is null or c.slug = ${filters.category ?? null})
+           and (not ${filters.featured ?? false} or t.is_featured)
+           and (${tags}::text is null
+                or exists (select 1 from unnest(t.tags) tag where lower(tag) = any(string_to_array(${tags}, ','))))`,
+  );
+  return Number(row!.n);
+}
+
+/** Every term, scope and filter: the API's total equals the direct count (page 2 of 1: the total alone). */
+async function expectExact(filterSets: Filters[]) {
+  for (const scope of scopes()) {
+    for (const term of terms) {
+      for (const filters of filterSets) {
+        const q = new URLSearchParams({ search: term, limit: '1', page: '2' });
+        if (filters.category) q.set('category', filters.category);
+        if (filters.featured) q.set('featured', 'true');
+        if (filters.tags) q.set('tags', filters.tags.join(','));
+        const res = await api(`/catalog/templates?${q}`, { token: scope.token });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const expected = await directTotal(scope, term, filters);
+        expect(res.body.pagination.total, `${scope.name}: ${q}`).toBe(expected);
+      }
+    }
+  }
+}
+
+describe('search totals', () => {
+  it('are exact for common words, prefixes and numbers, per scope and filter, after every write', async () => {
+    const open = (await as('POST', '/admin/categories', { name: 'Open', slug: unique('open'), is_private: false }))
+      .category;
+    const closed = (await as('POST', '/admin/categories', { name: 'Closed', slug: unique('closed'), is_private: true }))
+      .category;
+    const create = async (values: Record<string, unknown>) =>
+      (await as('POST', '/admin/templates', { name: unique('t'), slug: unique('t'), image_name: 'nginx', ...values }))
+        .template;
+    const filterSets: Filters[] = [{}, { category: open.slug }, { featured: true }, { tags: ['gpu'] }];
+
+    // The common word in descriptions, names and tags; the number in names and descriptions.
+    const made = [];
+    for (let i = 0; i < 6; i++) {
+      made.push(
+        await create({
+          category_id: i % 3 === 2 ? closed.id : open.id,
+          description: `A ${common} service, build ${number}`,
+          tags: i % 2 ? ['gpu'] : ['web'],
+          is_featured: i === 1,
+          ...(i === 3 ? { is_public: false, org_id: orgA.id } : {}),
+        }),
+      );
+    }
+    const named = await create({ category_id: open.id, name: `${common.toUpperCase()} Gateway ${number}` });
+    const tagged = await create({ category_id: closed.id, tags: [common, 'gpu'] });
+    await expectExact(filterSets);
+
+    // Counted once per term and tag filter for all four scopes and both category and featured filters.
+    const before = searchStats.tierCounts;
+    await as('PUT', '/admin/templates', { id: named.id, description: 'renamed' });
+    await expectExact([{}, { category: open.slug }, { featured: true }]);
+    expect(searchStats.tierCounts - before).toBe(terms.length);
+
+    // A grant, then its revocation, change what org B sees.
+    const grant = (await as('POST', '/admin/catalog-access', { org_id: orgB.id, category_id: closed.id })).grant;
+    await expectExact(filterSets);
+    await as('DELETE', '/admin/catalog-access', { id: grant.id });
+    await expectExact(filterSets);
+
+    // The term leaves a name and enters a tag; a template changes owner, privacy and category; one is deleted.
+    await as('PUT', '/admin/templates', { id: named.id, name: unique('plain') });
+    await as('PUT', '/admin/templates', { id: made[0].id, tags: [common], description: 'no words' });
+    await as('PUT', '/admin/templates', { id: made[3].id, org_id: orgB.id, category_id: closed.id });
+    await as('PUT', '/admin/templates', { id: made[4].id, is_public: false, org_id: orgA.id, is_featured: true });
+    await expectExact(filterSets);
+    await as('DELETE', '/admin/templates', { id: tagged.id });
+    await as('PUT', '/admin/categories', { id: closed.id, is_private: false });
+    await expectExact(filterSets);
+  });
+});
