@@ -97,7 +97,9 @@ try {
   const n = audited?.n ?? 0;
   const complete = n >= machine2xx && n <= machineSent;
   console.log(
-    `\nAudit records for the machine token: ${n}; requests answered as counted by the client: ${machine2xx}, sent: ${machineSent}${complete ? ' (none lost)' : ' — MISMATCH'}`,
+    `\nAudit records for the machine token: ${n}; ` +
+      `requests answered as counted by the client: ${machine2xx}, sent: ${machineSent}` +
+      (complete ? ' (none lost)' : ' — MISMATCH'),
   );
   if (!complete) process.exitCode = 1;
 } finally {

@@ -98,7 +98,10 @@ try {
   say(`# Core's reconciler on a real engine`);
   say();
   say(
-    `${new Date().toISOString().slice(0, 16)}Z, ${ENGINE_SETTING && ENGINE_SETTING !== 'podman' ? `the engine at ${ENGINE_SETTING}` : "Debian's podman (its Docker-compatible service, runc)"}; ` +
+    `${new Date().toISOString().slice(0, 16)}Z, ` +
+      (ENGINE_SETTING && ENGINE_SETTING !== 'podman'
+        ? `the engine at ${ENGINE_SETTING}; `
+        : "Debian's podman (its Docker-compatible service, runc); ") +
       `Core on ${t.core.database.kind}; ${os.cpus().length} cores, Node ${process.version}; load average at start ${loadAvg()}.`,
   );
   // Light containers for the bulk (no ports, no volume); the ones created at once publish a port and answer on it.
@@ -178,7 +181,8 @@ try {
     say(`| ${name} | ${fmt(median(rows.map((r) => r[key])))} | ${fmt(Math.max(...rows.map((r) => r[key])))} |`);
   say();
   say(
-    `Engine calls per pass: ${[...new Set(rows.map((r) => r.calls))].join(' / ')} — ${onlyOneList ? 'exactly one list call in every pass' : 'NOT one list call per pass'}.`,
+    `Engine calls per pass: ${[...new Set(rows.map((r) => r.calls))].join(' / ')} — ` +
+      (onlyOneList ? 'exactly one list call in every pass.' : 'NOT one list call per pass.'),
   );
   say(
     `Target: Core's time ≤ 50 ms and one engine list call: ${coreMedian <= 50 && onlyOneList ? 'met' : 'NOT met'} ` +

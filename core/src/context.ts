@@ -76,7 +76,8 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
           moved: carried.moved.map((m) => `${m.deployment}.${m.variable} -> ${m.secret}`),
           redacted_activity_entries: carried.redacted,
         },
-        'moved credential literals of deployments into secrets (by name or by value; values are now sealed, the deployments bind them) and redacted the activity entries that quoted them',
+        'moved credential literals of deployments into secrets (by name or by value; values are now sealed, ' +
+          'the deployments bind them) and redacted the activity entries that quoted them',
       );
     }
     const audit = new AuditWriter(db, log);

@@ -63,8 +63,10 @@ export async function startPdns(): Promise<PdnsServer> {
   const sqlite = which('sqlite3');
   const schema = SCHEMAS.find((p) => existsSync(p));
   if (!pdns || !sqlite || !schema) {
+    const missing = [!pdns && 'pdns_server', !sqlite && 'sqlite3', !schema && 'the gsqlite3 schema'].filter(Boolean);
     throw new Error(
-      `The PowerDNS test needs a real pdns_server with the sqlite3 backend (missing: ${[!pdns && 'pdns_server', !sqlite && 'sqlite3', !schema && 'the gsqlite3 schema'].filter(Boolean).join(', ')}). Install it: ${INSTALL}`,
+      `The PowerDNS test needs a real pdns_server with the sqlite3 backend (missing: ${missing.join(', ')}). ` +
+        `Install it: ${INSTALL}`,
     );
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'hub-pdns-'));

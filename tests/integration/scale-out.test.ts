@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { connectionOptions } from '../../server/db/client';
+import { connectionOptions } from '../../server/db/postgres';
 
 const scaleUp = path.join(process.cwd(), 'scripts/ci-scale-up.sh');
 const tsx = path.join(process.cwd(), 'node_modules/.bin/tsx');
@@ -390,10 +390,8 @@ it('/metrics is behind its token', async () => {
 });
 
 it('the pooler holds at most its pool size of server connections to the database', async () => {
-  const [{ n }] =
-    (await admin`select count(*)::int as n from pg_stat_activity where datname = ${dbName} and application_name not in ('hub-direct', 'hub-read')`) as unknown as [
-      { n: number },
-    ];
+  const [{ n }] = (await admin`select count(*)::int as n from pg_stat_activity
+      where datname = ${dbName} and application_name not in ('hub-direct', 'hub-read')`) as unknown as [{ n: number }];
   expect(n).toBeGreaterThan(0);
   expect(n).toBeLessThanOrEqual(POOL_SIZE);
 });

@@ -16,7 +16,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTHeaderPar
 import { LRUCache } from 'lru-cache';
 import { insecureTrustAnchor } from '../config';
 import { sha256 } from '../domain/crypto';
-import { CoreError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthorized } from '../domain/errors';
 import type { ActiveOidc } from '../domain/oidcSettings';
 import type { Logger } from '../log';
 
@@ -124,14 +124,14 @@ export class OidcVerifier {
         meta = (await res.json()) as Record<string, unknown>;
       } catch (err) {
         this.log.warn({ issuer, error: (err as Error).message }, 'OIDC discovery failed');
-        throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+        throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
       }
       if (meta.issuer !== issuer) {
         this.log.error({ configured: issuer, stated: meta.issuer }, 'OIDC discovery states another issuer');
-        throw new CoreError('unavailable', 'the identity provider states another issuer than the configured one');
+        throw new ServiceError('unavailable', 'the identity provider states another issuer than the configured one');
       }
       const jwksUri = str(meta.jwks_uri);
-      if (!jwksUri) throw new CoreError('unavailable', 'the identity provider publishes no jwks_uri');
+      if (!jwksUri) throw new ServiceError('unavailable', 'the identity provider publishes no jwks_uri');
       return {
         issuer,
         jwks: createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: FETCH_TIMEOUT_MS }),
@@ -147,7 +147,7 @@ export class OidcVerifier {
   async verify(token: string, oidc: ActiveOidc): Promise<OidcIdentity> {
     const insecure = insecureTrustAnchor(oidc.issuer);
     if (insecure)
-      throw new CoreError(
+      throw new ServiceError(
         'unavailable',
         `the configured OIDC issuer ${insecure}; an admin must change it in Core's settings`,
       );
@@ -166,7 +166,7 @@ export class OidcVerifier {
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_JWKS_TIMEOUT')
-        throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+        throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
       throw unauthorized(code === 'ERR_JWT_EXPIRED' ? 'access token expired' : 'invalid access token');
     }
     const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
@@ -206,7 +206,7 @@ export class OidcVerifier {
       this.userinfo.set(key, { identity });
       return identity;
     } catch (err) {
-      if (err instanceof CoreError && err.code === 'unauthorized')
+      if (err instanceof ServiceError && err.code === 'unauthenticated')
         this.userinfo.set(key, { identity: null }, { ttl: USERINFO_REFUSAL_TTL_MS });
       throw err;
     }
@@ -228,11 +228,11 @@ export class OidcVerifier {
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
     } catch {
-      throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+      throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
     }
     if (!res.ok) {
       this.log.error({ status: res.status, client_id: clientId }, 'OIDC token introspection refused Core’s client');
-      throw new CoreError(
+      throw new ServiceError(
         'unavailable',
         'the identity provider refused Core’s token introspection (check CORE_OIDC_INTROSPECTION_CLIENT_ID/SECRET)',
       );
@@ -257,9 +257,9 @@ export class OidcVerifier {
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
     } catch {
-      throw new CoreError('unavailable', 'the identity provider cannot be reached; try again shortly');
+      throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
     }
-    if (res.status >= 500) throw new CoreError('unavailable', 'the identity provider failed; try again shortly');
+    if (res.status >= 500) throw new ServiceError('unavailable', 'the identity provider failed; try again shortly');
     if (!res.ok) throw unauthorized('invalid access token');
     return identityFrom(oidc.issuer, (await res.json()) as Record<string, unknown>);
   }
@@ -270,8 +270,10 @@ export function opaqueRefusal(introspectionAdvertised: boolean): string {
   return (
     'opaque access tokens are not accepted: a userinfo answer does not show that a token was issued to Core. ' +
     (introspectionAdvertised
-      ? 'The provider offers token introspection: set CORE_OIDC_INTROSPECTION_CLIENT_ID and CORE_OIDC_INTROSPECTION_CLIENT_SECRET (a confidential client of Core at the provider)'
+      ? 'The provider offers token introspection: set CORE_OIDC_INTROSPECTION_CLIENT_ID and ' +
+        'CORE_OIDC_INTROSPECTION_CLIENT_SECRET (a confidential client of Core at the provider)'
       : 'Set CORE_OIDC_AUDIENCE so that the provider issues JWT access tokens for Core') +
-    ', or accept userinfo-checked tokens with CORE_OIDC_ACCEPT_USERINFO_TOKENS=true (any token the provider issued to any application for a person then signs them in)'
+    ', or accept userinfo-checked tokens with CORE_OIDC_ACCEPT_USERINFO_TOKENS=true ' +
+    '(any token the provider issued to any application for a person then signs them in)'
   );
 }

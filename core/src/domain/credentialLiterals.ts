@@ -13,7 +13,7 @@ import type { Db, Tx } from '../db/client';
 import { activity, deploymentSecretBindings, deployments } from '../db/schema';
 import { recordActivity, SYSTEM_ACTOR } from './activity';
 import type { Sealer } from './crypto';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 import { createSecretIfAbsent, SECRET_NAME } from './secrets';
 
 type Env = Record<string, string | { secret: string }>;
@@ -38,8 +38,8 @@ export function refuseCredentialValues(env: Env): void {
   });
   if (found.length === 0) return;
   const first = found[0]!.split(' ')[0]!;
-  throw new CoreError(
-    'invalid_request',
+  throw new ServiceError(
+    'invalid',
     `env: ${found.join(', ')} ${found.length > 1 ? 'carry credentials' : 'carries a credential'} in a literal value, ` +
       'which every reader of the deployment and the activity log would see: create a secret holding the whole value ' +
       `(PUT /api/v1/secrets/<secret name>) and bind it instead, e.g. "${first}": {"secret": "<secret name>"}`,
@@ -50,7 +50,14 @@ export function refuseCredentialValues(env: Env): void {
 const LOOSE_KEY = 'password|secret|token|key|credential';
 const LOOSE_WORD = '(password|passwd|pwd|secret|token|api[_-]?key|apikey)';
 // A percent escape makes a value suspect too: the exact check decodes it (password%3D…, an encoded URL).
-const LOOSE_VALUE = `${LOOSE_WORD}[[:space:]]*=|${LOOSE_WORD}"[[:space:]]*:|://[^[:space:]/?#@]*:[^[:space:]/?#@]*@|private key|sv[hpm]_[0-9a-z]{38}|%[0-9a-f]{2}`;
+const LOOSE_VALUE = [
+  `${LOOSE_WORD}[[:space:]]*=`,
+  `${LOOSE_WORD}"[[:space:]]*:`,
+  '://[^[:space:]/?#@]*:[^[:space:]/?#@]*@',
+  'private key',
+  'sv[hpm]_[0-9a-z]{38}',
+  '%[0-9a-f]{2}',
+].join('|');
 
 const envOf = (side: typeof activity.before | typeof activity.after) =>
   sql`jsonb_each(case when jsonb_typeof(${side}->'env') = 'object' then ${side}->'env' else '{}'::jsonb end)`;

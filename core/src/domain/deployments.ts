@@ -20,7 +20,7 @@ import type { Db, Tx } from '../db/client';
 import { catalogTemplates, deploymentObservations, deploymentSecretBindings, deployments, secrets } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
 import { findTemplate, type CatalogTemplate } from './catalog';
-import { CoreError, isUniqueViolation, notFound } from './errors';
+import { ServiceError, isUniqueViolation, notFound } from './errors';
 import { refuseCredentialValues } from './credentialLiterals';
 import { type Page } from './principal';
 import {
@@ -51,13 +51,15 @@ export interface DeploymentInput {
 
 export const isBinding = (v: EnvValue): v is SecretBinding => typeof v === 'object' && v !== null;
 
-const invalid = (message: string) => new CoreError('invalid_request', message);
+const invalid = (message: string) => new ServiceError('invalid', message);
 
 const columns = {
   row: deployments,
   templatePresent: sql<boolean>`${catalogTemplates.id} is not null`,
   // A newer synced version than the snapshot it runs (applied by apply-update).
-  updateAvailable: sql<boolean>`coalesce(${catalogTemplates.data}->>'updated_at' is distinct from ${deployments.templateSnapshot}->>'updated_at' or ${catalogTemplates.data}->>'version' is distinct from ${deployments.templateSnapshot}->>'version', false)`,
+  updateAvailable: sql<boolean>`coalesce(
+    ${catalogTemplates.data}->>'updated_at' is distinct from ${deployments.templateSnapshot}->>'updated_at'
+    or ${catalogTemplates.data}->>'version' is distinct from ${deployments.templateSnapshot}->>'version', false)`,
   observation: deploymentObservations.observed,
 };
 
@@ -203,7 +205,8 @@ async function validate(tx: Tx, input: DeploymentInput): Promise<CatalogTemplate
   if (unknown.length > 0) {
     const names = [...declared.keys()];
     throw invalid(
-      `env: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not declared by template ${template.slug} (declared: ${names.length ? names.join(', ') : 'none'})`,
+      `env: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not declared by template ${template.slug} ` +
+        `(declared: ${names.length ? names.join(', ') : 'none'})`,
     );
   }
   const credentialLiterals = Object.entries(input.env)
@@ -212,7 +215,8 @@ async function validate(tx: Tx, input: DeploymentInput): Promise<CatalogTemplate
   if (credentialLiterals.length > 0) {
     const [first] = credentialLiterals;
     throw invalid(
-      `env: ${credentialLiterals.join(', ')} ${credentialLiterals.length > 1 ? 'name credentials' : 'names a credential'}: bind a secret instead of a literal value, ` +
+      `env: ${credentialLiterals.join(', ')} ${credentialLiterals.length > 1 ? 'name credentials' : 'names a credential'}: ` +
+        'bind a secret instead of a literal value, ' +
         `e.g. "${first}": {"secret": "<secret name>"} (create the secret under secrets first)`,
     );
   }
@@ -295,7 +299,7 @@ async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new CoreError('conflict', 'name: a deployment with this name already exists');
+    if (isUniqueViolation(err)) throw new ServiceError('conflict', 'name: a deployment with this name already exists');
     throw err;
   }
 }
@@ -437,7 +441,7 @@ export async function restartDeployment(db: Db, id: string, actor: Actor): Promi
   const current = await getDeployment(db, id);
   const control = requireRuntime(db);
   if (current.desired_state !== 'running')
-    throw new CoreError('conflict', `deployment ${current.name} is stopped: start it instead`);
+    throw new ServiceError('conflict', `deployment ${current.name} is stopped: start it instead`);
   await control.restart(current.id);
   await recordActivity(db, actor, {
     action: 'deployment.restart',
@@ -455,7 +459,7 @@ export async function applyTemplateUpdate(db: Db, id: string, actor: Actor): Pro
       .from(catalogTemplates)
       .where(eq(catalogTemplates.id, current.template_id));
     if (!found)
-      throw new CoreError(
+      throw new ServiceError(
         'conflict',
         `template ${current.template_slug} has left this instance’s catalog: there is no update to apply`,
       );

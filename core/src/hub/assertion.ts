@@ -12,7 +12,7 @@ import { errors as joseErrors, jwtVerify } from 'jose';
 import { insecureTrustAnchor } from '../config';
 import type { Db } from '../db/client';
 import { hubAssertionJtis, users } from '../db/schema';
-import { CoreError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthorized } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import type { HubConnection } from './connection';
 
@@ -56,7 +56,8 @@ export async function verifyHubAssertion(
     );
   if (sameUrl(claims.destination) !== sameUrl(hub.mcpUrl)) {
     throw unauthorized(
-      `the Hub assertion was refused: it was issued for another destination, not this instance's MCP endpoint (${hub.mcpUrl}); check that the instance's MCP URL registered at the Hub is this Core's CORE_URL + /mcp`,
+      `the Hub assertion was refused: it was issued for another destination, not this instance's MCP endpoint ` +
+        `(${hub.mcpUrl}); check that the instance's MCP URL registered at the Hub is this Core's CORE_URL + /mcp`,
     );
   }
   // Kept until it expires, at most until maxTokenAge would refuse it anyway.
@@ -70,9 +71,11 @@ export async function verifyHubAssertion(
     .orderBy(sql`${users.kind} = 'local' desc`, desc(users.createdAt))
     .limit(1);
   if (!user) {
-    throw new CoreError(
+    throw new ServiceError(
       'forbidden',
-      `${email} has no account on this Core instance, so the Hub cannot act for them here. Ask a Core admin to create a user with this email (Users in Core's web app, or "core user create"), or sign in to Core once with its identity provider; then try again.`,
+      `${email} has no account on this Core instance, so the Hub cannot act for them here. ` +
+        `Ask a Core admin to create a user with this email (Users in Core's web app, or "core user create"), ` +
+        'or sign in to Core once with its identity provider; then try again.',
     );
   }
   const tokenId = typeof claims.token_id === 'string' ? claims.token_id : '';
