@@ -7,6 +7,7 @@ const nextConfig = {
   // Workspace packages shared with Core (packages/*) ship TypeScript source.
   transpilePackages: [
     '@shared/api-reference',
+    '@shared/charts',
     '@shared/data-folder',
     '@shared/logger',
     '@shared/markdown',

@@ -1,5 +1,6 @@
 'use client';
 /** One paged list of the dashboard: loading, error, empty, the table and its pager, in that order. */
+import { DataTable, type Column } from '@shared/charts/table';
 import type { ReactNode } from 'react';
 import { errorMessage } from '../_lib/errors';
 import { Pager } from './pager';
@@ -48,37 +49,22 @@ export function ListView<D extends { pagination: Pagination }, T>({
  * buttons at every width): each cell shows its column name before its value, actions wrap inside the card, and
  * nothing scrolls sideways on a phone. From sm up it is an ordinary table (scrollable if it must).
  */
-export function ListTable({
-  caption,
-  columns,
-  children,
-}: {
-  caption: string;
-  columns: { label: string; hidden?: boolean }[];
-  children: ReactNode;
-}) {
+export function ListTable({ caption, columns, children }: { caption: string; columns: Column[]; children: ReactNode }) {
   return (
-    <div className="relative sm:overflow-x-auto" tabIndex={0} role="region" aria-label={caption}>
-      <table className="block w-full text-sm sm:table sm:min-w-full sm:divide-y sm:divide-zinc-200">
-        <caption className="sr-only">{caption}</caption>
-        <thead className="max-sm:sr-only">
-          <tr>
-            {columns.map((c) => (
-              <th
-                key={c.label}
-                scope="col"
-                className="px-3 py-2 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-700 uppercase"
-              >
-                {c.hidden ? <span className="sr-only">{c.label}</span> : c.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="block space-y-3 sm:table-row-group sm:space-y-0 sm:divide-y sm:divide-zinc-100 sm:bg-white">
-          {children}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={caption}
+      columns={columns}
+      scroll
+      classes={{
+        region: 'relative sm:overflow-x-auto',
+        table: 'block w-full text-sm sm:table sm:min-w-full sm:divide-y sm:divide-zinc-200',
+        thead: 'max-sm:sr-only',
+        th: 'px-3 py-2 text-left text-xs font-semibold tracking-wide whitespace-nowrap text-zinc-700 uppercase',
+        tbody: 'block space-y-3 sm:table-row-group sm:space-y-0 sm:divide-y sm:divide-zinc-100 sm:bg-white',
+      }}
+    >
+      {children}
+    </DataTable>
   );
 }
 

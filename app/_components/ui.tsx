@@ -1,4 +1,6 @@
 /** The dashboard's small component kit (Tailwind): one look for every page. Server-safe (no hooks). */
+// The table alone: the package's main entry brings Recharts, which only runs in client components.
+import { DataTable } from '@shared/charts/table';
 import Link from 'next/link';
 import { cx, fieldClass } from './style';
 import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
@@ -240,19 +242,26 @@ export function Loading({ label = 'Loading…', rows = 3 }: { label?: string; ro
 }
 
 /** A horizontally scrollable table (phones) with consistent cell styles. */
-export function Table({ children, caption }: { children: ReactNode; caption?: string }) {
+/** A table of text with column headers (the shared DataTable, @shared/charts, in the dashboard's style). */
+export function Table({ children, caption, columns }: { children: ReactNode; caption: string; columns: string[] }) {
   return (
-    // relative: keeps absolutely positioned screen-reader text inside the scroll box (else the page scrolls sideways);
-    // focusable region: keyboard users can scroll it too.
-    <div className="relative -mx-4 overflow-x-auto sm:mx-0" tabIndex={0} role="region" aria-label={caption ?? 'Table'}>
-      <table className="min-w-full divide-y divide-zinc-200 text-sm">
-        {caption ? <caption className="sr-only">{caption}</caption> : null}
-        {children}
-      </table>
-    </div>
+    <DataTable
+      caption={caption}
+      columns={columns}
+      // relative: keeps absolutely positioned screen-reader text inside the scroll box (else the page scrolls
+      // sideways); the region is focusable: keyboard users can scroll it too.
+      scroll
+      classes={{
+        region: 'relative -mx-4 overflow-x-auto sm:mx-0',
+        table: 'min-w-full divide-y divide-zinc-200 text-sm',
+        th: 'px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-700 uppercase whitespace-nowrap',
+        tbody: 'divide-y divide-zinc-100',
+      }}
+    >
+      {children}
+    </DataTable>
   );
 }
-export const th = 'px-3 py-2 text-left text-xs font-semibold tracking-wide text-zinc-700 uppercase whitespace-nowrap';
 export const td = 'px-3 py-2 align-top text-zinc-800';
 
 export function formatDate(value: string | Date | null | undefined) {

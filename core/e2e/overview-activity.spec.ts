@@ -5,7 +5,16 @@
  * With CORE_E2E_SCREENSHOTS=<dir>, the overview and the activity log are photographed there once painted.
  */
 import { E2E } from './env';
-import { checkPage, expect, openPage, photograph, signInWithPassword, storedSession, test } from './helpers';
+import {
+  checkPage,
+  expect,
+  expectChartsNamed,
+  openPage,
+  photograph,
+  signInWithPassword,
+  storedSession,
+  test,
+} from './helpers';
 
 test('the overview charts real traffic and the activity log shows who changed what', async ({ page }) => {
   await signInWithPassword(page, E2E.admin);
@@ -74,15 +83,19 @@ test('the overview charts real traffic and the activity log shows who changed wh
   const hub = page.getByRole('region', { name: 'Hub connection' });
   await expect(hub.getByText('not connected')).toBeVisible();
   await expect(page.getByRole('region', { name: 'Deployments by state' })).toContainText('No deployments yet');
-  // Each chart is one labelled image with its totals, and the same numbers as a table.
+  // Each chart is one image named by its totals (the 4xx and 5xx are the refused and failed), and the same numbers
+  // as a table.
+  const requests = page.getByRole('img', { name: /^Machine-token requests per day, last 30 days: [\d,]+ in total / });
+  await expect(requests).toBeVisible();
+  const name = (await requests.getAttribute('aria-label'))!;
+  const [, x4, x5] = /4xx (\d+), 5xx (\d+)\)/.exec(name)!;
+  expect(Number(x4) + Number(x5), name).toBe(refusedBefore + 2);
   await expect(
     page.getByRole('img', {
-      name: new RegExp(`machine-token requests in the last 30 days, ${refusedBefore + 2} of them refused`),
+      name: /^MCP tool calls by tool, last 30 days: 3 in total \(OK 2, Refused 1, Failed 0\); list_secrets 2, read_secret 1\.$/,
     }),
   ).toBeVisible();
-  await expect(
-    page.getByRole('img', { name: /MCP tool calls in the last 30 days: list_secrets 2, read_secret 1; 1 refused/ }),
-  ).toBeVisible();
+  await expectChartsNamed(page, 2);
   await page.getByText('The numbers as a table').nth(1).click();
   await expect(
     page.getByRole('table', { name: 'MCP tool calls by tool' }).getByRole('row', { name: /read_secret 0 1 0/ }),

@@ -4,20 +4,9 @@
  * daily rollups as charts (Recharts), each with a table equivalent for screen readers, top templates (admin),
  * instances by Core version, and the instance health table with its filters in the URL.
  */
+import { Chart, DataTable, formatCount, seriesTotals, type ChartColors, type ChartProps } from '@shared/charts';
 import Link from 'next/link';
-import { useId, type ReactNode } from 'react';
-import {
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
+import type { ReactNode } from 'react';
 import { toast } from 'sonner';
 import { errorMessage } from '../../_lib/errors';
 import { trpc, type RouterOutputs } from '../../_lib/trpc';
@@ -31,124 +20,72 @@ type Overview = RouterOutputs['admin']['fleet'];
 type Day = Overview['series'][number];
 type Instance = Overview['instances'][number];
 
-interface Series {
-  key: keyof Day;
-  label: string;
-  color: string;
-}
+// CSS variables (app/globals.css): the light and dark schemes set them.
+const COLORS: ChartColors = {
+  axis: 'var(--chart-text)',
+  grid: 'var(--chart-grid)',
+  panel: 'var(--color-white)',
+  text: 'var(--chart-text)',
+};
 
-const AXIS = { fontSize: 11, fill: 'var(--chart-text)' };
-
-function shortDay(day: string) {
-  return day.slice(5); // MM-DD
-}
-
-/** A chart (hidden from assistive technology) and its table equivalent (read instead; shown on request). */
+/** A card with the shared chart (@shared/charts): a picture named by its totals, and a table equivalent. */
 function ChartCard({
   title,
   description,
   data,
   series,
   kind,
+  measure,
   testId,
 }: {
   title: string;
   description: string;
   data: Day[];
-  series: Series[];
+  series: { key: keyof Day & string; label: string; color: string }[];
   kind: 'line' | 'bar';
+  measure?: ChartProps['measure'];
   testId: string;
 }) {
-  const tableId = useId();
-  const total = (key: keyof Day) => data.reduce((s, d) => s + Number(d[key]), 0);
-  const Chart = kind === 'line' ? LineChart : BarChart;
+  const period = `last ${data.length} days`;
+  // What the picture's name says, in short, for sighted readers too.
+  const visible =
+    measure === 'level'
+      ? `${series[0]!.label}: at most ${formatCount(Math.max(0, ...data.map((d) => Number(d[series[0]!.key]))))}`
+      : seriesTotals(data, series)
+          .map((s) => `${s.label}: ${formatCount(s.total)}`)
+          .join(' · ');
   return (
     <Card title={title} description={description} className="min-w-0">
       <p className="mb-2 text-sm text-zinc-700" data-testid={`${testId}-summary`}>
-        {series.map((s) => `${s.label}: ${total(s.key)}`).join(' · ')} <span className="text-zinc-600">(30 days)</span>
+        {visible} <span className="text-zinc-600">({data.length} days)</span>
       </p>
-      <div aria-hidden="true" className="h-48 w-full" data-testid={testId}>
-        <ResponsiveContainer width="100%" height="100%" initialDimension={{ width: 320, height: 192 }}>
-          <Chart data={data} margin={{ top: 4, right: 8, bottom: 0, left: -16 }} accessibilityLayer={false}>
-            <CartesianGrid stroke="var(--chart-grid)" strokeDasharray="3 3" vertical={false} />
-            <XAxis
-              dataKey="day"
-              tickFormatter={shortDay}
-              tick={AXIS}
-              interval="preserveStartEnd"
-              minTickGap={24}
-              stroke="var(--chart-grid)"
-            />
-            <YAxis allowDecimals={false} tick={AXIS} width={48} stroke="var(--chart-grid)" />
-            <Tooltip
-              contentStyle={{
-                background: 'var(--color-white)',
-                border: '1px solid var(--chart-grid)',
-                borderRadius: 8,
-                fontSize: 12,
-              }}
-              labelStyle={{ color: 'var(--chart-text)' }}
-            />
-            {series.length > 1 ? <Legend wrapperStyle={{ fontSize: 12 }} /> : null}
-            {series.map((s) =>
-              kind === 'line' ? (
-                <Line
-                  key={s.key}
-                  type="monotone"
-                  dataKey={s.key}
-                  name={s.label}
-                  stroke={s.color}
-                  strokeWidth={2}
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ) : (
-                <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} stackId="a" isAnimationActive={false} />
-              ),
-            )}
-          </Chart>
-        </ResponsiveContainer>
-      </div>
-      <details className="mt-2 text-sm">
-        <summary className="cursor-pointer text-blue-700">Show as table</summary>
-        <div
-          className="mt-2 max-h-64 overflow-y-auto"
-          id={tableId}
-          tabIndex={0}
-          role="region"
-          aria-label={`${title}, by day`}
-        >
-          <table className="min-w-full text-xs">
-            <caption className="sr-only">{title}, by day (UTC)</caption>
-            <thead>
-              <tr>
-                <th scope="col" className="px-2 py-1 text-left">
-                  Day
-                </th>
-                {series.map((s) => (
-                  <th key={s.key} scope="col" className="px-2 py-1 text-right">
-                    {s.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((d) => (
-                <tr key={d.day} className="border-t border-zinc-100">
-                  <th scope="row" className="px-2 py-1 text-left font-normal">
-                    {d.day}
-                  </th>
-                  {series.map((s) => (
-                    <td key={s.key} className="px-2 py-1 text-right tabular-nums">
-                      {d[s.key]}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
+      <Chart
+        title={title}
+        period={period}
+        data={data}
+        category="day"
+        categoryLabel="Day"
+        formatCategory={(day) => day.slice(5) /* MM-DD */}
+        formatTableCategory={(day) => day}
+        series={series}
+        kind={kind}
+        measure={measure}
+        colors={COLORS}
+        gridDash="3 3"
+        testId={testId}
+        tableLabel="Show as table"
+        tableCaption={`${title}, by day (UTC)`}
+        classes={{
+          picture: 'h-48 w-full',
+          details: 'mt-2 text-sm',
+          summary: 'cursor-pointer text-blue-700',
+          table: { region: 'mt-2 max-h-64 overflow-y-auto', table: 'min-w-full text-xs', th: 'px-2 py-1 text-left' },
+          row: 'border-t border-zinc-100',
+          rowHeader: 'px-2 py-1 text-left font-normal',
+          cell: 'px-2 py-1',
+          figure: 'text-right tabular-nums',
+        }}
+      />
     </Card>
   );
 }
@@ -211,34 +148,30 @@ function VersionsCard({ versions }: { versions: Overview['versions'] }) {
       {versions.length === 0 ? (
         <p className="text-sm text-zinc-600">No active instances.</p>
       ) : (
-        <table className="w-full text-sm" data-testid="versions">
-          <caption className="sr-only">Active instances by Core version</caption>
-          <thead className="sr-only">
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Instances</th>
+        <DataTable
+          caption="Active instances by Core version"
+          columns={['Version', 'Instances']}
+          classes={{ table: 'w-full text-sm', thead: 'sr-only' }}
+          testId="versions"
+        >
+          {versions.map((v) => (
+            <tr key={v.version}>
+              <th scope="row" className="w-32 py-1 pr-2 text-left font-mono text-xs font-normal break-all">
+                {v.version}
+              </th>
+              <td className="py-1">
+                <div className="flex items-center gap-2">
+                  <div
+                    aria-hidden="true"
+                    className="h-3 rounded bg-[var(--chart-1)]"
+                    style={{ width: `${(v.instances / max) * 100}%`, minWidth: 4 }}
+                  />
+                  <span className="tabular-nums">{v.instances}</span>
+                </div>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
-              <tr key={v.version}>
-                <th scope="row" className="w-32 py-1 pr-2 text-left font-mono text-xs font-normal break-all">
-                  {v.version}
-                </th>
-                <td className="py-1">
-                  <div className="flex items-center gap-2">
-                    <div
-                      aria-hidden="true"
-                      className="h-3 rounded bg-[var(--chart-1)]"
-                      style={{ width: `${(v.instances / max) * 100}%`, minWidth: 4 }}
-                    />
-                    <span className="tabular-nums">{v.instances}</span>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </Card>
   );
@@ -386,12 +319,16 @@ export function FleetView({ scope }: { scope: 'admin' | 'org' }) {
           description="Instance keys that polled the catalog or read a template that day."
           kind="line"
           data={data.series}
+          measure="level"
           series={[{ key: 'active_instances', label: 'Active instances', color: 'var(--chart-2)' }]}
         />
         <ChartCard
           testId="chart-mcp"
           title="MCP calls by outcome"
-          description="Through the Hub's /mcp proxy: answered, refused by the Hub or by the instance, failed upstream (the instance's own overview counts its tool calls with the same words)."
+          description={
+            "Through the Hub's /mcp proxy: answered, refused by the Hub or by the instance, failed upstream " +
+            "(the instance's own overview counts its tool calls with the same words)."
+          }
           kind="bar"
           data={data.series}
           series={[

@@ -12,7 +12,7 @@ import { codeTokens, coreCommands, deployLinks, type KnownInstance } from './cor
 import { CopyButton } from '../../_components/copy-button';
 import { TagLink } from '../../_components/tag-link';
 import { catalogHref, readCatalogParams } from '../../_lib/catalog-params';
-import { Badge, buttonClass, Card, EmptyState, PageHeader, Table, td, th } from '../../_components/ui';
+import { Badge, buttonClass, Card, EmptyState, PageHeader, Table, td } from '../../_components/ui';
 
 export const dynamic = 'force-dynamic';
 
@@ -119,33 +119,15 @@ export default async function TemplatePage({ params }: Params) {
             {t.env_schema.length === 0 ? (
               <p className="text-sm text-zinc-600">This template declares no environment variables.</p>
             ) : (
-              <Table caption="Environment schema">
-                <thead>
-                  <tr>
-                    <th scope="col" className={th}>
-                      Name
-                    </th>
-                    <th scope="col" className={th}>
-                      Required
-                    </th>
-                    <th scope="col" className={th}>
-                      Default
-                    </th>
-                    <th scope="col" className={th}>
-                      Description
-                    </th>
+              <Table caption="Environment schema" columns={['Name', 'Required', 'Default', 'Description']}>
+                {t.env_schema.map((e) => (
+                  <tr key={e.name}>
+                    <td className={`${td} font-mono text-xs`}>{e.name}</td>
+                    <td className={td}>{e.required ? <Badge tone="red">required</Badge> : 'optional'}</td>
+                    <td className={`${td} font-mono text-xs break-all`}>{e.default_value || '—'}</td>
+                    <td className={td}>{e.description}</td>
                   </tr>
-                </thead>
-                <tbody className="divide-y divide-zinc-100">
-                  {t.env_schema.map((e) => (
-                    <tr key={e.name}>
-                      <td className={`${td} font-mono text-xs`}>{e.name}</td>
-                      <td className={td}>{e.required ? <Badge tone="red">required</Badge> : 'optional'}</td>
-                      <td className={`${td} font-mono text-xs break-all`}>{e.default_value || '—'}</td>
-                      <td className={td}>{e.description}</td>
-                    </tr>
-                  ))}
-                </tbody>
+                ))}
               </Table>
             )}
             {t.env.length > 0 ? (

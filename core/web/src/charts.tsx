@@ -1,11 +1,10 @@
 /**
- * Charts (Recharts, the library the Hub uses too): each is a figure whose picture is one labelled image
- * for screen readers (a sentence with the totals) followed by the same numbers as a table, so nothing is
- * only in the picture. Colours follow the light or dark scheme (SVG presentation attributes cannot read
- * CSS variables, so the palette is chosen here).
+ * Core's charts: the shared chart of both frontends (@shared/charts: one image named by a sentence with its
+ * totals, then the same numbers as a table) in a figure with its title. Colours follow the light or dark scheme
+ * (SVG presentation attributes here take plain colours, so the palette is chosen here, not in styles.css).
  */
+import { Chart, type ChartProps } from '@shared/charts';
 import { useSyncExternalStore, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 
 const dark = window.matchMedia('(prefers-color-scheme: dark)');
 export function useDarkMode() {
@@ -28,7 +27,7 @@ const PALETTE = {
     axis: '#52525b',
     grid: '#e4e4e7',
     panel: '#ffffff',
-    fg: '#18181b',
+    text: '#18181b',
   },
   dark: {
     ok: '#4ade80',
@@ -38,7 +37,7 @@ const PALETTE = {
     axis: '#a1a1aa',
     grid: '#3f3f46',
     panel: '#18181b',
-    fg: '#f4f4f5',
+    text: '#f4f4f5',
   },
 };
 export type Tone = 'ok' | 'warn' | 'bad' | 'info';
@@ -53,115 +52,30 @@ export interface Series {
 export const shortDay = (day: string) =>
   new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
-type Row = Record<string, unknown>;
-
-export function StackedBars(props: {
-  title: string;
-  summary: string;
-  data: object[];
-  category: string;
-  categoryLabel: string;
-  formatCategory?: (v: string) => string;
-  series: Series[];
-  layout?: 'days' | 'bars';
-  empty?: ReactNode;
-}) {
-  const isDark = useDarkMode();
-  const c = isDark ? PALETTE.dark : PALETTE.light;
-  const fmt = props.formatCategory ?? ((v: string) => v);
-  const horizontal = props.layout === 'bars';
-  const data = props.data as Row[];
-  const height = horizontal ? Math.max(120, props.data.length * 36 + 60) : 240;
+export function StackedBars(
+  props: Omit<ChartProps, 'series' | 'colors' | 'tableLabel' | 'kind' | 'height'> & {
+    series: Series[];
+    empty?: ReactNode;
+  },
+) {
+  const c = useDarkMode() ? PALETTE.dark : PALETTE.light;
+  const { series, empty, ...rest } = props;
   return (
     <figure className="chart">
       <figcaption>
         <h3>{props.title}</h3>
       </figcaption>
-      {props.data.length === 0 && props.empty ? (
-        <p className="muted">{props.empty}</p>
+      {props.data.length === 0 && empty ? (
+        <p className="muted">{empty}</p>
       ) : (
-        <>
-          <div role="img" aria-label={props.summary} className="chart-picture">
-            <ResponsiveContainer width="100%" height={height}>
-              <BarChart
-                data={data}
-                layout={horizontal ? 'vertical' : 'horizontal'}
-                margin={{ top: 8, right: 8, bottom: 0, left: horizontal ? 8 : -16 }}
-                accessibilityLayer={false}
-              >
-                <CartesianGrid stroke={c.grid} vertical={false} horizontal={!horizontal} />
-                {horizontal ? (
-                  <>
-                    <XAxis type="number" allowDecimals={false} stroke={c.axis} tick={{ fill: c.axis, fontSize: 12 }} />
-                    <YAxis
-                      type="category"
-                      dataKey={props.category}
-                      width={120}
-                      stroke={c.axis}
-                      tick={{ fill: c.axis, fontSize: 12 }}
-                      tickFormatter={fmt}
-                    />
-                  </>
-                ) : (
-                  <>
-                    <XAxis
-                      dataKey={props.category}
-                      stroke={c.axis}
-                      tick={{ fill: c.axis, fontSize: 12 }}
-                      tickFormatter={fmt}
-                      minTickGap={16}
-                    />
-                    <YAxis allowDecimals={false} stroke={c.axis} tick={{ fill: c.axis, fontSize: 12 }} />
-                  </>
-                )}
-                <Tooltip
-                  labelFormatter={(v) => fmt(String(v))}
-                  contentStyle={{ background: c.panel, borderColor: c.grid, color: c.fg }}
-                  cursor={{ fill: c.grid, opacity: 0.5 }}
-                />
-                <Legend wrapperStyle={{ color: c.fg, fontSize: 12 }} />
-                {props.series.map((s) => (
-                  <Bar
-                    key={s.key}
-                    dataKey={s.key}
-                    name={s.label}
-                    stackId="all"
-                    fill={c[s.tone]}
-                    isAnimationActive={false}
-                  />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
-          <details className="chart-table">
-            <summary>The numbers as a table</summary>
-            <div className="table-scroll" tabIndex={0} role="region" aria-label={props.title}>
-              <table>
-                <caption className="sr-only">{props.title}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{props.categoryLabel}</th>
-                    {props.series.map((s) => (
-                      <th key={s.key} scope="col">
-                        {s.label}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((row) => (
-                    <tr key={String(row[props.category])}>
-                      <th scope="row">{fmt(String(row[props.category]))}</th>
-                      {props.series.map((s) => (
-                        <td key={s.key}>{Number(row[s.key] ?? 0)}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
-        </>
+        <Chart
+          {...rest}
+          series={series.map((s) => ({ key: s.key, label: s.label, color: c[s.tone] }))}
+          colors={c}
+          height={props.layout === 'bars' ? Math.max(120, props.data.length * 36 + 60) : 240}
+          tableLabel="The numbers as a table"
+          classes={{ picture: 'chart-picture', details: 'chart-table', table: { region: 'table-scroll' } }}
+        />
       )}
     </figure>
   );

@@ -1,4 +1,6 @@
 /** The few shared pieces of the pages: error notice, pager, two-step confirm, dates. */
+// The shared table alone (@shared/charts' main entry brings Recharts, which only the overview's charts load).
+import { DataTable } from '@shared/charts/table';
 import { createContext, useContext, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './http';
 import { ROLES, type Me, type Pagination, type Role } from './types';
@@ -170,18 +172,8 @@ export function RoleSelect({
 /** A list as a table with a caption for screen readers; at phone width each row becomes a labelled card (styles.css). */
 export function ListTable({ caption, columns, children }: { caption: string; columns: string[]; children: ReactNode }) {
   return (
-    <table className="list">
-      <caption className="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          {columns.map((c) => (
-            <th key={c} scope="col">
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
+    <DataTable caption={caption} columns={columns} classes={{ table: 'list' }}>
+      {children}
+    </DataTable>
   );
 }

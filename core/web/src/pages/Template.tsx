@@ -2,6 +2,7 @@
  * One catalog template: its documentation, the variables a deployment sets (required ones first), the
  * fixed environment, ports, volumes, resources, and the deploy button (admins).
  */
+import { DataTable } from '@shared/charts/table';
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Link } from 'wouter';
@@ -87,32 +88,25 @@ export function TemplatePage({ params }: { params: { slug: string } }) {
         {variables.length === 0 ? (
           <p className="muted">This template declares no variables.</p>
         ) : (
-          // Focusable: keyboard users can scroll it when a long default or description is wider than a phone.
-          <div className="table-scroll" tabIndex={0} role="region" aria-label="Deployment settings table">
-            <table className="plain text">
-              <caption className="sr-only">Variables a deployment sets</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Required</th>
-                  <th scope="col">Default</th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {variables.map((v) => (
-                  <tr key={v.name}>
-                    <th scope="row">
-                      <code>{v.name}</code>
-                    </th>
-                    <td>{v.required ? 'required' : 'optional'}</td>
-                    <td>{v.default_value ? <code>{v.default_value}</code> : <span className="muted">none</span>}</td>
-                    <td>{v.description}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          // Scrolls: keyboard users can scroll it when a long default or description is wider than a phone.
+          <DataTable
+            caption="Variables a deployment sets"
+            columns={['Name', 'Required', 'Default', 'Description']}
+            scroll
+            regionLabel="Deployment settings table"
+            classes={{ region: 'table-scroll', table: 'plain text' }}
+          >
+            {variables.map((v) => (
+              <tr key={v.name}>
+                <th scope="row">
+                  <code>{v.name}</code>
+                </th>
+                <td>{v.required ? 'required' : 'optional'}</td>
+                <td>{v.default_value ? <code>{v.default_value}</code> : <span className="muted">none</span>}</td>
+                <td>{v.description}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
         {tpl.env.length > 0 && (
           <>
