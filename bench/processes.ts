@@ -226,3 +226,10 @@ export function cpuTimes(pid: number): { userUs: number; systemUs: number } {
     return { userUs: NaN, systemUs: NaN };
   }
 }
+
+/** A server the bench started: its process, its address, its memory sampler (the Hub's). */
+export interface Server {
+  child: Child;
+  base: string;
+  rss?: RssSampler;
+}

@@ -225,3 +225,14 @@ if (process.argv[1]?.endsWith('profile.ts')) {
   const window = from && to ? { fromUs: Number(from), toUs: Number(to) } : undefined;
   console.log(summaryMarkdown(summarize(profile, Number(requests), 25, window), Number(requests)));
 }
+
+/** A measured run of the Hub (an edge scenario or an MCP run): its time window, requests and CPU time. */
+export interface ProfiledWindow {
+  id: string;
+  title: string;
+  fromUs: number;
+  toUs: number;
+  requests: number;
+  /** The Hub's CPU time over the window (user, system), when measured. */
+  cpu?: CpuTimes;
+}

@@ -23,25 +23,27 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres, { type Sql } from 'postgres';
 import { closeDatabase, getDatabase } from '../server/db/client';
-import { makeAdminJwt, makeInstanceKeys, makeMcpSetup, type InstanceKeyCred, type McpSetup } from './credentials';
-import { writeSameWorkManifest } from './edge';
+import { makeAdminJwt, makeInstanceKeys, makeMcpSetup } from './credentials';
+import { edgeScenarios, wireBytes, writeSameWorkManifest } from './edge';
 import { explainAll } from './explain';
-import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes } from './profile';
-import { cycle, runLoad, type LoadResult, type RequestSpec } from './load';
-import { cpuTimes, freePort, killAllNow, RssSampler, startChild, waitReady, type Child } from './processes';
+import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes, type ProfiledWindow } from './profile';
+import { cycle, runLoad, type RequestSpec } from './load';
+import { measureMcp } from './mcp';
+import { measureMisses, missScenarios } from './misses';
+import { cpuTimes, freePort, killAllNow, RssSampler, startChild, waitReady, type Server } from './processes';
 import {
   evaluateTargets,
   markdown,
   readmeSection,
   type BenchReport,
   type McpResult,
-  type MissResult,
   type Parity,
   type ScenarioResult,
   type SizeResult,
 } from './report';
 import { buildSearchMix, searchMixMisses } from './search-mix';
-import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates, type OrgSeed } from './seed';
+import { bearer, checkParity, fetchJson, scenarios, type Ctx } from './scenarios';
+import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values: argv } = parseArgs({
@@ -180,12 +182,6 @@ function ensureBuild() {
 
 // ---------------------------------------------------------------- servers
 
-interface Server {
-  child: Child;
-  base: string;
-  rss?: RssSampler;
-}
-
 async function startHub(port: number, env: NodeJS.ProcessEnv, label: string, profileDir?: string): Promise<Server> {
   // The production server of `npm start` (server/http/serve.ts).
   const [command, served] = serveCommand(root);
@@ -221,382 +217,6 @@ async function startNodeServer(
   const base = `http://127.0.0.1:${port}`;
   await waitReady(child, `${base}${readyPath}`, 30_000, init, status);
   return { child, base };
-}
-
-// ---------------------------------------------------------------- scenarios
-
-interface Ctx {
-  keys: InstanceKeyCred[];
-  orgs: OrgSeed[];
-  adminJwt: string;
-  slugs: string[];
-  since: string;
-  /** ETag of the updates answer per organization, fetched just before the If-None-Match scenario. */
-  etags: Map<string, string>;
-  adminPath: string;
-  adminNote?: string;
-  hubBase: string;
-}
-
-interface ScenarioDef {
-  id: string;
-  title: string;
-  request: string;
-  hub: () => RequestSpec;
-  baseline: () => RequestSpec;
-  expectHub: number[];
-  /** Runs just before the scenario; a string is the reason it is not applicable. */
-  prepare?: () => Promise<string | undefined>;
-  note?: string;
-  /** Measured against the bare server (same precomputed bytes) instead of the baseline. */
-  againstBare?: true;
-  /**
-   * Fixed request lists instead of hub()/baseline() per request (edge scenarios): the load generator builds each
-   * request once, so on two cores it takes as little CPU from the server it measures as it can.
-   */
-  fixed?: { hub: RequestSpec[]; baseline: RequestSpec[] };
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-function scenarios(ctx: Ctx, hubBase: string): ScenarioDef[] {
-  const key = cycle(ctx.keys);
-  const slug = cycle(ctx.slugs);
-  const keyed = (p: string) => () => ({ path: p, headers: bearer(key().secret) });
-  const updatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
-  const getBySlug = () => ({ path: `/api/v1/catalog/templates/${slug()}`, headers: bearer(key().secret) });
-  const admin = () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) });
-  return [
-    {
-      id: 'anon-list',
-      title: 'Anonymous list',
-      request: 'GET /api/v1/catalog/templates',
-      hub: () => ({ path: '/api/v1/catalog/templates' }),
-      baseline: () => ({ path: '/api/v1/catalog/templates' }),
-      expectHub: [200],
-    },
-    {
-      id: 'key-list',
-      title: 'Instance-key list',
-      request: 'GET /api/v1/catalog/templates (svh_)',
-      hub: keyed('/api/v1/catalog/templates'),
-      baseline: keyed('/api/v1/catalog/templates'),
-      expectHub: [200],
-    },
-    {
-      id: 'key-search',
-      title: 'Instance-key list, search + tags',
-      request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm (svh_)',
-      hub: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
-      baseline: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
-      expectHub: [200],
-    },
-    {
-      id: 'key-get',
-      title: 'Instance-key get by slug (download count)',
-      request: 'GET /api/v1/catalog/templates/{slug} (svh_, rotating slugs)',
-      hub: getBySlug,
-      baseline: getBySlug,
-      expectHub: [200],
-    },
-    {
-      id: 'updates',
-      title: 'Updates poll, nothing changed',
-      request: `GET ${updatesPath} (svh_)`,
-      hub: keyed(updatesPath),
-      baseline: keyed(updatesPath),
-      expectHub: [200],
-    },
-    {
-      id: 'updates-inm',
-      title: 'Updates poll with If-None-Match',
-      request: `GET ${updatesPath} (svh_, If-None-Match: the ETag of the caller's organization)`,
-      hub: () => {
-        const k = key();
-        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags.get(k.orgId) ?? '' } };
-      },
-      baseline: () => {
-        const k = key();
-        return { path: updatesPath, headers: { ...bearer(k.secret), 'if-none-match': ctx.etags.get(k.orgId) ?? '' } };
-      },
-      expectHub: [200, 304],
-      prepare: async () => {
-        ctx.etags.clear();
-        for (const org of ctx.orgs) {
-          const k = ctx.keys.find((key) => key.orgId === org.id)!;
-          const res = await fetchJson(hubBase, { path: updatesPath, headers: bearer(k.secret) });
-          const etag = res.headers.get('etag');
-          if (!etag) return `the Hub sends no ETag on the updates answer (HTTP ${res.status})`;
-          ctx.etags.set(org.id, etag);
-        }
-        return undefined;
-      },
-      note: 'the baseline has no ETags and answers 200 in full',
-    },
-    {
-      id: 'categories',
-      title: 'Categories',
-      request: 'GET /api/v1/catalog/categories (svh_)',
-      hub: keyed('/api/v1/catalog/categories'),
-      baseline: keyed('/api/v1/catalog/categories'),
-      expectHub: [200],
-    },
-    {
-      id: 'admin-list',
-      title: 'Admin template list',
-      request: `GET ${ctx.adminPath} (admin JWT)`,
-      hub: admin,
-      baseline: admin,
-      expectHub: [200],
-      note: ctx.adminNote,
-    },
-  ];
-}
-
-/**
- * The transport edge (issues 12 and 23): the Hub's cached answers against the bare node:http server serving the
- * same precomputed bytes (bench/bare-server.mjs, the physical limit). One organization's keys (acme), so that
- * every request hits the same cache entries. Each connection cycles through a fixed list of requests (one per
- * key), built once by autocannon: no JavaScript of the load generator per request on either side.
- */
-function edgeScenarios(ctx: Ctx, acmeKeys: InstanceKeyCred[]): ScenarioDef[] {
-  const listPath = '/api/v1/catalog/templates';
-  const updatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
-  const acmeEtag = () => ctx.etags.get(acmeKeys[0]!.orgId) ?? '';
-  const bareNote = 'against the bare node:http server answering the same precomputed bytes';
-  const perKey = (headers: (secret: string) => Record<string, string>, p: string) =>
-    acmeKeys.map((k) => ({ path: p, headers: headers(k.secret) }));
-  const def = (
-    d: Omit<ScenarioDef, 'hub' | 'baseline' | 'againstBare'> & {
-      fixedHub: () => RequestSpec[];
-      fixedBare: RequestSpec;
-    },
-  ): ScenarioDef => {
-    const fixed = { hub: [] as RequestSpec[], baseline: [d.fixedBare] };
-    const { fixedHub, fixedBare, prepare, ...rest } = d;
-    return {
-      ...rest,
-      hub: () => fixed.hub[0] ?? fixedBare,
-      baseline: () => fixedBare,
-      againstBare: true,
-      fixed,
-      // The lists are built once the ETags are known (they are read after the Hub started).
-      prepare: async () => {
-        const notApplicable = await prepare?.();
-        fixed.hub = fixedHub();
-        return notApplicable;
-      },
-    };
-  };
-  let anonymousEtag = '';
-  return [
-    def({
-      id: 'edge-304',
-      title: 'Edge: updates poll, 304',
-      request: `GET ${updatesPath} (svh_, If-None-Match)`,
-      prepare: async () => {
-        const res = await fetch(`${ctx.hubBase}${updatesPath}`, { headers: bearer(acmeKeys[0]!.secret) });
-        await res.arrayBuffer();
-        const etag = res.headers.get('etag');
-        if (!etag) return `the Hub sends no ETag on the updates answer (HTTP ${res.status})`;
-        ctx.etags.set(acmeKeys[0]!.orgId, etag);
-      },
-      fixedHub: () => perKey((secret) => ({ ...bearer(secret), 'if-none-match': acmeEtag() }), updatesPath),
-      fixedBare: { path: updatesPath, headers: { 'if-none-match': '"x"' } },
-      expectHub: [304],
-      note: bareNote,
-    }),
-    def({
-      id: 'edge-304-anon',
-      title: 'Edge: anonymous list, 304',
-      request: `GET ${listPath} (anonymous, If-None-Match)`,
-      prepare: async () => {
-        const res = await fetch(`${ctx.hubBase}${listPath}`);
-        await res.arrayBuffer();
-        anonymousEtag = res.headers.get('etag') ?? '';
-        return anonymousEtag ? undefined : 'the anonymous list has no ETag';
-      },
-      fixedHub: () => [{ path: listPath, headers: { 'if-none-match': anonymousEtag } }],
-      fixedBare: { path: listPath, headers: { 'if-none-match': '"x"' } },
-      expectHub: [304],
-      note: bareNote,
-    }),
-    def({
-      id: 'edge-list',
-      title: 'Edge: cached list page, identity',
-      request: `GET ${listPath} (svh_, 50 templates, no Accept-Encoding)`,
-      fixedHub: () => perKey(bearer, listPath),
-      fixedBare: { path: listPath },
-      expectHub: [200],
-      note: bareNote,
-    }),
-    def({
-      id: 'edge-list-compressed',
-      title: 'Edge: cached list page, gzip/br',
-      request: `GET ${listPath} (svh_, 50 templates, Accept-Encoding: gzip, br)`,
-      fixedHub: () => perKey((secret) => ({ ...bearer(secret), 'accept-encoding': 'gzip, br' }), listPath),
-      fixedBare: { path: listPath },
-      expectHub: [200],
-      note: `${bareNote} (identity)`,
-    }),
-  ];
-}
-
-/** Body bytes of one answer as sent (Content-Length), for an Accept-Encoding (fetch sends "gzip, deflate" unless told). */
-async function wireBytes(
-  base: string,
-  p: string,
-  headers: Record<string, string>,
-): Promise<{ bytes: number; encoding: string }> {
-  const res = await fetch(base + p, { headers });
-  await res.arrayBuffer();
-  return {
-    bytes: Number(res.headers.get('content-length') ?? NaN),
-    encoding: res.headers.get('content-encoding') ?? 'identity',
-  };
-}
-
-// ---------------------------------------------------------------- cache misses
-
-interface MissDef {
-  id: string;
-  title: string;
-  request: string;
-  next: () => RequestSpec;
-}
-
-/**
- * The catalog paths whose answers the response cache would otherwise hold, measured against a Hub started
- * with the response cache off (HUB_RESPONSE_CACHE_MB=0), so every answer is computed: the cost of a cache
- * miss, on one connection (latency) and at full concurrency (throughput). (The cache key is built from the
- * parameters a procedure reads, so an extra query parameter no longer makes a request distinct.)
- */
-function missScenarios(
-  ctx: Ctx,
-  acmeKeys: InstanceKeyCred[],
-  brands: string[],
-  visiblePages: number,
-  recent: string,
-): MissDef[] {
-  const key = cycle(ctx.keys);
-  const acmeKey = cycle(acmeKeys);
-  const brand = cycle(brands);
-  const slug = cycle(ctx.slugs);
-  let pageSeed = 1;
-  // Pages spread over the whole catalog (a multiplicative walk, not random: the same sequence every run).
-  const page = () => 1 + ((pageSeed = (pageSeed * 7919) % 104_729) % visiblePages);
-  const acme = (p: string) => () => ({ path: p, headers: bearer(acmeKey().secret) });
-  const keyed = (p: string) => () => ({ path: p, headers: bearer(key().secret) });
-  return [
-    {
-      id: 'miss-search-rare',
-      title: 'Search, rare term (one match)',
-      request: 'GET /api/v1/catalog/templates?search={product name}',
-      next: () => acme(`/api/v1/catalog/templates?search=${brand()}`)(),
-    },
-    {
-      id: 'miss-search-common',
-      title: 'Search, common term (≥ 10% of the catalog)',
-      request: 'GET /api/v1/catalog/templates?search=server',
-      next: keyed('/api/v1/catalog/templates?search=server'),
-    },
-    {
-      id: 'miss-search-tags',
-      title: 'Search + tags',
-      request: 'GET /api/v1/catalog/templates?search=server&tags=gpu,llm',
-      next: keyed('/api/v1/catalog/templates?search=server&tags=gpu,llm'),
-    },
-    {
-      id: 'miss-deep-page',
-      title: 'Pages spread over the catalog',
-      request: `GET /api/v1/catalog/templates?page={1..${visiblePages}}`,
-      next: () => acme(`/api/v1/catalog/templates?page=${page()}`)(),
-    },
-    {
-      id: 'miss-get',
-      title: 'Get by slug',
-      request: 'GET /api/v1/catalog/templates/{slug}',
-      next: () => keyed(`/api/v1/catalog/templates/${slug()}`)(),
-    },
-    {
-      id: 'miss-updates',
-      title: 'Updates since a recent time (about ten changes)',
-      request: `GET /api/v1/catalog/templates/updates?since=${recent}`,
-      next: keyed(`/api/v1/catalog/templates/updates?since=${encodeURIComponent(recent)}`),
-    },
-    {
-      id: 'miss-categories',
-      title: 'Categories (as right after a write)',
-      request: 'GET /api/v1/catalog/categories',
-      next: keyed('/api/v1/catalog/categories'),
-    },
-    {
-      id: 'miss-admin-list',
-      title: 'Admin template list (uncached)',
-      request: `GET ${ctx.adminPath}`,
-      next: () => ({ path: ctx.adminPath, headers: bearer(ctx.adminJwt) }),
-    },
-  ];
-}
-
-// ---------------------------------------------------------------- parity
-
-function normalize(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalize);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      if (k === 'checked_at' || k === 'download_count') continue; // a clock, and a counter both servers increment
-      out[k] = normalize((value as Record<string, unknown>)[k]);
-    }
-    return out;
-  }
-  return value;
-}
-
-function firstDifference(a: unknown, b: unknown, at = ''): string | null {
-  if (JSON.stringify(a) === JSON.stringify(b)) return null;
-  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const k of keys) {
-      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}/${k}`);
-      if (d) return d;
-    }
-  }
-  const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 80));
-  return `${at || '/'}: Hub ${show(a)} vs baseline ${show(b)}`;
-}
-
-async function fetchJson(base: string, spec: RequestSpec) {
-  const res = await fetch(base + spec.path, { method: spec.method ?? 'GET', headers: spec.headers, body: spec.body });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body, headers: res.headers };
-}
-
-async function checkParity(defs: ScenarioDef[], hub: Server, baseline: Server): Promise<Parity[]> {
-  const out: Parity[] = [];
-  for (const d of defs) {
-    if (d.id === 'updates-inm' || d.againstBare) continue;
-    const spec = d.hub();
-    const [h, b] = [await fetchJson(hub.base, spec), await fetchJson(baseline.base, spec)];
-    if (h.status !== 200 || b.status !== 200) {
-      out.push({
-        scenario: d.title,
-        ok: false,
-        detail: `status ${h.status} (Hub) vs ${b.status} (baseline): ${JSON.stringify(h.status !== 200 ? h.body : b.body).slice(0, 200)}`,
-      });
-      continue;
-    }
-    const diff = firstDifference(normalize(h.body), normalize(b.body));
-    out.push({ scenario: d.title, ok: diff === null, detail: diff ?? '' });
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------- main
@@ -981,6 +601,7 @@ async function main(): Promise<number> {
     // MCP: once (it does not depend on the catalog size).
     if (index === 0 && upstream && !missesOnly && !('unavailable' in mcpSetup)) {
       mcp = await measureMcp(
+        { connections, warmupSec, durationSec, sequentialCalls: mode === 'short' ? 100 : 300, log },
         hub,
         upstream,
         sameWorkProxy,
@@ -1013,39 +634,18 @@ async function main(): Promise<number> {
       { ...serverEnv, PORT: String(hubPort), HUB_RESPONSE_CACHE_MB: '0' },
       `${size}-no-cache`,
     );
-    const misses: MissResult[] = [];
-    for (const m of edgeOnly
-      ? []
-      : [
-          ...missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent),
-          ...searchMixMisses(await buildSearchMix(pg), keys),
-        ]) {
-      const one = await runLoad({
-        base: missHub.base,
-        connections: 1,
-        amount: missProbeCount,
-        next: m.next,
-        expect: [200],
-      });
-      const many = await runLoad({
-        base: missHub.base,
-        connections,
-        durationSec: missDurationSec,
-        next: m.next,
-        expect: [200],
-      });
-      for (const [label, r] of [
-        ['one connection', one],
-        [`${connections} connections`, many],
-      ] as const) {
-        if (r.unexpected > Math.max(0, r.requests * 0.01))
-          broken.push(`${m.title} (cache miss, ${label}) at ${size} templates answered ${JSON.stringify(r.statuses)}`);
-      }
-      log(
-        `miss ${m.title}: one connection p50 ${one.p50.toFixed(2)} p99 ${one.p99.toFixed(2)} ms | ${connections} connections ${many.rps.toFixed(0)} req/s`,
-      );
-      misses.push({ id: m.id, title: m.title, request: m.request, one, many });
-    }
+    const misses = await measureMisses(
+      missHub.base,
+      edgeOnly
+        ? []
+        : [
+            ...missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent),
+            ...searchMixMisses(await buildSearchMix(pg), keys),
+          ],
+      { probes: missProbeCount, connections, durationSec: missDurationSec, size },
+      broken,
+      log,
+    );
 
     const explained = edgeOnly
       ? { results: [], note: 'not run (--only edge)' }
@@ -1158,16 +758,6 @@ function updateReadme(report: BenchReport) {
 
 // ---------------------------------------------------------------- CPU profile of the edge scenarios (--profile)
 
-interface ProfiledWindow {
-  id: string;
-  title: string;
-  fromUs: number;
-  toUs: number;
-  requests: number;
-  /** The Hub's CPU time over the window (user, system), when measured. */
-  cpu?: CpuTimes;
-}
-
 /** Edge scenarios: each server's own CPU time per request (from /proc), the ratio the targets reach when CPU-bound. */
 const cpuPerRequest: { size: number; id: string; title: string; hubUs: number; bareUs: number }[] = [];
 
@@ -1206,133 +796,6 @@ function writeProfileSummary(dir: string, size: number, windows: ProfiledWindow[
   const out = path.join(logDir, `..`, `profile-${size}.md`);
   fs.writeFileSync(out, parts.join('\n'));
   log(`--profile: per-step summary in ${path.relative(root, out)}`);
-}
-
-async function measureMcp(
-  hub: Server,
-  upstream: Server,
-  sameWorkProxy: Server | null,
-  setup: McpSetup,
-  broken: string[],
-  profiled?: (w: ProfiledWindow) => void,
-): Promise<McpResult> {
-  const common = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-06-18',
-  };
-  // One MCP session, opened directly (the proxy passes Mcp-Session-Id through).
-  const init = await fetch(`${upstream.base}/mcp`, {
-    method: 'POST',
-    headers: { ...common, ...bearer(setup.directAssertion) },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  const sessionId = init.headers.get('mcp-session-id');
-  await init.text();
-  if (!init.ok || !sessionId) {
-    broken.push(`MCP upstream did not open a session (HTTP ${init.status})`);
-    return { notApplicable: 'the bench could not open an MCP session upstream', runs: [] };
-  }
-  const headers = { ...common, 'mcp-session-id': sessionId };
-  await (
-    await fetch(`${upstream.base}/mcp`, {
-      method: 'POST',
-      headers: { ...headers, ...bearer(setup.directAssertion) },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
-
-  let id = 1;
-  const call = (token: string) => () => ({
-    method: 'POST' as const,
-    path: '/mcp',
-    headers: { ...headers, ...bearer(token) },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: id++,
-      method: 'tools/call',
-      params: { name: 'echo', arguments: { text: 'hello from the bench' } },
-    }),
-  });
-  const check = await fetchJson(hub.base, call(setup.pat)());
-  if (check.status !== 200 || !JSON.stringify(check.body).includes('echo: hello')) {
-    broken.push(`tools/call through /mcp answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
-    return { notApplicable: `tools/call through /mcp answered HTTP ${check.status}`, runs: [] };
-  }
-  const runs: McpResult['runs'] = [];
-  for (const c of [1, connections]) {
-    let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
-    const measure = async (server: Server, token: string): Promise<LoadResult> => {
-      await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
-      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
-      return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
-    };
-    const direct = await measure(upstream, setup.directAssertion);
-    const sameWork = sameWorkProxy ? await measure(sameWorkProxy, setup.pat) : undefined;
-    const viaHub = await measure(hub, setup.pat);
-    profiled?.({
-      id: `mcp-${c}`,
-      title: `MCP tools/call through /mcp, ${c} connection(s)`,
-      fromUs: window.fromUs,
-      toUs: Number(process.hrtime.bigint() / 1000n),
-      requests: viaHub.requests,
-      cpu: (({ userUs, systemUs }) => ({
-        userUs: userUs - window.cpu.userUs,
-        systemUs: systemUs - window.cpu.systemUs,
-      }))(cpuTimes(hub.child.proc.pid!)),
-    });
-    log(
-      `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | ` +
-        (sameWork ? `same-work proxy p50 ${sameWork.p50.toFixed(2)} ms ${sameWork.rps.toFixed(0)} req/s | ` : '') +
-        `/mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
-    );
-    for (const [who, r] of [
-      ['direct', direct],
-      ['/mcp', viaHub],
-      ['same-work proxy', sameWork],
-    ] as const) {
-      if (!r) continue;
-      if (r.unexpected > Math.max(0, r.requests * 0.01))
-        broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
-    }
-    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }) });
-  }
-  return { runs, breakdown: await mcpBreakdown(hub, upstream, setup, call) };
-}
-
-/** Sequential calls through the Hub, summing its Server-Timing phases, and the same calls made directly. */
-async function mcpBreakdown(
-  hub: Server,
-  upstream: Server,
-  setup: McpSetup,
-  call: (token: string) => () => RequestSpec,
-): Promise<McpResult['breakdown']> {
-  const calls = mode === 'short' ? 100 : 300;
-  const timed = async (base: string, spec: RequestSpec) => {
-    const started = performance.now();
-    const res = await fetch(base + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
-    await res.arrayBuffer();
-    return { ms: performance.now() - started, timing: res.headers.get('server-timing') ?? '' };
-  };
-  const phases: Record<string, number> = {};
-  let clientMs = 0;
-  let directMs = 0;
-  for (let i = 0; i < calls; i++) {
-    const through = await timed(hub.base, call(setup.pat)());
-    clientMs += through.ms;
-    for (const part of through.timing.split(',')) {
-      const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
-      if (m) phases[m[1]!] = (phases[m[1]!] ?? 0) + Number(m[2]);
-    }
-    directMs += (await timed(upstream.base, call(setup.directAssertion)())).ms;
-  }
-  for (const name of Object.keys(phases)) phases[name]! /= calls;
-  return { calls, clientMs: clientMs / calls, directMs: directMs / calls, phases };
 }
 
 const code = await main().catch((err: Error) => {

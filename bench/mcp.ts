@@ -1,0 +1,149 @@
+/**
+ * The MCP runs of `npm run bench`: a tools/call in one MCP session straight to the upstream (bench/mcp-upstream.mjs),
+ * through the same-work proxy (bench/same-work-proxy.mjs, issue 36) and through the Hub's /mcp, at one and at
+ * `connections` connections; then where a call's time goes inside the Hub (its Server-Timing phases).
+ */
+import type { McpSetup } from './credentials';
+import { runLoad, type LoadResult, type RequestSpec } from './load';
+import { cpuTimes, type Server } from './processes';
+import type { ProfiledWindow } from './profile';
+import type { McpResult } from './report';
+import { bearer, fetchJson } from './scenarios';
+
+export interface McpOptions {
+  connections: number;
+  warmupSec: number;
+  durationSec: number;
+  /** Sequential calls for the Server-Timing breakdown. */
+  sequentialCalls: number;
+  log: (message: string) => void;
+}
+
+export async function measureMcp(
+  opts: McpOptions,
+  hub: Server,
+  upstream: Server,
+  sameWorkProxy: Server | null,
+  setup: McpSetup,
+  broken: string[],
+  profiled?: (w: ProfiledWindow) => void,
+): Promise<McpResult> {
+  const common = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
+  // One MCP session, opened directly (the proxy passes Mcp-Session-Id through).
+  const init = await fetch(`${upstream.base}/mcp`, {
+    method: 'POST',
+    headers: { ...common, ...bearer(setup.directAssertion) },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  });
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  if (!init.ok || !sessionId) {
+    broken.push(`MCP upstream did not open a session (HTTP ${init.status})`);
+    return { notApplicable: 'the bench could not open an MCP session upstream', runs: [] };
+  }
+  const headers = { ...common, 'mcp-session-id': sessionId };
+  await (
+    await fetch(`${upstream.base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...bearer(setup.directAssertion) },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
+
+  let id = 1;
+  const call = (token: string) => () => ({
+    method: 'POST' as const,
+    path: '/mcp',
+    headers: { ...headers, ...bearer(token) },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: id++,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hello from the bench' } },
+    }),
+  });
+  const check = await fetchJson(hub.base, call(setup.pat)());
+  if (check.status !== 200 || !JSON.stringify(check.body).includes('echo: hello')) {
+    broken.push(`tools/call through /mcp answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
+    return { notApplicable: `tools/call through /mcp answered HTTP ${check.status}`, runs: [] };
+  }
+  const runs: McpResult['runs'] = [];
+  const { connections, warmupSec, durationSec } = opts;
+  for (const c of [1, connections]) {
+    let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
+    const measure = async (server: Server, token: string): Promise<LoadResult> => {
+      await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
+      return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
+    };
+    const direct = await measure(upstream, setup.directAssertion);
+    const sameWork = sameWorkProxy ? await measure(sameWorkProxy, setup.pat) : undefined;
+    const viaHub = await measure(hub, setup.pat);
+    profiled?.({
+      id: `mcp-${c}`,
+      title: `MCP tools/call through /mcp, ${c} connection(s)`,
+      fromUs: window.fromUs,
+      toUs: Number(process.hrtime.bigint() / 1000n),
+      requests: viaHub.requests,
+      cpu: (({ userUs, systemUs }) => ({
+        userUs: userUs - window.cpu.userUs,
+        systemUs: systemUs - window.cpu.systemUs,
+      }))(cpuTimes(hub.child.proc.pid!)),
+    });
+    opts.log(
+      `MCP tools/call, ${c} connection(s): direct p50 ${direct.p50.toFixed(2)} ms ${direct.rps.toFixed(0)} req/s | ` +
+        (sameWork ? `same-work proxy p50 ${sameWork.p50.toFixed(2)} ms ${sameWork.rps.toFixed(0)} req/s | ` : '') +
+        `/mcp p50 ${viaHub.p50.toFixed(2)} ms ${viaHub.rps.toFixed(0)} req/s`,
+    );
+    for (const [who, r] of [
+      ['direct', direct],
+      ['/mcp', viaHub],
+      ['same-work proxy', sameWork],
+    ] as const) {
+      if (!r) continue;
+      if (r.unexpected > Math.max(0, r.requests * 0.01))
+        broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
+    }
+    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }) });
+  }
+  return { runs, breakdown: await mcpBreakdown(opts.sequentialCalls, hub, upstream, setup, call) };
+}
+
+/** Sequential calls through the Hub, summing its Server-Timing phases, and the same calls made directly. */
+async function mcpBreakdown(
+  calls: number,
+  hub: Server,
+  upstream: Server,
+  setup: McpSetup,
+  call: (token: string) => () => RequestSpec,
+): Promise<McpResult['breakdown']> {
+  const timed = async (base: string, spec: RequestSpec) => {
+    const started = performance.now();
+    const res = await fetch(base + spec.path, { method: spec.method, headers: spec.headers, body: spec.body });
+    await res.arrayBuffer();
+    return { ms: performance.now() - started, timing: res.headers.get('server-timing') ?? '' };
+  };
+  const phases: Record<string, number> = {};
+  let clientMs = 0;
+  let directMs = 0;
+  for (let i = 0; i < calls; i++) {
+    const through = await timed(hub.base, call(setup.pat)());
+    clientMs += through.ms;
+    for (const part of through.timing.split(',')) {
+      const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+      if (m) phases[m[1]!] = (phases[m[1]!] ?? 0) + Number(m[2]);
+    }
+    directMs += (await timed(upstream.base, call(setup.directAssertion)())).ms;
+  }
+  for (const name of Object.keys(phases)) phases[name]! /= calls;
+  return { calls, clientMs: clientMs / calls, directMs: directMs / calls, phases };
+}
