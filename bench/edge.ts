@@ -78,7 +78,7 @@ export async function writeSameWorkManifest(hubBase: string, wanted: SameWorkAns
       headers: fixedHeaders(identity.headers),
       headers304: fixedHeaders(notModified.headers),
       identity: identity.body.toString('base64'),
-      ...(br.headers['content-encoding'] === 'br' && { br: br.body.toString('base64') }),
+      ...(br.headers['content-encoding'] === 'br' && { br: br.body.toString('base64'), brEtag: br.headers.etag }),
     });
   }
   fs.writeFileSync(file, JSON.stringify({ answers }));

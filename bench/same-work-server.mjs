@@ -37,7 +37,7 @@ for (const row of await sql`select id, org_id, key_hash from instance_keys where
   keys.set(row.key_hash, { id: row.id, orgId: row.org_id, caller: { kind: 'instance', id: row.id } });
 
 /**
- * {answers: [{target, org (null: anonymous), etag, headers, headers304, identity: base64, br?: base64}]} (bench/edge.ts):
+ * {answers: [{target, org (null: anonymous), etag, headers, headers304, identity: base64, br?: base64, brEtag?}]}:
  * the Hub's answer to that request target for that organization; headers ({name: value}) without the per-request
  * ones, of its 200 and of its 304.
  */
@@ -54,7 +54,15 @@ for (const a of manifest.answers) {
     identity: { body: identity, headers: [...fixed, 'etag', a.etag, 'content-length', String(identity.byteLength)] },
     br: br && {
       body: br,
-      headers: [...fixed, 'etag', a.etag, 'content-encoding', 'br', 'content-length', String(br.byteLength)],
+      headers: [
+        ...fixed,
+        'etag',
+        a.brEtag ?? a.etag,
+        'content-encoding',
+        'br',
+        'content-length',
+        String(br.byteLength),
+      ],
     },
   });
 }
