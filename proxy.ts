@@ -6,6 +6,7 @@
  * production edge (server/http/edge.ts).
  */
 import { requestIdFrom } from '@shared/logger/request-id';
+import { errorAnswer } from '@shared/ops';
 import { NextResponse, type NextRequest } from 'next/server';
 import { API_CSP, baseSecurityHeaders, crossSiteRefusal, pageCsp } from './server/http/securityHeaders';
 import { PAGE_PATH_HEADER } from './server/auth/pagePath';
@@ -29,24 +30,18 @@ export function proxy(request: NextRequest) {
       guarded === 'all',
     );
     if (refusal) {
-      // The one error shape: the edge's request id (it passes it on in X-Request-Id), or a new one under next dev.
+      // The one error model: the edge's request id (it passes it on in X-Request-Id), or a new one under next dev.
       const requestId = requestIdFrom(request.headers.get('x-request-id'));
-      return NextResponse.json(
-        {
-          code: 'FORBIDDEN',
-          message: `Cross-site request refused (${refusal}): use the dashboard, or send a bearer token`,
-          request_id: requestId,
+      const answer = errorAnswer(refusal, requestId);
+      return NextResponse.json(answer.body, {
+        status: answer.status,
+        headers: {
+          ...baseSecurityHeaders(),
+          ...answer.headers,
+          'content-security-policy': API_CSP,
+          'x-request-id': requestId,
         },
-        {
-          status: 403,
-          headers: {
-            ...baseSecurityHeaders(),
-            'content-security-policy': API_CSP,
-            'cache-control': 'no-store',
-            'x-request-id': requestId,
-          },
-        },
-      );
+      });
     }
   }
 

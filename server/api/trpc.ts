@@ -1,7 +1,7 @@
 /**
  * tRPC setup: the context (built once per request from the one credential resolver, server/auth) and
  * the procedure builders that narrow the caller: public → instance | user → orgMember → orgAdmin, and admin.
- * Errors: procedures and the domain throw DomainError; the base middleware turns it into the tRPC
+ * Errors: procedures and the domain throw ServiceError; the base middleware turns it into the tRPC
  * error and the formatter words every error the way errors.ts does for REST.
  */
 import { findUnstorableIssue } from '@shared/ops';
@@ -9,7 +9,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
 import { config } from '../config';
-import { DomainError, forbidden, unauthenticated } from '../domain/errors';
+import { ServiceError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
 import { isDatabaseUnavailable } from '../db/client';
 import { noteCaller, type Caller } from '../log';
@@ -58,7 +58,7 @@ function callerOf(p: Principal): Caller {
   return { kind: 'anonymous' };
 }
 
-/** Resolves the caller; a refused credential is thrown as the domain's error (DomainError), as by the resolver. */
+/** Resolves the caller; a refused credential is thrown as the domain's error (ServiceError), as by the resolver. */
 export async function createContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
   const credential = credentialFromHeaders(headers, opts);
   const principal = await resolveCredential(credential);
@@ -127,13 +127,13 @@ function unstorableIssue(value: unknown): IssueLike | null {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Every procedure: a DomainError thrown below becomes the tRPC error of its code. */
+/** Every procedure: a ServiceError thrown below becomes the tRPC error of its code. */
 export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => {
   // Refused here, for every procedure and field, with the field named: else PostgreSQL fails the write (a 500).
   const issue = unstorableIssue(await getRawInput());
   if (issue) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([issue]) });
   const result = await next();
-  if (!result.ok && (result.error.cause instanceof DomainError || isDatabaseUnavailable(result.error.cause)))
+  if (!result.ok && (result.error.cause instanceof ServiceError || isDatabaseUnavailable(result.error.cause)))
     throw toTRPCError(result.error.cause);
   return result;
 });

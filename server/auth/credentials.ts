@@ -3,7 +3,7 @@
  *   - REST, /api/trpc, pages, the export route, the CLI: resolveCredential() → Principal
  *     (session cookie or Hub JWT → user; instance key svh_ → instance; none → anonymous; svp_ → refused);
  *   - /mcp: resolvePat() → the personal access token's person and instance.
- * A credential that is present but not valid is refused (DomainError unauthenticated / forbidden, with a
+ * A credential that is present but not valid is refused (ServiceError unauthenticated / forbidden, with a
  * machine-readable reason); it never falls back to anonymous.
  *
  * Secrets (svh_, svp_) are looked up by their SHA-256 in one cache: an entry lives LOOKUP_TTL_MS at most
@@ -20,7 +20,7 @@ import { config } from '../config';
 import { databaseIsOpen, getDb, type Db } from '../db/client';
 import { generation } from '../db/invalidation';
 import { instanceKeys, instanceReports, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
-import { DomainError, unauthenticated } from '../domain/errors';
+import { ServiceError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
 import { issuedBeforeSignOut } from '../domain/profile';
 import { apiTokenEnded, recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
@@ -246,7 +246,7 @@ async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
   if (!row) unauthenticated('Unknown instance key', 'unknown_token');
   if (row.status !== 'active') unauthenticated('This instance key has been revoked', 'revoked');
   if (row.orgStatus !== 'active')
-    throw new DomainError('forbidden', 'The organization of this instance key is suspended', {
+    throw new ServiceError('forbidden', 'The organization of this instance key is suspended', {
       reason: 'organization_suspended',
     });
   touchLastUsed('svh_', row.id);
@@ -387,7 +387,7 @@ export async function resolvePat(token: string | null): Promise<ResolvedPat> {
       upstreamStatus: null,
       outcome: 'refused_hub',
     });
-    throw new DomainError(code, message, { reason });
+    throw new ServiceError(code, message, { reason });
   };
   if (row.revokedAt) refuse('This personal access token has been revoked', 'revoked');
   // Minted with a script token: it ends with that token (revoked, expired, signed out everywhere).

@@ -4,7 +4,7 @@
  * Decision: revocation is final. A revoked key cannot be re-issued (409), so an org admin cannot undo
  * a platform admin's revocation; create a new key instead.
  */
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { instanceKeys, organizations } from '../db/schema';
@@ -25,7 +25,7 @@ const keyColumns = {
 };
 
 const notFound = (): never => {
-  throw new DomainError('not_found', 'id: no such instance key in your organization');
+  throw new ServiceError('not_found', 'id: no such instance key in your organization');
 };
 
 export async function listInstanceKeys(orgId: string) {
@@ -63,7 +63,7 @@ export async function reissueInstanceKeyAs(actor: AuditActor, orgId: string, id:
       .for('update');
     if (!current) notFound();
     if (current!.status === 'revoked') {
-      throw new DomainError('conflict', 'id: this instance key is revoked and cannot be re-issued; create a new key');
+      throw new ServiceError('conflict', 'id: this instance key is revoked and cannot be re-issued; create a new key');
     }
     const issued = await reissueInstanceKey(tx, { orgId, id });
     if (!issued) notFound();
@@ -85,7 +85,7 @@ export async function revokeInstanceKeyAs(actor: AuditActor, orgId: string | nul
   return db.transaction(async (tx) => {
     const row = await revokeInstanceKey(tx, orgId ? { id, orgId } : { id });
     if (!row) {
-      throw new DomainError(
+      throw new ServiceError(
         'not_found',
         orgId ? 'id: no such instance key in your organization' : 'id: no such instance key',
       );

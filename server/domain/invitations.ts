@@ -18,7 +18,7 @@ import { getDb, type Tx } from '../db/client';
 import { orgInvitations, organizations, users } from '../db/schema';
 import { announceChange } from '../db/invalidation';
 import { writeAudit, type AuditActor } from './audit';
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { lockOrganization } from './members';
 import type { OrgRole, UserPrincipal } from './principal';
 import { normalizeEmail } from './users';
@@ -66,12 +66,12 @@ export async function createInvitation(
   const db = await getDb();
   const email = normalizeEmail(input.email);
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
+    if (!(await lockOrganization(tx, orgId))) throw new ServiceError('not_found', 'Organization not found');
     const [member] = await tx
       .select({ id: users.id })
       .from(users)
       .where(and(eq(users.email, email), eq(users.orgId, orgId)));
-    if (member) throw new DomainError('conflict', 'email: this person is already a member of your organization');
+    if (member) throw new ServiceError('conflict', 'email: this person is already a member of your organization');
     // Inviting again replaces the pending invitation (expired or not): one pending per organization and email.
     const replaced = await tx
       .update(orgInvitations)
@@ -85,7 +85,7 @@ export async function createInvitation(
       .from(orgInvitations)
       .where(and(eq(orgInvitations.orgId, orgId), stillPending()));
     if ((pending?.n ?? 0) >= MAX_PENDING_INVITATIONS) {
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         `Your organization has ${MAX_PENDING_INVITATIONS} pending invitations; revoke some or wait for answers first`,
       );
@@ -127,15 +127,15 @@ export async function listOrgInvitations(orgId: string): Promise<InvitationRow[]
 export async function revokeInvitation(actor: AuditActor, orgId: string, id: string) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
+    if (!(await lockOrganization(tx, orgId))) throw new ServiceError('not_found', 'Organization not found');
     const [inv] = await tx
       .select()
       .from(orgInvitations)
       .where(and(eq(orgInvitations.id, id), eq(orgInvitations.orgId, orgId)))
       .for('update');
-    if (!inv) throw new DomainError('not_found', 'id: no such invitation in your organization');
+    if (!inv) throw new ServiceError('not_found', 'id: no such invitation in your organization');
     if (inv.status === 'revoked') return inv;
-    if (inv.status !== 'pending') throw new DomainError('conflict', `This invitation was already ${inv.status}`);
+    if (inv.status !== 'pending') throw new ServiceError('conflict', `This invitation was already ${inv.status}`);
     const [revoked] = await tx
       .update(orgInvitations)
       .set({ status: 'revoked', respondedAt: sql`now()` })
@@ -181,9 +181,10 @@ async function ownInvitationForUpdate(tx: Tx, userId: string, id: string) {
         .where(and(eq(orgInvitations.id, id), eq(orgInvitations.email, normalizeEmail(me.email))))
         .for('update', { of: orgInvitations })
     : [];
-  if (!inv) throw new DomainError('not_found', 'id: no such invitation for you');
-  if (inv.status !== 'pending') throw new DomainError('conflict', `This invitation was already ${inv.status}`);
-  if (inv.expired) throw new DomainError('conflict', 'This invitation has expired; ask the organization for a new one');
+  if (!inv) throw new ServiceError('not_found', 'id: no such invitation for you');
+  if (inv.status !== 'pending') throw new ServiceError('conflict', `This invitation was already ${inv.status}`);
+  if (inv.expired)
+    throw new ServiceError('conflict', 'This invitation has expired; ask the organization for a new one');
   return inv;
 }
 
@@ -202,16 +203,16 @@ export async function acceptInvitation(actor: UserPrincipal, id: string) {
       .select({ status: organizations.status, name: organizations.name })
       .from(organizations)
       .where(eq(organizations.id, inv.orgId));
-    if (!org) throw new DomainError('not_found', 'id: no such invitation for you');
+    if (!org) throw new ServiceError('not_found', 'id: no such invitation for you');
     if (org.status !== 'active')
-      throw new DomainError('conflict', 'This organization is suspended; its invitations cannot be accepted now');
+      throw new ServiceError('conflict', 'This organization is suspended; its invitations cannot be accepted now');
     const [joined] = await tx
       .update(users)
       .set({ orgId: inv.orgId, orgRole: inv.role, orgJoinedAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(users.id, actor.userId), sql`${users.orgId} is null`))
       .returning({ id: users.id, email: users.email });
     if (!joined)
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         'You already belong to an organization; leave it first to accept this invitation',
       );

@@ -5,7 +5,7 @@
  * Joining sets users.orgJoinedAt = now(); leaving clears it: personal access tokens minted under an
  * earlier membership compare it with their membership_since and stay dead after a re-join.
  */
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, users } from '../db/schema';
@@ -52,12 +52,12 @@ async function memberForUpdate(tx: Tx, orgId: string, userId: string) {
     .where(and(eq(users.id, userId), eq(users.orgId, orgId)))
     .for('update');
   // Another organization's user, or no such user: the same answer, never revealing which.
-  if (!member) throw new DomainError('not_found', 'user_id: no such member in your organization');
+  if (!member) throw new ServiceError('not_found', 'user_id: no such member in your organization');
   return member;
 }
 
 const lastAdmin = (what: string): never => {
-  throw new DomainError(
+  throw new ServiceError(
     'conflict',
     `This is the organization's last admin and cannot be ${what}; make another member admin first`,
   );
@@ -66,7 +66,7 @@ const lastAdmin = (what: string): never => {
 export async function updateMemberRole(actor: AuditActor, orgId: string, input: { userId: string; role: OrgRole }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
+    if (!(await lockOrganization(tx, orgId))) throw new ServiceError('not_found', 'Organization not found');
     const member = await memberForUpdate(tx, orgId, input.userId);
     if (member.orgRole === 'admin' && input.role !== 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0)
       lastAdmin('demoted');
@@ -90,7 +90,7 @@ export async function updateMemberRole(actor: AuditActor, orgId: string, input: 
 export async function removeMember(actor: AuditActor, orgId: string, input: { userId: string }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    if (!(await lockOrganization(tx, orgId))) throw new DomainError('not_found', 'Organization not found');
+    if (!(await lockOrganization(tx, orgId))) throw new ServiceError('not_found', 'Organization not found');
     const member = await memberForUpdate(tx, orgId, input.userId);
     if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) lastAdmin('removed');
     await tx
@@ -119,12 +119,12 @@ export async function leaveOrganization(actor: UserPrincipal) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [me] = await tx.select({ orgId: users.orgId }).from(users).where(eq(users.id, actor.userId));
-    if (!me?.orgId) throw new DomainError('conflict', 'You do not belong to an organization');
+    if (!me?.orgId) throw new ServiceError('conflict', 'You do not belong to an organization');
     const orgId = me.orgId;
     await lockOrganization(tx, orgId);
     const member = await memberForUpdate(tx, orgId, actor.userId);
     if (member.orgRole === 'admin' && (await otherAdminCount(tx, orgId, member.id)) === 0) {
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         "You are the organization's last admin and cannot leave; make another member admin first",
       );

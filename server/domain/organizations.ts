@@ -6,7 +6,7 @@
  * access tokens are refused with 403 until it is active again; its members can still sign in.
  * Tier values: free (default) | pro | enterprise — kept equal to the subscription plan.
  */
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { and, asc, count, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../db/client';
 import { instanceKeys, organizations, subscriptions, users } from '../db/schema';
@@ -26,7 +26,7 @@ export async function getOrganization(orgId: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new DomainError('conflict', `slug: the organization slug "${slug}" is already taken`);
+  throw new ServiceError('conflict', `slug: the organization slug "${slug}" is already taken`);
 }
 
 /** Creates the organization, makes the caller its admin and opens a free subscription: one transaction. */
@@ -48,7 +48,7 @@ export async function createOrganization(user: UserPrincipal, input: { name: str
         .where(and(eq(users.id, user.userId), isNull(users.orgId)))
         .returning({ id: users.id });
       if (!joined) {
-        throw new DomainError('conflict', 'You already belong to an organization; leave it before creating another');
+        throw new ServiceError('conflict', 'You already belong to an organization; leave it before creating another');
       }
       await writeAudit(tx, {
         actor: user,
@@ -116,7 +116,7 @@ export async function updateOrganization(actor: AuditActor, input: { id: string;
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(organizations).where(eq(organizations.id, input.id)).for('update');
-    if (!before) throw new DomainError('not_found', 'id: no such organization');
+    if (!before) throw new ServiceError('not_found', 'id: no such organization');
     const changes: Record<string, { from: string; to: string }> = {};
     if (input.status !== undefined && input.status !== before.status)
       changes.status = { from: before.status, to: input.status };

@@ -22,7 +22,7 @@
  * script token's (a longer one, or none, is capped). Rotating a token with a script token makes it derived from
  * that one the same way. A token minted in a browser session is unaffected.
  */
-import { DomainError, invalid as badRequest, notFound } from './errors';
+import { ServiceError, invalid as badRequest, notFound } from './errors';
 import { and, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Queryable, type Tx } from '../db/client';
 import { instanceKeys, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
@@ -282,7 +282,7 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
       .from(users)
       .where(eq(users.id, user.userId))
       .for('update');
-    if (!member?.orgId) throw new DomainError('forbidden', 'You do not belong to an organization');
+    if (!member?.orgId) throw new ServiceError('forbidden', 'You do not belong to an organization');
     const orgId = member.orgId;
     if (!member.joinedAt) {
       // A membership recorded without its start (older data): it starts now, for this and later tokens.
@@ -312,7 +312,7 @@ export async function mintPat(user: UserPrincipal, input: MintInput): Promise<Is
         ),
       )) as [{ live: number }];
     if (live >= PAT_MAX_LIVE_PER_INSTANCE) {
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         `You already have ${PAT_MAX_LIVE_PER_INSTANCE} live personal access tokens for this instance (the most one ` +
           'person may hold); revoke one you no longer use, then mint again',
@@ -369,7 +369,7 @@ async function scriptTokenCap(tx: Tx, user: UserPrincipal): Promise<Date | null>
     .from(scriptTokens)
     .where(and(eq(scriptTokens.id, user.scriptTokenId), eq(scriptTokens.userId, user.userId)));
   if (!script || script.revokedAt || script.expiresAt.getTime() <= Date.now())
-    throw new DomainError('unauthenticated', 'The API token of this request has been revoked or has expired', {
+    throw new ServiceError('unauthenticated', 'The API token of this request has been revoked or has expired', {
       reason: 'api_token_ended',
     });
   return script.expiresAt;
@@ -404,11 +404,11 @@ export async function rotatePat(user: UserPrincipal, id: string): Promise<Issued
   const db = await getDb();
   return db.transaction(async (tx) => {
     const row = await loadInOrg(tx, user, id);
-    if (row.userId !== user.userId) throw new DomainError('forbidden', 'Only the token’s minter may rotate it');
-    if (row.revokedAt) throw new DomainError('conflict', 'This token is revoked; mint a new one');
-    if (row.expired) throw new DomainError('conflict', 'This token has expired; mint a new one');
+    if (row.userId !== user.userId) throw new ServiceError('forbidden', 'Only the token’s minter may rotate it');
+    if (row.revokedAt) throw new ServiceError('conflict', 'This token is revoked; mint a new one');
+    if (row.expired) throw new ServiceError('conflict', 'This token has expired; mint a new one');
     if (!row.member) {
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         'This token belongs to an earlier membership of the organization and stays dead; mint a new one',
       );
@@ -456,7 +456,7 @@ export async function revokePat(user: UserPrincipal, id: string): Promise<{ id: 
     const row = await loadInOrg(tx, user, id);
     const isOrgAdmin = user.orgId === row.orgId && user.orgRole === 'admin';
     if (row.userId !== user.userId && !isOrgAdmin) {
-      throw new DomainError('forbidden', 'Only the token’s minter or an organization admin may revoke it');
+      throw new ServiceError('forbidden', 'Only the token’s minter or an organization admin may revoke it');
     }
     const [updated] = await tx
       .update(personalAccessTokens)

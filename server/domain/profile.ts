@@ -1,5 +1,5 @@
 /** The signed-in user's own profile. */
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { eq, sql } from 'drizzle-orm';
 import { announceChange } from '../db/invalidation';
 import { getDb } from '../db/client';
@@ -15,7 +15,7 @@ export async function updateProfileName(user: UserPrincipal, name: string) {
       .set({ name, updatedAt: sql`now()` })
       .where(eq(users.id, user.userId))
       .returning();
-    if (!row) throw new DomainError('unauthenticated', 'This user no longer exists');
+    if (!row) throw new ServiceError('unauthenticated', 'This user no longer exists');
     await writeAudit(tx, {
       actor: user,
       action: 'user.update_profile',

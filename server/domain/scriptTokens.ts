@@ -14,7 +14,7 @@ import { getDb } from '../db/client';
 import { announceChange } from '../db/invalidation';
 import { scriptTokens, users } from '../db/schema';
 import { writeAudit, type AuditActor } from './audit';
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { signScriptJwt } from './jwt';
 
 export type ScriptTokenSource = 'cli' | 'dashboard';
@@ -46,7 +46,7 @@ export async function issueScriptToken(opts: {
   orgId?: string | null;
 }): Promise<IssuedScriptToken> {
   if (!Number.isInteger(opts.ttlSeconds) || opts.ttlSeconds < 1 || opts.ttlSeconds > SCRIPT_TOKEN_MAX_TTL_SECONDS) {
-    throw new DomainError(
+    throw new ServiceError(
       'invalid',
       `A script token lives from 1 second to ${SCRIPT_TOKEN_MAX_TTL_SECONDS} seconds (30 days)`,
     );
@@ -139,7 +139,7 @@ export async function revokeScriptToken(
       .select({ id: scriptTokens.id, label: scriptTokens.label, revokedAt: scriptTokens.revokedAt })
       .from(scriptTokens)
       .where(and(eq(scriptTokens.id, id), eq(scriptTokens.userId, actor.userId)));
-    if (!existing) throw new DomainError('not_found', 'No such API token of yours');
+    if (!existing) throw new ServiceError('not_found', 'No such API token of yours');
     if (existing.revokedAt) return { id, revokedAt: existing.revokedAt };
     const [row] = await tx
       .update(scriptTokens)

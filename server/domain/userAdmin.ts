@@ -8,7 +8,7 @@
  * Deleting a user removes their membership and (by foreign key cascade) their personal access tokens;
  * their JWTs are refused at once because the resolver reads the user on every request.
  */
-import { DomainError } from './errors';
+import { ServiceError } from './errors';
 import { and, asc, count, eq, ilike, ne, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Tx } from '../db/client';
 import { organizations, personalAccessTokens, users } from '../db/schema';
@@ -66,7 +66,7 @@ export async function listUsers(filters: UserListFilters, { page, limit }: { pag
 async function lockTarget(tx: Tx, id: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(${PLATFORM_ROLE_LOCK})`);
   const [target] = await tx.select().from(users).where(eq(users.id, id)).for('update');
-  if (!target) throw new DomainError('not_found', 'id: no such user');
+  if (!target) throw new ServiceError('not_found', 'id: no such user');
   return target;
 }
 
@@ -79,7 +79,7 @@ async function otherSuperadmins(tx: Tx, id: string) {
 }
 
 const superadminOnly = (): never => {
-  throw new DomainError('forbidden', 'role: only a superadmin may grant or revoke the superadmin role');
+  throw new ServiceError('forbidden', 'role: only a superadmin may grant or revoke the superadmin role');
 };
 
 export async function updateUserRole(actor: UserPrincipal, id: string, role: PlatformRole) {
@@ -89,7 +89,7 @@ export async function updateUserRole(actor: UserPrincipal, id: string, role: Pla
     if ((role === 'superadmin' || target.role === 'superadmin') && actor.role !== 'superadmin' && role !== target.role)
       superadminOnly();
     if (target.role === 'superadmin' && role !== 'superadmin' && (await otherSuperadmins(tx, id)) === 0) {
-      throw new DomainError(
+      throw new ServiceError(
         'conflict',
         'This is the last superadmin and cannot be demoted; make another user superadmin first',
       );
@@ -120,9 +120,9 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
   return db.transaction(async (tx) => {
     const target = await lockTarget(tx, id);
     if (target.role === 'superadmin') {
-      if (actor.role !== 'superadmin') throw new DomainError('forbidden', 'Only a superadmin may delete a superadmin');
+      if (actor.role !== 'superadmin') throw new ServiceError('forbidden', 'Only a superadmin may delete a superadmin');
       if ((await otherSuperadmins(tx, id)) === 0) {
-        throw new DomainError(
+        throw new ServiceError(
           'conflict',
           'This is the last superadmin and cannot be deleted; make another user superadmin first',
         );
@@ -136,7 +136,7 @@ export async function deleteUser(actor: UserPrincipal, id: string) {
           .from(users)
           .where(and(eq(users.orgId, target.orgId), ne(users.id, id)));
         if ((others?.n ?? 0) > 0) {
-          throw new DomainError(
+          throw new ServiceError(
             'conflict',
             'This user is the last admin of an organization that has other members; make another member admin first',
           );

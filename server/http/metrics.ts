@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseBearer } from '@shared/tokens';
-import { errorBody, toHttpError, TransportError } from '../api/errors';
+import { hubErrorAnswer, TransportError } from '../api/errors';
 import { config } from '../config';
 import { metricsRegistry } from '../metrics';
 
@@ -17,14 +17,10 @@ export interface MetricsAnswer {
   body: string;
 }
 
-/** A refusal in the one error shape ({code, message, request_id}), as every other answer of the Hub. */
+/** A refusal through the one error model ({code, message, request_id}), as every other answer of the Hub. */
 function refusal(error: TransportError, headers: Record<string, string> = {}): MetricsAnswer {
-  const e = toHttpError(error);
-  return {
-    status: e.status,
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...e.headers, ...headers },
-    body: JSON.stringify(errorBody(e)),
-  };
+  const answer = hubErrorAnswer(error, '/metrics');
+  return { status: answer.status, headers: { ...answer.headers, ...headers }, body: JSON.stringify(answer.body) };
 }
 
 export async function metricsAnswer(authorization: string | null | undefined): Promise<MetricsAnswer> {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toHttpError } from '../../server/api/errors';
 import { handleRest } from '../../server/api/rest';
-import { DomainError } from '../../server/domain/errors';
+import { ServiceError } from '../../server/domain/errors';
 import { serveRest } from '../../server/http/nodeHttp';
 import { BASE, createCategory, createTemplate } from '../helpers';
 
@@ -146,7 +146,7 @@ describe('input reading', () => {
 
 describe('the error mapper', () => {
   it('maps each domain code through the one status table', () => {
-    const cases: [DomainError['code'], number, string][] = [
+    const cases: [ServiceError['code'], number, string][] = [
       ['invalid', 400, 'BAD_REQUEST'],
       ['unauthenticated', 401, 'UNAUTHORIZED'],
       ['forbidden', 403, 'FORBIDDEN'],
@@ -156,13 +156,13 @@ describe('the error mapper', () => {
       ['rate_limited', 429, 'TOO_MANY_REQUESTS'],
     ];
     for (const [code, status, name] of cases) {
-      expect(toHttpError(new DomainError(code, `x ${code}`))).toMatchObject({
+      expect(toHttpError(new ServiceError(code, `x ${code}`))).toMatchObject({
         status,
         code: name,
         message: `x ${code}`,
       });
     }
-    expect(toHttpError(new DomainError('rate_limited', 'slow down', { retryAfterSeconds: 7 })).headers).toEqual({
+    expect(toHttpError(new ServiceError('rate_limited', 'slow down', { retryAfterSeconds: 7 })).headers).toEqual({
       'retry-after': '7',
     });
   });

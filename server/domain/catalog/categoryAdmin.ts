@@ -3,7 +3,7 @@
  * for its templates first; a change of what templates show about their category (name, slug, icon) or
  * a category opening up bumps its templates so that incremental sync delivers them.
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, asc, eq, getTableColumns, max, ne, sql } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
 import { accessGrants, categories, categoryTemplateCounts, templates } from '../../db/schema';
@@ -35,7 +35,7 @@ async function getAdminCategory(tx: Tx, id: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new DomainError('conflict', `slug: a category with slug "${slug}" already exists`);
+  throw new ServiceError('conflict', `slug: a category with slug "${slug}" already exists`);
 }
 
 async function checkSlugFree(tx: Tx, slug: string, exceptId?: string) {
@@ -86,7 +86,7 @@ export async function createCategory(actor: AuditActor, values: CategoryValues &
 
 async function lockCategory(tx: Tx, id: string) {
   const [before] = await tx.select().from(categories).where(eq(categories.id, id)).for('update');
-  if (!before) throw new DomainError('not_found', 'id: no such category');
+  if (!before) throw new ServiceError('not_found', 'id: no such category');
   return before;
 }
 
@@ -139,7 +139,7 @@ export async function deleteCategory(actor: AuditActor, id: string) {
         .where(eq(templates.categoryId, id));
       const n = Number(used?.n ?? 0);
       if (n > 0) {
-        throw new DomainError(
+        throw new ServiceError(
           'conflict',
           `Category "${before.slug}" is used by ${n} template${n === 1 ? '' : 's'}; move or delete ${n === 1 ? 'it' : 'them'} first`,
         );
@@ -161,7 +161,7 @@ export async function deleteCategory(actor: AuditActor, id: string) {
   } catch (err) {
     // A template created in the category meanwhile (restrict foreign key).
     if (isForeignKeyViolation(err))
-      throw new DomainError('conflict', 'Category is used by templates; move or delete them first');
+      throw new ServiceError('conflict', 'Category is used by templates; move or delete them first');
     throw err;
   }
 }

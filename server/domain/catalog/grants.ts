@@ -3,7 +3,7 @@
  * templates (incremental sync delivers them to the organization); revoking one records sync exits for
  * the organization before the grant goes. Both in catalogWrite, with the audit record.
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { getDb, type Tx } from '../../db/client';
 import { accessGrants, categories, organizations } from '../../db/schema';
@@ -41,7 +41,7 @@ export async function listGrants(filters: { orgId?: string; categoryId?: string 
 }
 
 const exists = (): never => {
-  throw new DomainError('conflict', 'This organization already has access to this category');
+  throw new ServiceError('conflict', 'This organization already has access to this category');
 };
 
 export async function createGrant(actor: AuditActor, input: { orgId: string; categoryId: string }) {
@@ -53,11 +53,11 @@ export async function createGrant(actor: AuditActor, input: { orgId: string; cat
         .from(organizations)
         .where(eq(organizations.id, input.orgId))
         .for('share');
-      if (!org) throw new DomainError('not_found', 'org_id: no such organization');
+      if (!org) throw new ServiceError('not_found', 'org_id: no such organization');
       const [cat] = await tx.select().from(categories).where(eq(categories.id, input.categoryId)).for('share');
-      if (!cat) throw new DomainError('not_found', 'category_id: no such category');
+      if (!cat) throw new ServiceError('not_found', 'category_id: no such category');
       if (!cat.isPrivate) {
-        throw new DomainError(
+        throw new ServiceError(
           'invalid',
           `category_id: category "${cat.slug}" is not private; grants apply only to private categories`,
         );
@@ -95,7 +95,7 @@ export async function deleteGrant(actor: AuditActor, by: { id: string } | { orgI
         : and(eq(accessGrants.orgId, by.orgId), eq(accessGrants.categoryId, by.categoryId));
     const [grant] = await grantsQuery(tx, where);
     if (!grant)
-      throw new DomainError(
+      throw new ServiceError(
         'not_found',
         'id' in by ? 'id: no such access grant' : 'No access grant for this org_id and category_id',
       );

@@ -6,7 +6,7 @@
  * need the database on first use, and PGlite must not be used outside the open transaction).
  */
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
 import { type Queryable, type Tx } from '../../db/client';
 import { categories, organizations, templates } from '../../db/schema';
@@ -68,7 +68,7 @@ async function checkReferences(tx: Tx, values: { categoryId?: string; orgId?: st
       .from(categories)
       .where(eq(categories.id, values.categoryId))
       .for('share');
-    if (!cat) throw new DomainError('not_found', 'category_id: no such category');
+    if (!cat) throw new ServiceError('not_found', 'category_id: no such category');
   }
   if (values.orgId) {
     const [org] = await tx
@@ -76,7 +76,7 @@ async function checkReferences(tx: Tx, values: { categoryId?: string; orgId?: st
       .from(organizations)
       .where(eq(organizations.id, values.orgId))
       .for('share');
-    if (!org) throw new DomainError('not_found', 'org_id: no such organization');
+    if (!org) throw new ServiceError('not_found', 'org_id: no such organization');
   }
 }
 
@@ -89,7 +89,7 @@ async function checkSlugFree(tx: Tx, slug: string, exceptId?: string) {
 }
 
 function slugTaken(slug: string): never {
-  throw new DomainError('conflict', `slug: a template with slug "${slug}" already exists`);
+  throw new ServiceError('conflict', `slug: a template with slug "${slug}" already exists`);
 }
 
 /** Maps constraint violations that races can still produce to the answers the checks give. */
@@ -99,7 +99,7 @@ async function guarded<T>(slug: string | undefined, fn: () => Promise<T>): Promi
   } catch (err) {
     if (isUniqueViolation(err) && slug) slugTaken(slug);
     if (isForeignKeyViolation(err))
-      throw new DomainError('not_found', 'category_id or org_id: the referenced record no longer exists');
+      throw new ServiceError('not_found', 'category_id or org_id: the referenced record no longer exists');
     throw err;
   }
 }
@@ -146,7 +146,7 @@ async function lockTemplate(tx: Tx, id: string) {
     .from(templates)
     .where(eq(templates.id, id))
     .for('update');
-  if (!before) throw new DomainError('not_found', 'id: no such template');
+  if (!before) throw new ServiceError('not_found', 'id: no such template');
   return before;
 }
 

@@ -6,7 +6,7 @@
  * admins everything, organization admins their organization's events; newest first (occurred_at, then id,
  * then instance).
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, count, desc, eq, gte, lt, or, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
 import { addonAuditEvents, instanceKeys, organizations } from '../../db/schema';
@@ -52,11 +52,11 @@ export type AddonEventScope = { kind: 'admin' } | { kind: 'org'; orgId: string }
 
 /** Who may browse which events: platform admins all, organization admins their organization's. */
 export function addonEventScopeOf(p: Principal): AddonEventScope {
-  if (p.kind === 'anonymous') throw new DomainError('unauthenticated', 'Sign in required');
-  if (p.kind !== 'user') throw new DomainError('forbidden', 'This view needs a user session or Hub JWT');
+  if (p.kind === 'anonymous') throw new ServiceError('unauthenticated', 'Sign in required');
+  if (p.kind !== 'user') throw new ServiceError('forbidden', 'This view needs a user session or Hub JWT');
   if (isPlatformAdmin(p)) return { kind: 'admin' };
   if (p.orgId && p.orgRole === 'admin') return { kind: 'org', orgId: p.orgId };
-  throw new DomainError('forbidden', 'Only organization admins and platform admins may browse addon events');
+  throw new ServiceError('forbidden', 'Only organization admins and platform admins may browse addon events');
 }
 
 export interface AddonEventFilters {

@@ -15,7 +15,7 @@
  * writes in its own transaction, so the limit holds across Hub processes. Re-sending the current address is
  * not a change: no write, no audit record, no rate limit.
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { execRows, getDb, type Tx } from '../../db/client';
 import { dnsRecords, instanceKeys, organizations } from '../../db/schema';
@@ -67,7 +67,7 @@ async function assertChangeAllowed(tx: Tx, keyId: string) {
   const wait = row?.wait === null || row?.wait === undefined ? 0 : Number(row.wait);
   if (wait > 0) {
     const retryAfterSeconds = Math.min(wait, DNS_CHANGE_INTERVAL_SECONDS);
-    throw new DomainError(
+    throw new ServiceError(
       'rate_limited',
       `At most one DNS change per ${DNS_CHANGE_INTERVAL_SECONDS} seconds per instance; retry in ${retryAfterSeconds} s`,
       {
@@ -186,7 +186,7 @@ export async function deleteDnsRecord(instance: InstancePrincipal): Promise<bool
 /** Admin: publish a record again now (after a failure). Null when the instance has no record. */
 export async function retryDnsPublish(admin: UserPrincipal, keyId: string): Promise<DnsRecordRow | null> {
   if (config.support.dnsProvider !== 'powerdns') {
-    throw new DomainError(
+    throw new ServiceError(
       'invalid',
       'HUB_DNS_PROVIDER is "none": records are kept in the Hub only, there is nothing to publish',
     );

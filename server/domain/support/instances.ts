@@ -3,7 +3,7 @@
  * the instance's own info, and the dashboard list of instances with their report and DNS record.
  * instance_reports.mcp_url is the instance's MCP endpoint URL; the MCP proxy forwards to it.
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { config } from '../../config';
 import { and, asc, count, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { getDb } from '../../db/client';
@@ -63,7 +63,7 @@ function selectInstances(where: SQL | undefined, window?: { limit: number; offse
 export async function getInstanceInfo(keyId: string): Promise<InstanceInfoRow> {
   ensureDnsPublisher();
   const [row] = await selectInstances(eq(instanceKeys.id, keyId));
-  if (!row) throw new DomainError('unauthenticated', 'Unknown instance key');
+  if (!row) throw new ServiceError('unauthenticated', 'Unknown instance key');
   return row;
 }
 
@@ -122,7 +122,7 @@ export async function reportInstance(
   input: InstanceReportInput,
 ): Promise<InstanceInfoRow> {
   const insecure = input.mcp_url ? insecureMcpUrl(input.mcp_url) : null;
-  if (insecure) throw new DomainError('invalid', insecure);
+  if (insecure) throw new ServiceError('invalid', insecure);
   const db = await getDb();
   await db.transaction(async (tx) => {
     const [current] = await tx
@@ -263,7 +263,7 @@ export async function acknowledgeUrlChanges(
       .select({ name: instanceKeys.name })
       .from(instanceKeys)
       .where(and(eq(instanceKeys.id, instanceId), eq(instanceKeys.orgId, orgId)));
-    if (!key) throw new DomainError('not_found', `instance_id: no instance ${instanceId} in your organization`);
+    if (!key) throw new ServiceError('not_found', `instance_id: no instance ${instanceId} in your organization`);
     const [report] = await tx
       .select({ urlChanges: instanceReports.urlChanges })
       .from(instanceReports)

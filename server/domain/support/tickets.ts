@@ -4,7 +4,7 @@
  * A reply from the customer side (the instance or an organization member) puts a closed or pending ticket
  * back to open; a staff reply leaves the status alone. Ids outside the caller's scope are "not found".
  */
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { and, asc, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { getDb } from '../../db/client';
@@ -32,7 +32,7 @@ function scopeCondition(scope: TicketScope): SQL | undefined {
   return undefined;
 }
 
-const notFound = (id: string) => new DomainError('not_found', `Ticket ${id} not found`);
+const notFound = (id: string) => new ServiceError('not_found', `Ticket ${id} not found`);
 
 export interface NewTicket {
   subject: string;
@@ -249,5 +249,5 @@ export async function setTicketStatus(admin: UserPrincipal, id: string, status: 
 export function ticketScopeOfUser(user: UserPrincipal): TicketScope {
   if (isPlatformAdmin(user)) return { kind: 'admin' };
   if (user.orgId && user.orgRole) return { kind: 'org', orgId: user.orgId };
-  throw new DomainError('forbidden', 'You do not belong to an organization');
+  throw new ServiceError('forbidden', 'You do not belong to an organization');
 }

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RateLimitRefusal, rateLimitHeaders } from '../../api/rateLimit';
-import type { DomainError } from '../../domain/errors';
+import type { ServiceError } from '../../domain/errors';
 import { writeFailure } from '../nodeHttp';
 
 export const RPC_NOT_REGISTERED = -32010;
@@ -20,7 +20,7 @@ function headerSafe(text: string) {
 }
 
 /** A refused credential: the error model's answer, with the challenge MCP clients read. */
-export function writeRefusal(refusal: DomainError, res: ServerResponse) {
+export function writeRefusal(refusal: ServiceError, res: ServerResponse) {
   if (refusal instanceof RateLimitRefusal) {
     return writeFailure(refusal, res, '/mcp', () => rateLimitHeaders(refusal.status));
   }

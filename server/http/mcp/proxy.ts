@@ -44,7 +44,7 @@ import { TransportError } from '../../api/errors';
 import { admit } from '../../api/rateLimit';
 import { sourceAddress } from '../../api/clientAddress';
 import { resolvePat } from '../../auth/credentials';
-import { DomainError } from '../../domain/errors';
+import { ServiceError } from '../../domain/errors';
 import { noteCaller, requestLogger } from '../../log';
 import { recordMcpCall, type ResolvedPat } from '../../domain/pats';
 import { insecureMcpUrl } from '../../domain/support/instances';
@@ -119,7 +119,7 @@ async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
     ));
     noteCaller({ kind: 'pat', id: pat.tokenId });
   } catch (err) {
-    if (err instanceof DomainError) return writeRefusal(err, res);
+    if (err instanceof ServiceError) return writeRefusal(err, res);
     throw err;
   }
   marks.push(['pat', performance.now()]);

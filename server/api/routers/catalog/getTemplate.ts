@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { recordDownload } from '../../../domain/catalog/downloads';
 import { findTemplateBySlug } from '../../../domain/catalog/templateBySlug';
@@ -25,7 +25,7 @@ export const getTemplateProcedure = publicProcedure
   .output(TemplateSchema)
   .query(async ({ ctx, input }) => {
     const row = await findTemplateBySlug(catalogScopeOf(ctx.principal), input.slug, readSourceOf(ctx.principal));
-    if (!row) throw new DomainError('not_found', `Template "${input.slug}" not found`);
+    if (!row) throw new ServiceError('not_found', `Template "${input.slug}" not found`);
     // Every read with an instance key counts, also those answered from the response cache (304
     // included): REST runs the effect after each answer with that request's caller. Written in batches.
     ctx.repeatOnCachedRead((p) => {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { getOrganization } from '../../../domain/organizations';
 import { adminProcedure } from '../../trpc';
@@ -21,7 +21,7 @@ export const adminOrganizationProcedure = adminProcedure
   )
   .query(async ({ input }) => {
     const org = await getOrganization(input.id);
-    if (!org) throw new DomainError('not_found', 'id: no such organization');
+    if (!org) throw new ServiceError('not_found', 'id: no such organization');
     return {
       organization: {
         id: org.id,

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { getDb } from '../../../db/client';
 import { getAdminTemplate } from '../../../domain/catalog/templateAdmin';
@@ -11,6 +11,6 @@ export const adminTemplateProcedure = adminProcedure
   .output(z.object({ template: AdminTemplateSchema }))
   .query(async ({ input }) => {
     const row = await getAdminTemplate(await getDb(), input.id);
-    if (!row) throw new DomainError('not_found', 'id: no such template');
+    if (!row) throw new ServiceError('not_found', 'id: no such template');
     return { template: toAdminTemplate(row) };
   });

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { getDnsRecord } from '../../../domain/support/dns';
 import { instanceProcedure } from '../../trpc';
@@ -20,6 +20,6 @@ export const getDnsProcedure = instanceProcedure
   .output(z.object({ record: DnsRecordSchema }))
   .query(async ({ ctx }) => {
     const record = await getDnsRecord(ctx.instance.keyId);
-    if (!record) throw new DomainError('not_found', 'This instance has no DNS record; PUT /dns creates it');
+    if (!record) throw new ServiceError('not_found', 'This instance has no DNS record; PUT /dns creates it');
     return { record: toDnsRecord(record) };
   });

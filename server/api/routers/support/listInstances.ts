@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { isPlatformAdmin } from '../../../domain/principal';
 import { listInstances, type InstanceScope } from '../../../domain/support/instances';
@@ -34,7 +34,7 @@ export const listInstancesProcedure = userProcedure
     let scope: InstanceScope;
     if (admin) scope = { kind: 'admin' };
     else if (ctx.user.orgId && ctx.user.orgRole) scope = { kind: 'org', orgId: ctx.user.orgId };
-    else throw new DomainError('forbidden', 'You do not belong to an organization');
+    else throw new ServiceError('forbidden', 'You do not belong to an organization');
     const page = resolvePage(input);
     const { rows, total } = await listInstances(
       scope,

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { normalizeIp, unpublishableReason } from '../../../domain/support/addresses';
 import { sourceAddress } from '../../clientAddress';
@@ -6,7 +6,7 @@ import { DNS_CHANGE_INTERVAL_SECONDS, setDnsRecord } from '../../../domain/suppo
 import { instanceProcedure } from '../../trpc';
 import { DnsRecordSchema, toDnsRecord } from '../../schemas/support';
 
-const badRequest = (message: string) => new DomainError('invalid', message);
+const badRequest = (message: string) => new ServiceError('invalid', message);
 
 export const putDnsProcedure = instanceProcedure
   .meta({

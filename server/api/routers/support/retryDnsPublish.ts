@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { retryDnsPublish } from '../../../domain/support/dns';
 import { adminProcedure } from '../../trpc';
@@ -19,7 +19,7 @@ export const retryDnsPublishProcedure = adminProcedure
   )
   .mutation(async ({ ctx, input }) => {
     const row = await retryDnsPublish(ctx.user, input.instance_id);
-    if (!row) throw new DomainError('not_found', 'This instance has no DNS record (it may just have been removed)');
+    if (!row) throw new ServiceError('not_found', 'This instance has no DNS record (it may just have been removed)');
     return {
       hostname: row.hostname,
       publish_state: row.publishState,

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { z } from 'zod';
 import { ingestAddonEvents } from '../../../domain/support/addonEvents';
 import { instanceProcedure } from '../../trpc';
@@ -31,7 +31,7 @@ export const submitAddonEventsProcedure = instanceProcedure
   .mutation(async ({ ctx, input }) => {
     const bytes = Buffer.byteLength(JSON.stringify(input.events), 'utf8');
     if (bytes > MAX_BATCH_BYTES) {
-      throw new DomainError(
+      throw new ServiceError(
         'too_large',
         `events: a batch may be at most 1 MB (${MAX_BATCH_BYTES} bytes) of JSON; this one is ${bytes}. Send smaller batches.`,
       );
