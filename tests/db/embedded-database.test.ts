@@ -37,7 +37,7 @@ it('refuses a second process while one holds the data directory', async () => {
     tsx,
     [
       '-e',
-      "import('../server/db/client.ts').then(m => m.getDatabase()).then(() => { console.log('open'); setInterval(() => {}, 1000); })",
+      "import('./server/db/client.ts').then(m => m.getDatabase()).then(() => { console.log('open'); setInterval(() => {}, 1000); })",
     ],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );

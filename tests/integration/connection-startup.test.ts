@@ -9,7 +9,7 @@
 import net, { type AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, expect, it } from 'vitest';
-import { connectionOptions } from '../../server/db/client';
+import { connectionOptions } from '../../server/db/postgres';
 
 const serverUrl = new URL(process.env.PG_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 let cuts = 0;

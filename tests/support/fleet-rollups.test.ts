@@ -5,7 +5,8 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execRows, getDb, observeStatements } from '../../server/db/client';
+import { execRows, getDb } from '../../server/db/client';
+import { observeStatements } from '../../server/db/statements';
 import {
   instanceSyncState,
   instanceUsageDaily,
