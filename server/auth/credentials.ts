@@ -6,29 +6,28 @@
  * A credential that is present but not valid is refused (ServiceError unauthenticated / forbidden, with a
  * machine-readable reason); it never falls back to anonymous.
  *
- * Secrets (svh_, svp_) are looked up by their SHA-256 in one cache: an entry lives LOOKUP_TTL_MS at most
- * and dies at once when an 'auth' change is announced (re-issue, revoke, rotation, membership, organization
- * status, a new MCP URL; server/db/invalidation.ts), in this process and through LISTEN/NOTIFY in the
- * others. Expiry is checked on every call. Users behind a JWT are read on every call (role and
- * organization are never stale), with the row of a script token (a JWT with a `jti`, server/domain/scriptTokens.ts)
- * in the same statement, so its revocation holds at once in every process. last_used_at has one throttled
- * writer for every kind.
+ * Secrets (svh_, svp_) are read by their SHA-256 (credentialRows.ts) through one cache (credentialCache.ts): an
+ * entry lives HUB_CREDENTIAL_CACHE_TTL_MS at most and dies at once when an 'auth' change is announced (re-issue,
+ * revoke, rotation, membership, organization status, a new MCP URL; server/db/invalidation.ts), in this process and
+ * through LISTEN/NOTIFY in the others. Expiry is checked on every call. Users behind a JWT are read on every call
+ * (role and organization are never stale), with the row of a script token (a JWT with a `jti`,
+ * server/domain/scriptTokens.ts) in the same statement, so its revocation holds at once in every process.
+ * last_used_at has one throttled writer for every kind (lastUsed.ts).
  */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { LRUCache } from 'lru-cache';
+import { and, eq } from 'drizzle-orm';
 import { config } from '../config';
-import { databaseIsOpen, getDb, type Db } from '../db/client';
-import { generation } from '../db/invalidation';
-import { instanceKeys, instanceReports, organizations, personalAccessTokens, scriptTokens, users } from '../db/schema';
+import { getDb } from '../db/client';
+import { organizations, scriptTokens, users } from '../db/schema';
 import { ServiceError, unauthenticated } from '../domain/errors';
 import { verifyJwt } from '../domain/jwt';
+import { recordMcpCall } from '../domain/mcpCalls';
 import { issuedBeforeSignOut } from '../domain/profile';
-import { apiTokenEnded, recordMcpCall, sameMembership, type ResolvedPat } from '../domain/pats';
+import type { ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
-import { hashSecret, parseBearer, parseSecret, secretKindOf } from '@shared/tokens';
-import { gaugeOf, hubMetrics } from '../metrics';
-import { logger } from '../log';
-import { flushLater, oneAtATime } from '../batched';
+import { parseBearer, parseSecret, secretKindOf } from '@shared/tokens';
+import { cachedLookup } from './credentialCache';
+import { loadInstanceKey, loadPat } from './credentialRows';
+import { touchLastUsed } from './lastUsed';
 
 /**
  * The next-auth (v5) session cookie; the session token is a Hub JWT (see nextauth.ts). Under HTTPS only
@@ -74,171 +73,7 @@ export async function resolveCredential(token: string | null): Promise<Principal
   return resolveUserToken(token);
 }
 
-// ---------------------------------------------------------------- the one cache of secret look-ups
-
-type Lookup = { kind: 'svh_'; row: InstanceKeyRow | null } | { kind: 'svp_'; row: PatRow | null };
-type CachedLookup = { generation: number; loadedAt: number; lookup: Lookup };
-const lookups = ((globalThis as { __hubCredentialLookups?: LRUCache<string, CachedLookup> }).__hubCredentialLookups ??=
-  new LRUCache({ max: config.credentialCacheMax, ttl: config.credentialCacheTtlMs }));
-
-async function cachedLookup<K extends Lookup['kind']>(
-  kind: K,
-  token: string,
-  load: (hash: string) => Promise<Extract<Lookup, { kind: K }>['row']>,
-) {
-  const hash = hashSecret(token);
-  const current = generation('auth');
-  const hit = lookups.get(hash);
-  if (hit && hit.generation === current && hit.lookup.kind === kind) {
-    hubMetrics.credentialCache(true);
-    if (kind === 'svh_' && Date.now() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
-    return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
-  }
-  hubMetrics.credentialCache(false);
-  const loadedAt = Date.now();
-  const row = await load(hash);
-  // Only if no change was announced while looking up: the answer might predate it.
-  if (generation('auth') === current)
-    remember(hash, { generation: current, loadedAt, lookup: { kind, row } as Lookup });
-  return row;
-}
-
-/** The lifetime is read at each store (tests and operators may change it without a restart). */
-function remember(hash: string, entry: CachedLookup): void {
-  lookups.set(hash, entry, { ttl: config.credentialCacheTtlMs });
-}
-
-// Refresh ahead: an instance key used past half its entry's lifetime is read again in the background, with every
-// other key due, in one statement a second. A fleet polling every minute then never waits on an expired entry, and
-// the cache costs a statement a second instead of one per key per lifetime (100,000 keys, 10 min: 167/s). The
-// lifetime still bounds how old an entry can be (what no announcement covers, e.g. a row changed by hand).
-const REFRESH_FLUSH_MS = 1_000;
-const refresh = ((
-  globalThis as {
-    __hubCredentialRefresh?: { due: Set<string>; timer: NodeJS.Timeout | null; flushing: Promise<void> | undefined };
-  }
-).__hubCredentialRefresh ??= { due: new Set(), timer: null, flushing: undefined });
-
-function refreshLater(hash: string): void {
-  refresh.due.add(hash);
-  flushLater(refresh, REFRESH_FLUSH_MS, 'credential_refresh', refreshInstanceKeys);
-}
-
-/** Reads the instance keys due for a refresh now (tests; the timer's flush otherwise). */
-export const refreshInstanceKeys = oneAtATime(refresh, async () => {
-  const hashes = [...refresh.due];
-  refresh.due.clear();
-  if (hashes.length === 0 || !databaseIsOpen()) return;
-  const current = generation('auth');
-  const loadedAt = Date.now();
-  let rows: Map<string, InstanceKeyRow>;
-  try {
-    rows = await instanceKeyRows(hashes);
-  } catch (err) {
-    // The database is away: the entries serve until their lifetime ends, then a request reads its key itself.
-    logger.warn({ err: (err as Error).message, keys: hashes.length }, 'instance keys not refreshed');
-    return;
-  }
-  if (generation('auth') !== current) return;
-  for (const hash of hashes)
-    remember(hash, { generation: current, loadedAt, lookup: { kind: 'svh_', row: rows.get(hash) ?? null } });
-});
-
-gaugeOf('hub_credential_cache_entries', 'Secret look-ups held by the credential cache', {}, () => lookups.size);
-
-// ---------------------------------------------------------------- the one last-used writer
-
-// At most one mark per credential per minute from this process; the WHERE clause keeps several
-// processes from writing more often than that together. Marks are batched: one UPDATE per kind every
-// LAST_USED_FLUSH_MS for every credential used meanwhile (a fleet of 100,000 keys polling each minute costs
-// a statement every few seconds, not one per poll). A failed write is dropped: the next use marks again.
-const LAST_USED_INTERVAL_MS = 60_000;
-const LAST_USED_FLUSH_MS = 1_000;
-const LAST_USED_TABLES = { svh_: instanceKeys, svp_: personalAccessTokens, script: scriptTokens };
-type LastUsedKind = keyof typeof LAST_USED_TABLES;
-const lastUsed = ((
-  globalThis as {
-    __hubLastUsed?: {
-      touched: Map<string, number>;
-      pending: Map<LastUsedKind, Set<string>>;
-      timer: NodeJS.Timeout | null;
-      flushing: Promise<void> | undefined;
-    };
-  }
-).__hubLastUsed ??= { touched: new Map(), pending: new Map(), timer: null, flushing: undefined });
-gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queue: 'last_used' }, () => {
-  let n = 0;
-  for (const ids of lastUsed.pending.values()) n += ids.size;
-  return n;
-});
-
-function touchLastUsed(kind: LastUsedKind, id: string): void {
-  const now = Date.now();
-  if (now - (lastUsed.touched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
-  if (lastUsed.touched.size > 200_000) lastUsed.touched.clear();
-  lastUsed.touched.set(id, now);
-  let ids = lastUsed.pending.get(kind);
-  if (!ids) lastUsed.pending.set(kind, (ids = new Set<string>()));
-  ids.add(id);
-  flushLater(lastUsed, LAST_USED_FLUSH_MS, 'last_used', flushLastUsed);
-}
-
-/** Writes the pending last-used marks now, after a write already under way (also on shutdown). */
-export const flushLastUsed = oneAtATime(lastUsed, async () => {
-  if (lastUsed.timer) clearTimeout(lastUsed.timer);
-  lastUsed.timer = null;
-  const batches: [LastUsedKind, Set<string>][] = [...lastUsed.pending];
-  lastUsed.pending.clear();
-  if (batches.length === 0 || !databaseIsOpen()) return;
-  try {
-    const db = await getDb();
-    for (const [kind, ids] of batches) {
-      const table = LAST_USED_TABLES[kind];
-      await db
-        .update(table)
-        .set({ lastUsedAt: sql`now()` })
-        .where(
-          and(
-            sql`${table.id} = any(${`{${[...ids].sort().join(',')}}`}::uuid[])`,
-            or(isNull(table.lastUsedAt), lt(table.lastUsedAt, sql`now() - interval '1 minute'`)),
-          ),
-        );
-    }
-  } catch (err) {
-    // The driver's own message (the query error would repeat every id of the batch).
-    logger.warn(
-      { err: ((err as { cause?: Error }).cause ?? (err as Error)).message },
-      'could not record credential use',
-    );
-  }
-});
-
 // ---------------------------------------------------------------- instance keys (svh_)
-
-type InstanceKeyRow = { id: string; name: string; orgId: string; status: string; orgStatus: string };
-
-/** The instance keys of these secret hashes, by hash: one statement for one key or for a refresh of thousands. */
-async function instanceKeyRows(hashes: string[]): Promise<Map<string, InstanceKeyRow>> {
-  const db = await getDb();
-  const rows = await db
-    .select({
-      hash: instanceKeys.keyHash,
-      id: instanceKeys.id,
-      name: instanceKeys.name,
-      orgId: instanceKeys.orgId,
-      status: instanceKeys.status,
-      orgStatus: organizations.status,
-    })
-    .from(instanceKeys)
-    .innerJoin(organizations, eq(organizations.id, instanceKeys.orgId))
-    // One array parameter however many (hex digests: nothing to quote in the literal).
-    .where(sql`${instanceKeys.keyHash} = any(${`{${hashes.join(',')}}`}::text[])`);
-  return new Map(rows.map(({ hash, ...row }) => [hash, row]));
-}
-
-async function loadInstanceKey(hash: string): Promise<InstanceKeyRow | null> {
-  return (await instanceKeyRows([hash])).get(hash) ?? null;
-}
 
 async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
   if (!parseSecret(token)) unauthenticated('Malformed instance key', 'malformed_token');
@@ -314,49 +149,6 @@ async function resolveUserToken(token: string): Promise<Principal> {
 }
 
 // ---------------------------------------------------------------- personal access tokens (svp_, /mcp only)
-
-/** Every /mcp call runs this look-up: a prepared statement, planned once per connection. */
-function preparePatLookup(db: Db) {
-  return db
-    .select({
-      tokenId: personalAccessTokens.id,
-      userId: personalAccessTokens.userId,
-      orgId: personalAccessTokens.orgId,
-      instanceKeyId: personalAccessTokens.instanceKeyId,
-      revokedAt: personalAccessTokens.revokedAt,
-      expiresAt: personalAccessTokens.expiresAt,
-      member: sameMembership,
-      email: users.email,
-      name: users.name,
-      orgStatus: organizations.status,
-      instanceStatus: instanceKeys.status,
-      mcpUrl: instanceReports.mcpUrl,
-      scriptTokenId: personalAccessTokens.scriptTokenId,
-      apiTokenEnded,
-      apiTokenExpiresAt: scriptTokens.expiresAt,
-    })
-    .from(personalAccessTokens)
-    .innerJoin(users, eq(users.id, personalAccessTokens.userId))
-    .leftJoin(scriptTokens, eq(scriptTokens.id, personalAccessTokens.scriptTokenId))
-    .innerJoin(organizations, eq(organizations.id, personalAccessTokens.orgId))
-    .innerJoin(
-      instanceKeys,
-      and(eq(instanceKeys.id, personalAccessTokens.instanceKeyId), eq(instanceKeys.orgId, personalAccessTokens.orgId)),
-    )
-    .leftJoin(instanceReports, eq(instanceReports.instanceKeyId, personalAccessTokens.instanceKeyId))
-    .where(eq(personalAccessTokens.tokenHash, sql.placeholder('hash')))
-    .prepare('resolve_personal_access_token');
-}
-type PatRow = Awaited<ReturnType<ReturnType<typeof preparePatLookup>['execute']>>[number];
-const patStatements = new WeakMap<Db, ReturnType<typeof preparePatLookup>>();
-
-async function loadPat(hash: string): Promise<PatRow | null> {
-  const db = await getDb();
-  let statement = patStatements.get(db);
-  if (!statement) patStatements.set(db, (statement = preparePatLookup(db)));
-  const [row] = await statement.execute({ hash });
-  return row ?? null;
-}
 
 /**
  * Resolves the bearer token of an /mcp request (null when absent); every lifecycle rule of

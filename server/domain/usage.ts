@@ -8,7 +8,7 @@
  *     with its checked_at) and each first page of the template list (what Core reads in a full sync), tallied
  *     in memory and written every FLUSH_INTERVAL_MS (and on shutdown, flushUsage);
  *   - instance_usage_daily mcp_*: each proxied MCP call by outcome, written in the statement that stores its
- *     mcp_calls row, every 500 ms (pats.ts, flushMcpCalls);
+ *     mcp_calls row, every 500 ms (mcpCalls.ts, flushMcpCalls);
  *   - tickets_daily: tickets opened and closed, in the ticket's own transaction (support/tickets.ts).
  * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
  * at most once an hour per process (compactRollups).

@@ -14,8 +14,8 @@ import { config } from '../config';
 import { checkDatabase, closeDatabase, replicaStatus, type Database } from '../db/client';
 import { flushDownloads } from '../domain/catalog/downloads';
 import { flushUsage } from '../domain/usage';
-import { flushLastUsed } from '../auth/credentials';
-import { flushMcpCalls } from '../domain/pats';
+import { flushLastUsed } from '../auth/lastUsed';
+import { flushMcpCalls } from '../domain/mcpCalls';
 import { flushRateLimits } from '../api/rateLimit';
 import {
   accessLogger,

@@ -15,7 +15,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { getDb } from '../../server/db/client';
 import { instanceUsageDaily, mcpCalls } from '../../server/db/schema';
-import { flushMcpCalls } from '../../server/domain/pats';
+import { flushMcpCalls } from '../../server/domain/mcpCalls';
 import { createKey, createOrg, createUser } from '../helpers';
 import { mintToken, registerMcpUrl, startHub, type RunningServer } from '../mcp-harness';
 

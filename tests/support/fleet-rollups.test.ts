@@ -17,7 +17,7 @@ import {
   ticketsDaily,
 } from '../../server/db/schema';
 import { flushDownloads } from '../../server/domain/catalog/downloads';
-import { flushMcpCalls } from '../../server/domain/pats';
+import { flushMcpCalls } from '../../server/domain/mcpCalls';
 import { compactRollups, EARLIER_DAY, flushUsage, recordPoll, utcDay } from '../../server/domain/usage';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from '../helpers';
 import {

@@ -46,7 +46,8 @@ import { sourceAddress } from '../../api/clientAddress';
 import { resolvePat } from '../../auth/credentials';
 import { ServiceError } from '../../domain/errors';
 import { noteCaller, requestLogger } from '../../log';
-import { recordMcpCall, type ResolvedPat } from '../../domain/pats';
+import { recordMcpCall } from '../../domain/mcpCalls';
+import type { ResolvedPat } from '../../domain/pats';
 import { insecureMcpUrl } from '../../domain/support/instances';
 import { nodeHeaders, readNodeBody, writeFailure } from '../nodeHttp';
 import {
