@@ -11,6 +11,7 @@ const nextConfig = {
     '@shared/data-folder',
     '@shared/logger',
     '@shared/markdown',
+    '@shared/metrics',
     '@shared/pglite-memory',
     '@shared/ops',
     '@shared/seal',

@@ -1,127 +1,85 @@
 /**
- * Core's Prometheus metrics (prom-client), served at GET /metrics behind CORE_METRICS_TOKEN (off without it):
- * requests by route class and status with latency, and the Hub catalog sync — how long since the copy was
- * last confirmed current (the sync lag), the last sync's result, syncs by result; the container engine — its
- * state, deployments by observed state, reconcile passes and their duration, engine calls and errors.
+ * Core's Prometheus metrics, served at GET /metrics behind CORE_METRICS_TOKEN (off without it): the registry and
+ * request metrics of @shared/metrics (requests by route class and status, latency, answer bytes), and Core's own
+ * figures: the Hub catalog sync — how long since the copy was last confirmed current (the sync lag), the last
+ * sync's result, syncs by result; the container engine — its state, deployments by observed state, reconcile
+ * passes and their duration, engine calls and errors.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { bound, DURATION_BUCKETS, serviceMetrics } from '@shared/metrics';
 
 export type SyncOutcome = 'ok' | 'not_modified' | 'unavailable' | 'key_refused' | 'not_configured' | 'error';
 const OUTCOMES: SyncOutcome[] = ['ok', 'not_modified', 'unavailable', 'key_refused', 'not_configured', 'error'];
 
-function create() {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'core_http_requests_total',
-    help: 'Requests answered, by route class and status',
-    labelNames: ['route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'core_http_request_duration_seconds',
-    help: 'Time to answer a request, by route class',
-    labelNames: ['route'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  const syncs = new Counter({
-    name: 'core_hub_syncs_total',
-    help: 'Catalog syncs with the Hub, by result',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
+const m = serviceMetrics('core', ({ counter, histogram, gauge }) => {
   const state = { lastSuccess: 0, lastResult: null as SyncOutcome | null };
-  new Gauge({
-    name: 'core_hub_sync_lag_seconds',
-    help: 'Seconds since the catalog copy was last confirmed current by the Hub (-1: never)',
-    registers: [registry],
-    collect() {
-      this.set(state.lastSuccess ? (Date.now() - state.lastSuccess) / 1000 : -1);
+  gauge(
+    'core_hub_sync_lag_seconds',
+    'Seconds since the catalog copy was last confirmed current by the Hub (-1: never)',
+    [],
+    (g) => g.set(state.lastSuccess ? (Date.now() - state.lastSuccess) / 1000 : -1),
+  );
+  gauge('core_hub_sync_last_success_timestamp_seconds', 'When the last sync succeeded (Unix time; 0: never)', [], (g) =>
+    g.set(state.lastSuccess / 1000),
+  );
+  gauge(
+    'core_hub_sync_last_result',
+    'The last sync result (1 for the result it was, 0 for the others)',
+    ['result'],
+    (g) => {
+      for (const r of OUTCOMES) g.set({ result: r }, state.lastResult === r ? 1 : 0);
     },
-  });
-  new Gauge({
-    name: 'core_hub_sync_last_success_timestamp_seconds',
-    help: 'When the last sync succeeded (Unix time; 0: never)',
-    registers: [registry],
-    collect() {
-      this.set(state.lastSuccess / 1000);
-    },
-  });
-  new Gauge({
-    name: 'core_hub_sync_last_result',
-    help: 'The last sync result (1 for the result it was, 0 for the others)',
-    labelNames: ['result'] as const,
-    registers: [registry],
-    collect() {
-      for (const r of OUTCOMES) this.set({ result: r }, state.lastResult === r ? 1 : 0);
-    },
-  });
-  const passes = new Counter({
-    name: 'core_reconcile_passes_total',
-    help: 'Reconciler passes, by result (ok; standby: another Core process acts on the engine; engine_down; error)',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
-  const passDuration = new Histogram({
-    name: 'core_reconcile_pass_duration_seconds',
-    help: 'Time of a reconciler pass (Core and engine time together)',
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const engineCalls = new Counter({
-    name: 'core_engine_calls_total',
-    help: 'Calls to the container engine, by call (list, inspect, create, start, ...)',
-    labelNames: ['call'] as const,
-    registers: [registry],
-  });
-  const engineCallDuration = new Histogram({
-    name: 'core_engine_call_duration_seconds',
-    help: 'Time waiting for the container engine, by call',
-    labelNames: ['call'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const engineErrors = new Counter({
-    name: 'core_engine_errors_total',
-    help: 'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
-    labelNames: ['call', 'kind'] as const,
-    registers: [registry],
-  });
-  // Set from the database when /metrics is scraped (setRuntimeState): every Core process reports the same.
-  const deployments = new Gauge({
-    name: 'core_deployments',
-    help: 'Deployments by observed state (all unknown while the engine is down or absent)',
-    labelNames: ['state'] as const,
-    registers: [registry],
-  });
-  const engine = new Gauge({
-    name: 'core_engine_state',
-    help: 'The container engine as this process sees it (1 for the state it is in: up, down, none)',
-    labelNames: ['state'] as const,
-    registers: [registry],
-  });
+  );
   return {
-    registry,
-    requests,
-    duration,
-    syncs,
     state,
-    passes,
-    passDuration,
-    engineCalls,
-    engineCallDuration,
-    engineErrors,
-    deployments,
-    engine,
+    syncs: counter('core_hub_syncs_total', 'Catalog syncs with the Hub, by result', ['result']),
+    passes: counter(
+      'core_reconcile_passes_total',
+      'Reconciler passes, by result (ok; standby: another Core process acts on the engine; engine_down; error)',
+      ['result'],
+    ),
+    passDuration: histogram(
+      'core_reconcile_pass_duration_seconds',
+      'Time of a reconciler pass (Core and engine time together)',
+      [...DURATION_BUCKETS, 30],
+    ),
+    engineCalls: counter(
+      'core_engine_calls_total',
+      'Calls to the container engine, by call (list, inspect, create, start, ...)',
+      ['call'],
+    ),
+    engineCallDuration: histogram(
+      'core_engine_call_duration_seconds',
+      'Time waiting for the container engine, by call',
+      DURATION_BUCKETS,
+      ['call'],
+    ),
+    engineErrors: counter(
+      'core_engine_errors_total',
+      'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
+      ['call', 'kind'],
+    ),
+    // Set from the database when /metrics is scraped (setRuntimeState): every Core process reports the same.
+    deployments: gauge(
+      'core_deployments',
+      'Deployments by observed state (all unknown while the engine is down or absent)',
+      ['state'],
+    ),
+    engine: gauge(
+      'core_engine_state',
+      'The container engine as this process sees it (1 for the state it is in: up, down, none)',
+      ['state'],
+    ),
   };
-}
-
-const m = ((globalThis as { __coreMetrics?: ReturnType<typeof create> }).__coreMetrics ??= create());
+});
 export const coreMetricsRegistry = m.registry;
 
+const syncs = bound((result) => m.syncs.labels(result!));
+const passes = bound((result) => m.passes.labels(result!));
+const engineCalls = bound((call) => m.engineCalls.labels(call!));
+const engineCallDuration = bound((call) => m.engineCallDuration.labels(call!));
+
 export function recordSync(outcome: SyncOutcome): void {
-  m.syncs.labels(outcome).inc();
+  syncs(outcome).inc();
   m.state.lastResult = outcome;
   if (outcome === 'ok' || outcome === 'not_modified') m.state.lastSuccess = Date.now();
 }
@@ -135,23 +93,22 @@ function routeClass(path: string): string {
   return 'page';
 }
 
-export function observeRequest(path: string, status: number, durationMs: number): void {
-  const route = routeClass(path);
-  m.requests.labels(route, String(status)).inc();
-  m.duration.labels(route).observe(durationMs / 1000);
+/** One finished request (the API calls it once per request). */
+export function observeRequest(path: string, status: number, durationMs: number, bodyBytes = 0): void {
+  m.observeRequest(routeClass(path), status, durationMs, bodyBytes);
 }
 
 export type PassResult = 'ok' | 'standby' | 'engine_down' | 'error';
 
 export function recordReconcilePass(result: PassResult, durationMs: number): void {
-  m.passes.labels(result).inc();
+  passes(result).inc();
   m.passDuration.observe(durationMs / 1000);
 }
 
 /** One call to the engine (runtime/metered.ts): how long it took, and its failure's kind when it failed. */
 export function recordEngineCall(call: string, durationMs: number | null, errorKind?: string): void {
-  m.engineCalls.labels(call).inc();
-  if (durationMs !== null) m.engineCallDuration.labels(call).observe(durationMs / 1000);
+  engineCalls(call).inc();
+  if (durationMs !== null) engineCallDuration(call).observe(durationMs / 1000);
   if (errorKind) m.engineErrors.labels(call, errorKind).inc();
 }
 

@@ -1,0 +1,124 @@
+/**
+ * The Prometheus metrics of both services (prom-client), written once: each service has one registry with Node's
+ * default metrics and the same request metrics (`<service>_http_requests_total` by route class and status,
+ * `<service>_http_request_duration_seconds` and `<service>_http_response_bytes_total` by route class), and
+ * declares its own figures on it. Per-event updates go to label children bound once (a Map look-up and an add),
+ * never to prom-client's label lookup by object. The service decides its route classes (few values: bounded
+ * cardinality) and serves the registry at /metrics behind its token.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type { Counter, Gauge, Histogram, Registry };
+
+/** Request latency buckets, in seconds: 1 ms to 10 s. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** A gauge's value, read when /metrics is scraped (a queue's length, a pool's size). */
+export type Reader = () => number;
+
+/**
+ * `labels(...values)` of a metric, each combination bound once: the child is kept, so a hot path pays a Map
+ * look-up instead of prom-client's label handling.
+ */
+export function bound<T>(labels: (...values: string[]) => T): (...values: string[]) => T {
+  const children = new Map<string, T>();
+  return (...values) => {
+    const key = values.join('\0');
+    let child = children.get(key);
+    if (child === undefined) children.set(key, (child = labels(...values)));
+    return child;
+  };
+}
+
+function create(service: string) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string = string>(
+    name: string,
+    help: string,
+    buckets: number[],
+    labelNames: readonly L[] = [],
+  ) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  /** A gauge; `collect` sets its values when /metrics is scraped. */
+  const gauge = <L extends string = string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (g: Gauge<L>) => void,
+  ) =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      ...(collect && {
+        collect(this: Gauge<L>) {
+          collect(this);
+        },
+      }),
+    });
+
+  const requests = counter(`${service}_http_requests_total`, 'Requests answered, by route class and status', [
+    'route',
+    'status',
+  ]);
+  const duration = histogram(
+    `${service}_http_request_duration_seconds`,
+    'Time from the request to the end of its answer, by route class',
+    DURATION_BUCKETS,
+    ['route'],
+  );
+  const responseBytes = counter(
+    `${service}_http_response_bytes_total`,
+    'Bytes of answer bodies (Content-Length), by route class',
+    ['route'],
+  );
+  const requestCount = bound((route, status) => requests.labels(route!, status!));
+  const perRoute = bound((route) => ({ duration: duration.labels(route!), bytes: responseBytes.labels(route!) }));
+
+  /** One finished request, by its route class (the service's edge calls it once per request). */
+  function observeRequest(route: string, status: number, durationMs: number, bodyBytes = 0): void {
+    requestCount(route, String(status)).inc();
+    const child = perRoute(route);
+    child.duration.observe(durationMs / 1000);
+    if (bodyBytes > 0) child.bytes.inc(bodyBytes);
+  }
+
+  const readers = new Map<string, { gauge: string; labels: Record<string, string>; read: Reader }>();
+  const readGauges = new Set<string>();
+  /**
+   * A gauge read when scraped: `read` answers the current value for these labels. Registering the same gauge
+   * and labels again replaces the reader (a module loaded twice, a reopened database).
+   */
+  function gaugeOf(name: string, help: string, labels: Record<string, string>, read: Reader): void {
+    if (!readGauges.has(name)) {
+      readGauges.add(name);
+      gauge(name, help, Object.keys(labels), (g) => {
+        g.reset();
+        for (const r of readers.values()) if (r.gauge === name) g.set(r.labels, r.read());
+      });
+    }
+    readers.set(`${name}${JSON.stringify(labels)}`, { gauge: name, labels, read });
+  }
+
+  return { registry, counter, histogram, gauge, gaugeOf, observeRequest };
+}
+
+export type ServiceMetrics = ReturnType<typeof create>;
+
+/**
+ * The service's metrics, once per process: `define` declares its own figures on the registry the first time;
+ * a module evaluated again (two bundles of one process) gets the same registry and figures, not a second set.
+ */
+export function serviceMetrics<T>(service: string, define: (metrics: ServiceMetrics) => T): ServiceMetrics & T {
+  const key = Symbol.for(`@shared/metrics ${service}`);
+  const store = globalThis as unknown as Record<symbol, ServiceMetrics & T>;
+  if (!store[key]) {
+    const metrics = create(service);
+    store[key] = { ...metrics, ...define(metrics) };
+  }
+  return store[key];
+}
