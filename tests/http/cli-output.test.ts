@@ -1,6 +1,6 @@
 /**
- * `npm run --silent hub -- …` in a pipe: the CLI's result is all of stdout (JSON for `user create`, the JWT for
- * `token`), while its logs go to stderr. Each command runs while a warning is logged: a data folder other users can
+ * `npm run --silent hub -- …` in a pipe: the CLI's result is all of stdout (JSON for every command, the JWT for
+ * `token`), while its logs go to stderr. Every command runs while a warning is logged: a data folder other users can
  * read is made owner-only, with a warning (it was printed on stdout before the result, which broke `| jq`).
  */
 import { spawnSync } from 'node:child_process';
@@ -19,9 +19,9 @@ describe('the Hub CLI writes its result to stdout and its logs to stderr', () =>
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const env = { ...process.env, HUB_DATA_DIR: dir, DATABASE_URL: '' };
   /** Runs a command while a warning is logged (the folder readable by others); returns stdout and stderr. */
-  const run = (args: string[]) => {
+  const run = (args: string[], input = '') => {
     chmodSync(dir, 0o755);
-    const result = spawnSync(...node('hub-cli', ...args), { env, encoding: 'utf8', timeout: 200_000 });
+    const result = spawnSync(...node('hub-cli', ...args), { env, input, encoding: 'utf8', timeout: 200_000 });
     expect(result.status, result.stderr).toBe(0);
     const warnings = result.stderr
       .split('\n')
@@ -30,6 +30,10 @@ describe('the Hub CLI writes its result to stdout and its logs to stderr', () =>
     expect(warnings).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('owner-only') }));
     return result.stdout;
   };
+
+  it('migrate: stdout is the outcome as JSON, nothing else', () => {
+    expect(JSON.parse(run(['migrate']))).toEqual({ migrated: true, database: 'pglite' });
+  });
 
   it('user create: stdout is the user as JSON, nothing else', () => {
     const stdout = run(['user', 'create', '--email', 'pipe@example.test']);
@@ -41,5 +45,22 @@ describe('the Hub CLI writes its result to stdout and its logs to stderr', () =>
     expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     const claims = decodeJwt(stdout.trim());
     expect(claims.exp! - claims.iat!).toBe(600);
+  });
+
+  it('seed: stdout is what the seed did as JSON, nothing else', () => {
+    const seeded = {
+      categories: expect.any(Number),
+      templatesInserted: expect.any(Number),
+      templatesTotal: expect.any(Number),
+    };
+    expect(JSON.parse(run(['seed']))).toEqual(seeded);
+  });
+
+  // Last: the data folder's master secret is replaced (HUB_SECRET in this environment would no longer open it).
+  it('secret rotate: stdout is the rotation report as JSON, nothing else', () => {
+    const report = JSON.parse(
+      run(['secret', 'rotate'], 'cli-output-next-master-secret-of-32-characters-at-least\n'),
+    ) as Record<string, unknown>;
+    expect(report).toMatchObject({ rotated: true, resealed: expect.any(Number) });
   });
 });
