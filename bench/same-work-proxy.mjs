@@ -12,7 +12,8 @@
  *   4. an ES256 assertion signed with node:crypto, with the Hub's claims (iss, aud = the instance key id, sub, iat,
  *      exp = 60 s, jti, email, name, org_id, token_id, instance_id, destination) and its key (the same kid: the
  *      upstream verifies it against the Hub's JWKS);
- *   5. the call forwarded on a keep-alive connection (the request body piped), the client's token not forwarded;
+ *   5. the call forwarded on a keep-alive connection (the body read, then sent with the headers in one write, as the
+ *      Hub does), the client's token not forwarded;
  *   6. the answer streamed back as it arrives;
  *   7. one pino access line to a file (4 KiB blocks, like the Hub's log).
  *
@@ -138,7 +139,10 @@ const server = http.createServer((req, res) => {
   res.once('close', () => {
     if (!res.writableFinished) up.destroy();
   });
-  req.pipe(up);
+  // A call's body (small: a JSON-RPC message) goes out with the headers in one write, as the Hub sends it.
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => up.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
 });
 server.keepAliveTimeout = 65_000;
 server.listen(Number(process.env.PORT ?? 3996), '127.0.0.1', () =>
