@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { checkPage, screenshot, signIn, uniqueSuffix } from './helpers';
+import { checkPage, expectChartsNamed, screenshot, signIn, uniqueSuffix } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -216,6 +216,12 @@ test('the platform admin sees the fleet: charts with table equivalents, versions
   await expect(page.getByTestId('chart-downloads-summary')).toContainText(/Downloads: [1-9]/);
   await expect(page.getByTestId('chart-mcp-summary')).toContainText(/OK: [4-9]/);
   await expect(page.getByTestId('chart-tickets-summary')).toContainText(/Opened: [2-9]\d* · Closed: [1-9]/);
+  // Each chart is one image named by a sentence with its totals (checkPage checks them against the tables too).
+  await expect(
+    page.getByRole('img', { name: /^Template downloads, last 30 days: [1-9][\d,]* in total, peak / }),
+  ).toBeVisible();
+  await expect(page.getByRole('img', { name: /^Active instances, last 30 days: at most [1-9]/ })).toBeVisible();
+  await expectChartsNamed(page, 4);
   await expect(page.getByTestId('versions')).toContainText('1.3.2');
   await expect(page.getByRole('link', { name: 'PostgreSQL' }).first()).toBeVisible();
   // The table equivalent of a chart.
@@ -251,6 +257,19 @@ test('an organization admin sees the same for their own instances only, on the a
   await expect(page.getByTestId('chart-mcp-summary')).toContainText(
     'OK: 4 · Refused by Hub: 2 · Refused by instance: 2 · Failed upstream: 0',
   );
+  await expect(page.getByTestId('chart-downloads')).toHaveAttribute(
+    'aria-label',
+    /^Template downloads, last 30 days: 5 in total, peak 5 on \d\d-\d\d\.$/,
+  );
+  await expect(page.getByTestId('chart-mcp')).toHaveAttribute(
+    'aria-label',
+    /^MCP calls by outcome, last 30 days: 8 in total \(OK 4, Refused by Hub 2, Refused by instance 2, Failed upstream 0\), peak 8 on /,
+  );
+  await expect(page.getByTestId('chart-tickets')).toHaveAttribute(
+    'aria-label',
+    /^Support tickets, last 30 days: 3 in total \(Opened 2, Closed 1\), peak 3 on /,
+  );
+  await expectChartsNamed(page, 4);
   await checkPage(page, 'account fleet');
   await page.getByRole('heading', { name: 'Your instances' }).scrollIntoViewIfNeeded();
   await screenshot(page, 'account-fleet', { phone: true });

@@ -361,7 +361,10 @@ export function FleetView({ scope }: { scope: 'admin' | 'org' }) {
       </div>
       <Card
         title="Instance health"
-        description={`Catalog freshness is the time since an instance's last successful sync; stale after 3 × its poll interval or 24 h.${stale ? ` ${stale} stale on this page.` : ''}`}
+        description={
+          "Catalog freshness is the time since an instance's last successful sync; stale after 3 × its poll interval " +
+          `or 24 h.${stale ? ` ${stale} stale on this page.` : ''}`
+        }
       >
         <HealthFilters input={input} go={url.go} />
         <div className="mt-3">

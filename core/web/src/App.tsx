@@ -96,6 +96,19 @@ function Shell() {
   );
 }
 
+/** The main navigation's pages, in order. */
+const NAV = [
+  ['/', 'Overview'],
+  ['/catalog', 'Catalog'],
+  ['/deployments', 'Deployments'],
+  ['/secrets', 'Secrets'],
+  ['/users', 'Users'],
+  ['/tokens', 'Machine tokens'],
+  ['/hub', 'Hub'],
+  ['/activity', 'Activity'],
+  ['/settings', 'Settings'],
+] as const;
+
 function NavLink({ href, children }: { href: string; children: ReactNode }) {
   const [active] = useRoute(href);
   // A section's pages (a deployment, a template) keep their section marked.
@@ -124,15 +137,11 @@ function Header() {
         </Link>
         <nav aria-label="Main">
           <ul>
-            <NavLink href="/">Overview</NavLink>
-            <NavLink href="/catalog">Catalog</NavLink>
-            <NavLink href="/deployments">Deployments</NavLink>
-            <NavLink href="/secrets">Secrets</NavLink>
-            <NavLink href="/users">Users</NavLink>
-            <NavLink href="/tokens">Machine tokens</NavLink>
-            <NavLink href="/hub">Hub</NavLink>
-            <NavLink href="/activity">Activity</NavLink>
-            <NavLink href="/settings">Settings</NavLink>
+            {NAV.map(([href, label]) => (
+              <NavLink key={href} href={href}>
+                {label}
+              </NavLink>
+            ))}
           </ul>
         </nav>
         <div className="who">

@@ -3,6 +3,14 @@ import { DataTable } from '@shared/charts';
 import { shortDay, StackedBars } from '../charts';
 import type { Overview as OverviewData } from '../types';
 
+/** The requests' status classes, each in its colour (tone). */
+const STATUS_CLASSES = [
+  ['2xx', 'ok'],
+  ['3xx', 'info'],
+  ['4xx', 'warn'],
+  ['5xx', 'bad'],
+] as const;
+
 export default function Usage({ o }: { o: OverviewData }) {
   const req = o.machine_token_requests;
   const mcp = o.mcp_calls;
@@ -18,12 +26,7 @@ export default function Usage({ o }: { o: OverviewData }) {
           category="day"
           categoryLabel="Day (UTC)"
           formatCategory={shortDay}
-          series={[
-            { key: '2xx', label: '2xx', tone: 'ok' },
-            { key: '3xx', label: '3xx', tone: 'info' },
-            { key: '4xx', label: '4xx', tone: 'warn' },
-            { key: '5xx', label: '5xx', tone: 'bad' },
-          ]}
+          series={STATUS_CLASSES.map(([key, tone]) => ({ key, label: key, tone }))}
         />
         <StackedBars
           title="MCP tool calls by tool"
