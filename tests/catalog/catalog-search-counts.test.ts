@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
+import { catalogWrite } from '../../server/domain/catalog/writes';
 import { searchStats } from '../../server/domain/catalog/search';
 import { api, createKey, createOrg, createUser, unique } from '../helpers';
 
@@ -140,5 +141,57 @@ describe('search totals', () => {
     await as('DELETE', '/admin/templates', { id: tagged.id });
     await as('PUT', '/admin/categories', { id: closed.id, is_private: false });
     await expectExact(filterSets);
+  });
+});
+
+describe('deep search pages', () => {
+  it('read beside a cold count equal the pages read by tier once counted, for every scope', async () => {
+    const open = (await as('POST', '/admin/categories', { name: 'Deep', slug: unique('deep'), is_private: false }))
+      .category;
+    const term = `qd${letters(6)}`;
+    // 300 matches over the four tiers (name prefix, inside the name, a tag, the description), 1 in 6 owned by org A.
+    const insert = () =>
+      catalogWrite(({ tx, at }) =>
+        tx.execute(sql`
+          insert into templates (name, slug, description, image_name, category_id, tags, is_public, org_id, created_at, updated_at)
+          select case i % 4 when 0 then ${term} || ' ' || i when 1 then 'a' || i || ${term} else 'plain ' || i end,
+                 ${term} || '-' || i,
+                 case i % 4 when 3 then 'has ' || ${term} else 'nothing' end,
+                 'nginx', ${open.id}::uuid,
+                 case i % 4 when 2 then array[${term}] else array['web'] end,
+                 i % 6 <> 0, case when i % 6 = 0 then ${orgA.id}::uuid end, ${at}, ${at}
+            from generate_series(1, 300) as g(i)`),
+      );
+    await insert();
+    const pages = [201, 230, 249, 262];
+    const read = async (token: string | null, limit: number, p: number) => {
+      const res = await api(`/catalog/templates?search=${term}&limit=${limit}&page=${p}`, { token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { ids: (res.body.templates as { id: string }[]).map((t) => t.id), total: res.body.pagination.total };
+    };
+    for (const scope of scopes()) {
+      const ranked = searchStats.rankedPages;
+      const beside = [];
+      for (const p of pages) {
+        // A write first: the term is counted anew, so this deep page is read beside the count.
+        await as('PUT', '/admin/categories', { id: open.id, description: unique('d') });
+        beside.push(await read(scope.token, 1, p));
+      }
+      expect(searchStats.rankedPages - ranked, scope.name).toBe(pages.length);
+      // The same entries read by tier once counted: offsets 200–299 in one page (another URL: no cached answer).
+      const window = await read(scope.token, 100, 3);
+      expect(searchStats.rankedPages - ranked, scope.name).toBe(pages.length);
+      expect(
+        beside.map((b) => b.ids),
+        scope.name,
+      ).toEqual(pages.map((p) => window.ids.slice(p - 201, p - 200)));
+      expect(window.total, scope.name).toBe(await directTotal(scope, term, {}));
+      expect(beside.map((b) => b.total)).toEqual(pages.map(() => window.total));
+      // Every scope sees 250 or 300 of them: a row on each page before the end, none after it.
+      expect(
+        beside.map((b) => b.ids.length),
+        scope.name,
+      ).toEqual(pages.map((p) => (p <= window.total ? 1 : 0)));
+    }
   });
 });

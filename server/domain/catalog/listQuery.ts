@@ -6,7 +6,7 @@ import { catalogEntries, categories, categoryTemplateCounts, templates } from '.
 import type { Page } from '../paginate';
 import type { CatalogScope } from '../principal';
 import { categoryIdOf, countedByCategory, templateFilterSql, type SearchMatch, type TemplateFilters } from './filters';
-import { similarPage, tieredPage, tierOf, type TierCounts } from './search';
+import { rankedPage, similarPage, tieredPage, tierOf, type TierCounts } from './search';
 import { templateSelection } from './templateRow';
 import { templateVisible } from './visibility';
 
@@ -26,6 +26,8 @@ export interface ListOptions {
   match?: SearchMatch;
   /** A substring search's match count per tier (searchTierCounts): which tiers the page reads, from where. */
   tierCounts?: TierCounts;
+  /** A substring search's page in one pass over every match (rankedPage), for when the tiers' counts are not known. */
+  ranked?: boolean;
   /** Start after this entry, which is at 0-based `position` of the list (keyset pagination). */
   after?: { key: OrderKey; position: number };
 }
@@ -59,7 +61,9 @@ export function listTemplatesQueries(
   const ranked =
     similar ??
     (filters.search
-      ? tieredPage(db, others, filters.search, options.tierCounts ?? { tiers: [], visible: 0 }, limit, offset)
+      ? options.ranked
+        ? rankedPage(db, others, filters.search, limit, offset)
+        : tieredPage(db, others, filters.search, options.tierCounts ?? { tiers: [], visible: 0 }, limit, offset)
       : null);
   const chosen =
     ranked ??

@@ -6,7 +6,7 @@ import { and, asc, like, notLike, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { catalogEntries } from '../../db/schema';
-import { escapeLike, tagPattern } from './filters';
+import { escapeLike, tagPattern, templateFilterSql } from './filters';
 
 const entries = catalogEntries;
 
@@ -72,6 +72,8 @@ export const searchStats = {
   tierCounts: 0,
   /** Tiers read by walking the name index; the rest went through the trigram index. */
   walkedTiers: 0,
+  /** Deep pages read in one pass beside their term's count (rankedPage). */
+  rankedPages: 0,
 };
 
 /** The part of each tier a page at `offset` takes, given how many matches each tier has. */
@@ -121,6 +123,22 @@ export function tieredPage(
   return unionAll(first!, second, ...more)
     .orderBy(sql`"rank"`, sql`"tie"`, sql`"template_id"`)
     .limit(limit)
+    .as('chosen');
+}
+
+/**
+ * A page of a substring search read in one pass over every match, ranked by tier in SQL (top-N sort): what a deep
+ * page costs when the tiers' counts are not known yet. It runs beside the count (list.ts), so the page does not
+ * wait for the count and then read the same matches a second time.
+ */
+export function rankedPage(db: Db, where: SQL | undefined, term: string, limit: number, offset: number) {
+  return db
+    .select({ id: entries.templateId, rank: sql<number>`${tierOf(term)}`.as('rank'), tie: tieOrder.as('tie') })
+    .from(entries)
+    .where(and(where, ...templateFilterSql({ search: term })))
+    .orderBy(sql`"rank"`, sql`"tie"`, asc(entries.templateId))
+    .limit(limit)
+    .offset(offset)
     .as('chosen');
 }
 

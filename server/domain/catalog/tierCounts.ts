@@ -134,6 +134,11 @@ function matchGroups(db: Db, filters: TemplateFilters, current: number): Promise
   ).groups;
 }
 
+/** Whether a term's matches are counted for the current catalog generation (a scope's sum is then a small query). */
+export function searchTierCountsKept(filters: TemplateFilters): boolean {
+  return groupCache.get(matchKey(filters))?.generation === generation('catalog');
+}
+
 export function searchTierCounts(db: Db, scope: CatalogScope, filters: TemplateFilters): Promise<TierCounts> {
   const key = JSON.stringify([
     scope.kind === 'org' ? scope.orgId : scope.kind,
