@@ -177,6 +177,7 @@ export function expectErrorShape(res: { status: number; body: any; headers: Head
     code: expect.stringMatching(/^[A-Z_]+$/),
     message: expect.any(String),
     request_id: requestId,
+    ...(res.body && 'reason' in res.body ? { reason: expect.any(String) } : {}),
     ...(res.body && 'issues' in res.body ? { issues: expect.any(Array) } : {}),
   });
 }

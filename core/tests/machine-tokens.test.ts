@@ -159,7 +159,7 @@ describe('creation rules', () => {
     expect(bad.body.code).toBe('BAD_REQUEST');
     const missing = await create({ role: 'readonly' });
     expect(missing.status).toBe(400);
-    expect(missing.body.message).toMatch(/^name:/);
+    expect(missing.body.message).toMatch(/^Invalid input: name:/);
     expect((await t.call('GET', '/api/v1/tokens?limit=100', { token: admin })).body.pagination.total).toBe(before);
   });
 

@@ -75,7 +75,7 @@ describe('OIDC in settings', () => {
       body: { issuer: 'not a url', client_id: 'x' },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^issuer:/);
+    expect(bad.body.message).toMatch(/^Invalid input: issuer:/);
     const legacy = await t.call('PUT', '/api/v1/settings/oidc', {
       token: temp,
       body: { issuer: oidc.issuer, client_id: oidc.clientId, default_role: 'operator' },

@@ -95,10 +95,12 @@ describe('secrets', () => {
     const temp = (await t.call('POST', '/api/v1/auth/login', { body: TEMP })).body.access_token;
     const bad = await t.call('PUT', `/api/v1/secrets/${'x'.repeat(129)}`, { token: temp, body: { value: 'v' } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^name:/);
+    expect(bad.body.message).toMatch(/^Invalid input: name:/);
     expect((await t.call('GET', '/api/v1/secrets/missing', { token: temp })).status).toBe(404);
     expect((await t.call('DELETE', '/api/v1/secrets/missing', { token: temp })).status).toBe(404);
-    expect((await t.call('PUT', '/api/v1/secrets/novalue', { token: temp, body: {} })).body.message).toMatch(/^value:/);
+    expect((await t.call('PUT', '/api/v1/secrets/novalue', { token: temp, body: {} })).body.message).toMatch(
+      /^Invalid input: value:/,
+    );
   });
 
   it('survive a restart with the generated master secret', async () => {

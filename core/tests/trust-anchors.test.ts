@@ -59,13 +59,13 @@ describe('settings', () => {
       body: { issuer: 'http://idp.example.com', client_id: 'core' },
     });
     expect(oidc.status).toBe(400);
-    expect(oidc.body.message).toMatch(/^issuer: must be https:\/\//);
+    expect(oidc.body.message).toMatch(/^Invalid input: issuer: must be https:\/\//);
     const hub = await t.call('PUT', '/api/v1/settings/hub', {
       token: admin,
       body: { hub_url: 'http://hub.example.com', instance_key: 'svh_x' },
     });
     expect(hub.status).toBe(400);
-    expect(hub.body.message).toMatch(/^hub_url: must be https:\/\//);
+    expect(hub.body.message).toMatch(/^Invalid input: hub_url: must be https:\/\//);
     expect((await t.call('GET', '/api/v1/settings', { token: admin })).body.oidc.source).toBe('none');
   });
 });

@@ -133,7 +133,7 @@ describe('users API', () => {
       body: { email: 's@example.test', password: 'short', role: 'readonly' },
     });
     expect(short.status).toBe(400);
-    expect(short.body.message).toMatch(/^password:/);
+    expect(short.body.message).toMatch(/^Invalid input: password:/);
     const long = await t.call('POST', '/api/v1/users', {
       token: temp,
       body: { email: 'l@example.test', password: 'x'.repeat(257), role: 'readonly' },
@@ -144,10 +144,10 @@ describe('users API', () => {
       body: { role: 'readonly', is_superuser: true },
     });
     expect(extra.status).toBe(400);
-    expect(extra.body.message).toBe('unknown field: is_superuser');
+    expect(extra.body.message).toBe('Invalid input: unknown field: is_superuser');
     const viewer = await t.call('PUT', `/api/v1/users/${other.id}`, { token: temp, body: { role: 'viewer' } });
     expect(viewer.status).toBe(400);
-    expect(viewer.body.message).toMatch(/^role: .*viewer.*admin and readonly/);
+    expect(viewer.body.message).toMatch(/^Invalid input: role: .*viewer.*admin and readonly/);
     expect(
       (await t.call('PUT', '/api/v1/users/00000000-0000-0000-0000-000000000000', { token: temp, body: { name: 'x' } }))
         .status,
@@ -158,7 +158,7 @@ describe('users API', () => {
       body: { email: 'not-an-email', password: ADMIN_PASSWORD, role: 'readonly' },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^email:/);
+    expect(bad.body.message).toMatch(/^Invalid input: email:/);
   });
 });
 

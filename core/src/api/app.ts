@@ -13,7 +13,7 @@ import { parseBearer } from '@shared/tokens';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreContext } from '../context';
 import { resolveCredential } from '../auth/resolve';
-import { CoreError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthorized } from '../domain/errors';
 import { findUnstorable, unstorable } from '../domain/text';
 import { errorResponse, TEMPORARY_ADMIN_WARNING, TransportError } from './errors';
 import { ensureRequestIdHeader, requestIdOf } from './requestId';
@@ -125,7 +125,7 @@ export function buildApp(core: CoreContext) {
       principal = await resolveCredential(core, c.req.header('authorization'));
     } catch (err) {
       // A revoked or expired machine token's refusal is audited against it.
-      if (err instanceof CoreError && err.details.machineTokenId) c.set('auditTokenId', err.details.machineTokenId);
+      if (err instanceof ServiceError && err.subject) c.set('auditTokenId', err.subject);
       throw err;
     }
     if (!principal) throw unauthorized('this endpoint needs a credential: Authorization: Bearer <token>');
@@ -145,7 +145,7 @@ export function buildApp(core: CoreContext) {
     }
     const query = Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
     const inUrl = unstorable(path) ? `path: ${unstorable(path)}` : findUnstorable(query);
-    if (inUrl) throw new CoreError('invalid_request', inUrl);
+    if (inUrl) throw new ServiceError('invalid', inUrl);
     // Every JSON media type the routes' validator parses as JSON (application/json and application/<x>+json).
     if (/^application\/(?:[\w.-]+\+)?json/i.test(c.req.header('content-type') ?? '')) {
       let body: unknown;
@@ -155,7 +155,7 @@ export function buildApp(core: CoreContext) {
         return next(); // malformed JSON: the route's validator names it
       }
       const problem = findUnstorable(body);
-      if (problem) throw new CoreError('invalid_request', problem);
+      if (problem) throw new ServiceError('invalid', problem);
     }
     await next();
   });

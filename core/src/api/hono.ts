@@ -2,7 +2,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { actorOf, type Actor } from '../domain/activity';
-import { CoreError } from '../domain/errors';
+import { ServiceError } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import { validationError } from './errors';
 
@@ -28,7 +28,7 @@ export type Router = ReturnType<typeof newRouter>;
 
 export function caller(c: Context<AppEnv>): Principal {
   const principal = c.get('principal');
-  if (!principal) throw new CoreError('unauthorized', 'missing credentials');
+  if (!principal) throw new ServiceError('unauthenticated', 'missing credentials');
   return principal;
 }
 
@@ -39,6 +39,6 @@ export const actor = (c: Context<AppEnv>): Actor => actorOf(caller(c));
 export const requireAdmin =
   (message = 'this needs the admin role; readonly callers may only read'): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (caller(c).role !== 'admin') throw new CoreError('forbidden', message);
+    if (caller(c).role !== 'admin') throw new ServiceError('forbidden', message);
     await next();
   };

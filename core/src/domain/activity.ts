@@ -8,7 +8,7 @@
 import { and, count, desc, eq, gte, lte, or, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '../db/client';
 import { activity } from '../db/schema';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 import { pagination } from '@shared/ops';
 import { type Page, type Principal } from './principal';
 import { actorLabel } from './principal';
@@ -109,7 +109,7 @@ export type ActivityRecord = ReturnType<typeof present>;
 
 export async function listActivity(db: Db, filter: ActivityFilter, page: Page) {
   if (filter.since && filter.until && filter.since > filter.until)
-    throw new CoreError('invalid_request', 'since: must not be after until');
+    throw new ServiceError('invalid', 'since: must not be after until');
   const conditions: SQL[] = [];
   // actor matches the id (user id, token id, username) or the label (email, token:<name>).
   if (filter.actor) conditions.push(or(eq(activity.actorId, filter.actor), eq(activity.actor, filter.actor))!);

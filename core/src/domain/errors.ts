@@ -1,37 +1,16 @@
 /**
- * The domain's one error type. Rules throw CoreError with a code; api/errors.ts alone turns codes
- * into HTTP answers. Nothing here knows HTTP.
+ * The domain's one error type, shared with the Hub (@shared/ops ServiceError): rules throw it with a code
+ * from the closed set; the one table (WIRE_CODE) and api/errors.ts turn it into HTTP answers. Nothing here
+ * knows HTTP. `reason` carries the Hub's fault of a failed sync (key_refused, rejected, unavailable);
+ * `subject` the machine token a refusal is about (for the audit line).
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'bad_gateway'
-  | 'internal';
+import { ServiceError } from '@shared/ops';
 
-export class CoreError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: {
-      retryAfterSeconds?: number;
-      machineTokenId?: string;
-      hubFault?: 'key_refused' | 'rejected' | 'unavailable';
-      /** Validation failures: each offending field and what is wrong with it. */
-      issues?: { path: (string | number)[]; message: string }[];
-    } = {},
-  ) {
-    super(message);
-    this.name = 'CoreError';
-  }
-}
+export { ServiceError, type ServiceErrorCode, type ServiceErrorOptions } from '@shared/ops';
 
-export const notFound = (what: string) => new CoreError('not_found', `${what} not found`);
-export const unauthorized = (message = 'missing or invalid credentials') => new CoreError('unauthorized', message);
+export const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
+export const unauthorized = (message = 'missing or invalid credentials') =>
+  new ServiceError('unauthenticated', message);
 
 /** Unique-constraint violations of PostgreSQL and PGlite, possibly wrapped by drizzle. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -8,7 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { CoreConfig } from '../config';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 
 /** stepMs: added per failure from the 10th; maxMs: the wait (and spacing) at most; queueMax: waiting at most. */
 export type LoginPacingConfig = NonNullable<CoreConfig['loginPacing']>;
@@ -38,7 +38,7 @@ export class LoginPacer {
     const now = Date.now();
     if (line && line.slots.length >= this.config.queueMax) {
       const retryAfter = Math.ceil((line.slots[0]! - now) / 1000);
-      throw new CoreError(
+      throw new ServiceError(
         'rate_limited',
         'too many sign-ins are waiting for this username from clients it does not know; ' +
           'try again later, or from a browser that signed in before',

@@ -7,7 +7,7 @@ import { and, count, desc, eq, lt, or, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../db/client';
 import { machineTokenAudit, machineTokens } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
-import { CoreError, notFound, unauthorized } from './errors';
+import { ServiceError, notFound, unauthorized } from './errors';
 import { type Page, type Principal } from './principal';
 import type { Role } from './roles';
 import { hashSecret, issueSecret, parseSecret } from '@shared/tokens';
@@ -58,8 +58,8 @@ export async function createMachineToken(
 ) {
   const days = input.expiresInDays;
   if (days !== null && (!Number.isInteger(days) || days < EXPIRY_MIN_DAYS || days > EXPIRY_MAX_DAYS)) {
-    throw new CoreError(
-      'invalid_request',
+    throw new ServiceError(
+      'invalid',
       `expires_in_days: must be an integer from ${EXPIRY_MIN_DAYS} to ${EXPIRY_MAX_DAYS}, or null for no expiry`,
     );
   }
@@ -117,7 +117,7 @@ export async function reissueMachineToken(db: Db, id: string, actor: Actor) {
       .set({ tokenHash: issued.hash, prefix: issued.displayPrefix, expiresAt: expiryFrom(current.expiresInDays) })
       .where(and(eq(machineTokens.id, id), isNull(machineTokens.revokedAt)))
       .returning();
-    if (!updated) throw new CoreError('conflict', 'a revoked machine token cannot be re-issued; create a new one');
+    if (!updated) throw new ServiceError('conflict', 'a revoked machine token cannot be re-issued; create a new one');
     const diff = changed(described(current), described(updated));
     await recordActivity(tx, actor, {
       action: 'machine_token.reissue',
@@ -187,7 +187,7 @@ export async function verifyMachineToken(db: Db, token: string): Promise<Princip
     .where(eq(machineTokens.tokenHash, hashSecret(token)));
   if (!row) throw unauthorized('unknown machine token');
   const state = status(row);
-  if (state !== 'active') throw new CoreError('unauthorized', `machine token ${state}`, { machineTokenId: row.id });
+  if (state !== 'active') throw new ServiceError('unauthenticated', `machine token ${state}`, { subject: row.id });
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db

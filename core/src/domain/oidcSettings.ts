@@ -9,7 +9,7 @@ import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import { settings } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 import { roleSchema, type Role } from './roles';
 
 const KEY = 'oidc';
@@ -105,7 +105,7 @@ export class OidcSettings {
     actor: Actor,
   ) {
     if (this.config.oidc)
-      throw new CoreError(
+      throw new ServiceError(
         'conflict',
         'OIDC is configured by the environment (CORE_OIDC_*), which wins over settings; change it there',
       );
@@ -136,7 +136,7 @@ export class OidcSettings {
 
   async clear(actor: Actor) {
     if (this.config.oidc)
-      throw new CoreError(
+      throw new ServiceError(
         'conflict',
         'OIDC is configured by the environment (CORE_OIDC_*), which wins over settings; change it there',
       );

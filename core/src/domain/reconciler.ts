@@ -27,7 +27,7 @@ import { RuntimeError, type ContainerSpec, type ObservedContainer, type Runtime 
 import { ENGINE_ACTOR, recordActivity } from './activity';
 import { LABEL, planContainer, type DesiredDeployment } from './containerSpec';
 import { sealedFields, type Sealer } from './crypto';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 import {
   attachRuntime,
   detachRuntime,
@@ -928,7 +928,7 @@ export class Reconciler implements RuntimeControl {
         this.markDown(err);
         throw engineUnavailable(this.status);
       }
-      if (err instanceof RuntimeError) throw new CoreError('conflict', err.message);
+      if (err instanceof RuntimeError) throw new ServiceError('conflict', err.message);
       throw err;
     }
   }
@@ -1002,7 +1002,7 @@ export class Reconciler implements RuntimeControl {
     const list = await this.containersOf(deploymentId);
     const current = list.find((c) => c.state === 'running') ?? [...list].sort((a, b) => b.created - a.created)[0];
     if (!current)
-      throw new CoreError('conflict', 'this deployment has no container yet (see observed.state and reason)');
+      throw new ServiceError('conflict', 'this deployment has no container yet (see observed.state and reason)');
     const stream = await this.engineCall(() => this.requireUp().logs(current.id, opts));
     return stream instanceof Readable ? stream : Readable.from(stream as AsyncIterable<Buffer>);
   }

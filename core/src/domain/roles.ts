@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { ROLES, type Role } from '../config';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 
 export { ROLES, type Role };
 
@@ -19,6 +19,6 @@ export const roleSchema = z.enum(ROLES, { error: (issue) => legacyRoleMessage(is
 
 export function parseRole(input: unknown): Role {
   const parsed = roleSchema.safeParse(input);
-  if (!parsed.success) throw new CoreError('invalid_request', `role: ${legacyRoleMessage(input)}`);
+  if (!parsed.success) throw new ServiceError('invalid', `role: ${legacyRoleMessage(input)}`);
   return parsed.data;
 }

@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Db } from '../db/client';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 
 /** Every observed state, in the order the overview lists them (the API's enum is this list). */
 export const OBSERVED_STATES = [
@@ -73,13 +73,13 @@ export function detachRuntime(db: Db): void {
 export const runtimeOf = (db: Db): RuntimeControl | undefined => controls.get(db);
 
 /** The 503 of calls that need the engine: names it and why. */
-export function engineUnavailable(status: EngineStatus): CoreError {
+export function engineUnavailable(status: EngineStatus): ServiceError {
   return status.state === 'none'
-    ? new CoreError(
+    ? new ServiceError(
         'unavailable',
         'no container engine: Core keeps desired state only (CORE_RUNTIME=none). Start Docker or `podman system service`, set DOCKER_HOST, and restart Core',
       )
-    : new CoreError(
+    : new ServiceError(
         'unavailable',
         `the container engine (${status.description}) is unreachable since ${status.since.toISOString()}${status.error ? `: ${status.error}` : ''}`,
       );

@@ -7,7 +7,7 @@ import type { Db, Tx } from '../db/client';
 import { deploymentSecretBindings, deployments, secrets } from '../db/schema';
 import { sealedFields, type Sealer } from './crypto';
 import { recordActivity, type Actor } from './activity';
-import { CoreError } from './errors';
+import { ServiceError } from './errors';
 
 export const SECRET_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 type SecretRow = typeof secrets.$inferSelect;
@@ -31,7 +31,7 @@ export async function readSecret(db: Db, sealer: Sealer, name: string) {
 }
 
 /** The message names the secret: 'secret "x" not found'. */
-const secretNotFound = (name: string) => new CoreError('not_found', `secret ${JSON.stringify(name)} not found`);
+const secretNotFound = (name: string) => new ServiceError('not_found', `secret ${JSON.stringify(name)} not found`);
 
 /** The activity log records that a value was set or changed, never the value (nor its ciphertext). */
 export async function putSecret(
@@ -95,7 +95,7 @@ export async function deleteSecret(db: Db, name: string, actor: Actor) {
 }
 
 const boundConflict = (name: string, bound: { deployment: string; variable: string }[]) =>
-  new CoreError(
+  new ServiceError(
     'conflict',
     `secret ${name} is bound by ${bound.length ? bound.map((b) => `deployment ${b.deployment} (${b.variable})`).join(', ') : 'a deployment'}: ` +
       'bind those variables to another secret first',

@@ -10,7 +10,7 @@ import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import { loginFailures, refreshTokens, users } from '../db/schema';
 import { sha256, type Sealer, type SigningKey } from './crypto';
-import { CoreError, unauthorized } from './errors';
+import { ServiceError, unauthorized } from './errors';
 import type { Principal } from './principal';
 import type { LoginPacer } from './loginPacing';
 import { findLocalUserByEmail, hashPassword, verifyPassword, type UserRow } from './users';
@@ -177,7 +177,7 @@ let dummyHash: Promise<string> | undefined;
 function rateLimited(message: string, oldest: Date | string | null | undefined) {
   const since = oldest ? new Date(oldest).getTime() : Date.now();
   const retryAfter = Math.ceil((since + LOGIN_WINDOW_SECONDS * 1000 - Date.now()) / 1000);
-  return new CoreError('rate_limited', message, { retryAfterSeconds: Math.max(1, retryAfter) });
+  return new ServiceError('rate_limited', message, { retryAfterSeconds: Math.max(1, retryAfter) });
 }
 
 /**

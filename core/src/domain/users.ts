@@ -9,7 +9,7 @@ import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '../db/client';
 import { oidcBlockedIdentities, refreshTokens, users } from '../db/schema';
 import { changed, recordActivity, selfActor, type Actor } from './activity';
-import { CoreError, isUniqueViolation, notFound } from './errors';
+import { ServiceError, isUniqueViolation, notFound } from './errors';
 import { type Page } from './principal';
 import type { Role } from './roles';
 
@@ -25,7 +25,7 @@ export function publicUser(u: UserRow) {
 
 export function checkPassword(password: string) {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
-    throw new CoreError('invalid_request', `password: must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+    throw new ServiceError('invalid', `password: must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   }
 }
 
@@ -63,7 +63,8 @@ async function uniqueEmail<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new CoreError('conflict', 'email: a local user with this email already exists');
+    if (isUniqueViolation(err))
+      throw new ServiceError('conflict', 'email: a local user with this email already exists');
     throw err;
   }
 }
@@ -101,7 +102,7 @@ async function guardLastAdmin(tx: Tx, target: UserRow, losesAdmin: boolean) {
   await tx.execute(sql`select pg_advisory_xact_lock(${ADMIN_LOCK})`);
   const [admins] = await tx.select({ n: count() }).from(users).where(eq(users.role, 'admin'));
   if ((admins?.n ?? 0) <= 1)
-    throw new CoreError('conflict', 'the last admin cannot be deleted or demoted; make another user admin first');
+    throw new ServiceError('conflict', 'the last admin cannot be deleted or demoted; make another user admin first');
 }
 
 export async function updateUser(
@@ -117,8 +118,8 @@ export async function updateUser(
       const target = await getUser(tx, id);
       if (!target) throw notFound('user');
       if (target.kind === 'oidc' && (patch.email !== undefined || patch.password !== undefined)) {
-        throw new CoreError(
-          'invalid_request',
+        throw new ServiceError(
+          'invalid',
           `${patch.email !== undefined ? 'email' : 'password'}: an OIDC user's sign-in is managed by the identity provider`,
         );
       }
@@ -222,7 +223,7 @@ export async function provisionOidcUser(
       try {
         await guardLastAdmin(tx, existing, wanted !== 'admin');
       } catch (err) {
-        if (err instanceof CoreError) return existing; // the last admin stays admin
+        if (err instanceof ServiceError) return existing; // the last admin stays admin
         throw err;
       }
       const [row] = await tx
@@ -238,7 +239,7 @@ export async function provisionOidcUser(
     .from(oidcBlockedIdentities)
     .where(and(eq(oidcBlockedIdentities.issuer, identity.issuer), eq(oidcBlockedIdentities.subject, identity.subject)));
   if (blocked) {
-    throw new CoreError(
+    throw new ServiceError(
       'forbidden',
       `${blocked.email} was removed from this Core instance by an admin; an admin can re-admit them under Users (removed people)`,
     );

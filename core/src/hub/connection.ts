@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import { hubConnection } from '../db/schema';
 import { clearCatalog, countTemplates } from '../domain/catalog';
 import { sealedFields, type Sealer } from '../domain/crypto';
-import { CoreError } from '../domain/errors';
+import { ServiceError } from '../domain/errors';
 import type { Logger } from '../log';
 import { createHubClient, HubError, type HubClient, type HubInstanceInfo } from './client';
 import { changed, recordActivity, type Actor } from '../domain/activity';
@@ -80,7 +80,7 @@ export class HubConnection {
   /** PUT /settings/hub: checks the key with the Hub first; a refusal stores nothing. */
   async connect(hubUrl: string, key: string, actor: Actor): Promise<void> {
     if (this.config.hub)
-      throw new CoreError(
+      throw new ServiceError(
         'conflict',
         'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; change it there',
       );
@@ -92,13 +92,12 @@ export class HubConnection {
     } catch (err) {
       if (!(err instanceof HubError)) throw err;
       if (err.fault === 'key_refused')
-        throw new CoreError(
-          'invalid_request',
+        throw new ServiceError(
+          'invalid',
           `instance_key: the Hub at ${url} refused this instance key (401); nothing was stored`,
         );
-      if (err.fault === 'rejected')
-        throw new CoreError('invalid_request', `hub_url: ${err.message}; nothing was stored`);
-      throw new CoreError('bad_gateway', `${err.message}; nothing was stored`);
+      if (err.fault === 'rejected') throw new ServiceError('invalid', `hub_url: ${err.message}; nothing was stored`);
+      throw new ServiceError('bad_gateway', `${err.message}; nothing was stored`);
     }
     await this.store(url, this.sealer.seal(sealedFields.hubInstanceKey('hub'), key), info, actor);
     this.log.info(
@@ -109,7 +108,7 @@ export class HubConnection {
 
   async disconnect(actor: Actor): Promise<void> {
     if (this.config.hub)
-      throw new CoreError(
+      throw new ServiceError(
         'conflict',
         'the Hub connection is set by CORE_HUB_URL and CORE_HUB_INSTANCE_KEY in the environment; remove it there',
       );

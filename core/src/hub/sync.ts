@@ -13,7 +13,7 @@ import { applySync, StaleConnection, type CatalogTemplate, type SyncCounts } fro
 
 /** What one sync did; `not_modified`: the Hub answered 304 (nothing changed since checked_at). */
 export type SyncResult = SyncCounts & { not_modified: boolean };
-import { CoreError } from '../domain/errors';
+import { ServiceError } from '../domain/errors';
 import { HubError } from './client';
 import type { HubConnection, HubCredentials } from './connection';
 import { recordSync, type SyncOutcome } from '../metrics';
@@ -78,18 +78,18 @@ export class CatalogSync {
       this.failures = 0;
     } catch (err) {
       recordSync(syncOutcomeOf(err));
-      if (err instanceof CoreError && err.details.hubFault === 'unavailable') {
+      if (err instanceof ServiceError && err.reason === 'unavailable') {
         this.failures++;
         next = Math.min(BACKOFF_FIRST_MS * 2 ** (this.failures - 1), BACKOFF_MAX_MS);
         next = Math.round(next * (0.8 + Math.random() * 0.4));
         this.log.warn({ error: err.message, retry_in_s: Math.round(next / 1000) }, 'hub sync failed; backing off');
-      } else if (err instanceof CoreError && err.details.hubFault === 'key_refused') {
+      } else if (err instanceof ServiceError && err.reason === 'key_refused') {
         this.log.error(
           { error: err.message },
           'the hub refused the instance key; catalog sync stopped until the key is replaced',
         );
         if (!this.kicked) return; // no reschedule: kick() restarts after a new connection
-      } else if (!(err instanceof CoreError && err.code === 'not_found')) {
+      } else if (!(err instanceof ServiceError && err.code === 'not_found')) {
         this.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'hub sync failed');
       }
     }
@@ -98,7 +98,7 @@ export class CatalogSync {
 
   /**
    * One sync (serialized with any other), for `actor` (the loop's are the system's): what it changes is recorded
-   * as theirs, in the change's transaction. Throws CoreError: not_found (no Hub configured), bad_gateway (the Hub's
+   * as theirs, in the change's transaction. Throws ServiceError: not_found (no Hub configured), bad_gateway (the Hub's
    * problem).
    */
   syncNow(actor?: Actor): Promise<SyncResult> {
@@ -109,12 +109,12 @@ export class CatalogSync {
 
   private async syncOnce(actor: Actor | undefined): Promise<SyncResult> {
     let creds = await this.connection.credentials();
-    if (!creds) throw new CoreError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
+    if (!creds) throw new ServiceError('not_found', 'no Hub is configured: PUT /api/v1/settings/hub first');
     if (creds.row.keyRefused) {
-      throw new CoreError(
+      throw new ServiceError(
         'bad_gateway',
         `${creds.row.lastError ?? 'the Hub refused the instance key'}; sync stopped until a valid key is set`,
-        { hubFault: 'key_refused' },
+        { reason: 'key_refused' },
       );
     }
     try {
@@ -134,10 +134,10 @@ export class CatalogSync {
       return await this.pull(creds, actor);
     } catch (err) {
       if (err instanceof StaleConnection)
-        throw new CoreError('conflict', 'the Hub connection changed during the sync; sync again');
+        throw new ServiceError('conflict', 'the Hub connection changed during the sync; sync again');
       if (!(err instanceof HubError)) throw err;
       await this.connection.recordError(err.message, err.fault === 'key_refused');
-      throw new CoreError('bad_gateway', err.message, { hubFault: err.fault });
+      throw new ServiceError('bad_gateway', err.message, { reason: err.fault });
     }
   }
 
@@ -210,9 +210,9 @@ export class CatalogSync {
 }
 
 function syncOutcomeOf(err: unknown): SyncOutcome {
-  if (err instanceof CoreError && err.details.hubFault === 'unavailable') return 'unavailable';
-  if (err instanceof CoreError && err.details.hubFault === 'key_refused') return 'key_refused';
-  if (err instanceof CoreError && err.code === 'not_found') return 'not_configured';
+  if (err instanceof ServiceError && err.reason === 'unavailable') return 'unavailable';
+  if (err instanceof ServiceError && err.reason === 'key_refused') return 'key_refused';
+  if (err instanceof ServiceError && err.code === 'not_found') return 'not_configured';
   return 'error';
 }
 

@@ -5,6 +5,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toWireError } from '@shared/ops';
 import { z } from 'zod';
 import type { CoreContext } from '../context';
 import { getTemplate, listCatalog } from '../domain/catalog';
@@ -20,7 +21,7 @@ import {
   type EnvValue,
 } from '../domain/deployments';
 import { actorOf } from '../domain/activity';
-import { CoreError } from '../domain/errors';
+import { ServiceError } from '../domain/errors';
 import { actorLabel, type Principal } from '../domain/principal';
 import type { Role } from '../domain/roles';
 import { listSecrets, putSecret, readSecret, SECRET_NAME } from '../domain/secrets';
@@ -71,11 +72,9 @@ function templateView(t: Record<string, unknown>) {
 export interface McpServerOptions {
   /** A tool failed for a reason of Core's own (5xx: the database is down, a bug): the endpoint answers it. */
   onServerFailure?: (error: unknown) => void;
-  /** How a failure is answered (the API's one mapper, handed in: MCP is an adapter the API mounts). */
-  describeFailure: (error: unknown) => { status: number; code: string; message: string };
 }
 
-export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpServerOptions): McpServer {
+export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'core', version: core.config.version });
 
   const record = (tool: string, outcome: Outcome, message: string | null) =>
@@ -101,10 +100,10 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
         await record(name, 'ok', null);
         return text(result);
       } catch (err) {
-        // The one mapper words every failure; the caller's mistakes (4xx) are the tool's error result.
-        const e = opts.describeFailure(err);
+        // The one error model words every failure; the caller's mistakes (4xx) are the tool's error result.
+        const e = toWireError(err);
         // A dependency the domain names (the container engine is down) is this tool's answer, not Core failing.
-        const dependency = err instanceof CoreError && err.code === 'unavailable';
+        const dependency = err instanceof ServiceError && err.code === 'unavailable';
         if (e.status >= 500 && !dependency) {
           opts.onServerFailure?.(err);
           await record(name, 'error', e.message);
@@ -285,7 +284,7 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
     },
     tool('set_secret', 'admin', async (args: { name: string; value: string; description?: string }) => {
       if (!SECRET_NAME.test(args.name))
-        throw new CoreError('invalid_request', 'name: must be 1–128 characters of A–Z, a–z, 0–9, _ . -');
+        throw new ServiceError('invalid', 'name: must be 1–128 characters of A–Z, a–z, 0–9, _ . -');
       return putSecret(
         core.db,
         core.sealer,

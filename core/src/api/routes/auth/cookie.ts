@@ -12,7 +12,7 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { CoreContext } from '../../../context';
-import { CoreError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 
 export const REFRESH_COOKIE = 'core_refresh';
 export const COOKIE_MODE_HEADER = 'x-core-session';
@@ -49,14 +49,14 @@ export function clearRefreshCookie(c: Context, core: CoreContext) {
 export function refreshTokenOf(c: Context, core: CoreContext, fromBody: string | undefined): string | null {
   if (fromBody) return fromBody;
   if (!wantsCookie(c)) {
-    throw new CoreError('invalid_request', 'refresh_token is required (or the X-Core-Session: cookie header)', {
+    throw new ServiceError('invalid', 'refresh_token is required (or the X-Core-Session: cookie header)', {
       issues: [{ path: ['refresh_token'], message: 'Required' }],
     });
   }
   const origin = c.req.header('origin');
   const own = [new URL(core.config.url).origin, new URL(c.req.url).origin];
   if ((origin && !own.includes(origin)) || c.req.header('sec-fetch-site') === 'cross-site') {
-    throw new CoreError('forbidden', 'the session cookie is only accepted from Core’s own pages');
+    throw new ServiceError('forbidden', 'the session cookie is only accepted from Core’s own pages');
   }
   return getCookie(c, REFRESH_COOKIE) ?? null;
 }

@@ -10,9 +10,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { bodyLimit } from 'hono/body-limit';
 import { resolveCredential } from '../../../auth/resolve';
 import type { CoreContext } from '../../../context';
-import { CoreError } from '../../../domain/errors';
+import { ServiceError } from '../../../domain/errors';
 import { buildMcpServer } from '../../../mcp/tools';
-import { toHttpError, TransportError } from '../../errors';
+import { TransportError } from '../../errors';
 import type { Router } from '../../hono';
 
 const MCP_BODY_LIMIT = 1024 * 1024;
@@ -32,12 +32,12 @@ export default function mcpEndpoint(app: Router, core: CoreContext) {
     try {
       principal = await resolveCredential(core, c.req.header('authorization'), { hubAssertion: true });
     } catch (err) {
-      if (err instanceof CoreError && err.details.machineTokenId) c.set('auditTokenId', err.details.machineTokenId);
+      if (err instanceof ServiceError && err.subject) c.set('auditTokenId', err.subject);
       throw err;
     }
     if (!principal) {
-      throw new CoreError(
-        'unauthorized',
+      throw new ServiceError(
+        'unauthenticated',
         'Core /mcp needs a credential: the Hub’s assertion or a Core machine token (Authorization: Bearer …)',
       );
     }
@@ -51,10 +51,7 @@ export default function mcpEndpoint(app: Router, core: CoreContext) {
       );
     }
     let failure: { error: unknown } | undefined;
-    const server = buildMcpServer(core, principal, {
-      onServerFailure: (error) => (failure ??= { error }),
-      describeFailure: toHttpError,
-    });
+    const server = buildMcpServer(core, principal, { onServerFailure: (error) => (failure ??= { error }) });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
