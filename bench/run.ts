@@ -44,6 +44,7 @@ import {
 import { buildSearchMix, searchMixMisses } from './search-mix';
 import { bearer, checkParity, fetchJson, scenarios, type Ctx } from './scenarios';
 import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
+import { reloadConfig } from '../server/config';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values: argv } = parseArgs({
@@ -270,6 +271,7 @@ async function main(): Promise<number> {
   process.env.DATABASE_URL = dbUrl.toString();
   process.env.HUB_URL = hubUrl;
   process.env.HUB_SECRET = 'hub-bench-master-secret'; // the same as the Hub's (serverEnv): keys sealed here open there
+  reloadConfig();
   await getDatabase(); // applies the migrations
   cleanups.push(() => closeDatabase());
   const pg = postgres(dbUrl.toString(), { max: 4, onnotice: () => {} });

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import { reloadConfig } from '../server/config';
 import { closeDatabase } from '../server/db/client';
 import { flushBatchedWrites } from '../server/http/edge';
 
@@ -15,7 +16,13 @@ const environmentAtStart = { ...process.env };
 afterAll(() => {
   for (const name of Object.keys(process.env)) if (!(name in environmentAtStart)) delete process.env[name];
   Object.assign(process.env, environmentAtStart);
+  reloadConfig();
 });
+// The configuration is parsed once (server/config.ts): read again before each test what the file set at its top or in
+// beforeAll, and after each what its afterEach put back (these run after the file's own: hooks run as a stack).
+// A test that changes the environment in its body calls reloadConfig() itself.
+beforeEach(() => void reloadConfig());
+afterEach(() => void reloadConfig());
 
 process.env.HUB_URL = 'http://hub.test';
 // The suite sends thousands of calls from one (unknown) address; rate-limit.test.ts sets its own limits.
@@ -43,6 +50,7 @@ if (serverUrl) {
   process.env.HUB_DATA_DIR = 'memory://';
   afterAll(closeFileDatabase);
 }
+reloadConfig();
 
 /** What this file's batched writes hold goes to its own database, not to the next file's in this worker. */
 async function closeFileDatabase() {

@@ -26,25 +26,15 @@ import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
 import { logger } from '../log';
 import { flushLater, oneAtATime } from '../batched';
-import { readEnv } from '../config';
+import { config, type LimitName } from '../config';
 import { addressBucket } from '@shared/ops';
 
-export type LimitName = 'anonymous' | 'credential' | 'address' | 'failed_auth';
-
-const DEFAULTS: Record<LimitName, number> = { anonymous: 120, credential: 1200, address: 2400, failed_auth: 20 };
-const ENV: Record<LimitName, string> = {
-  anonymous: 'HUB_RATE_LIMIT_ANONYMOUS',
-  credential: 'HUB_RATE_LIMIT_CREDENTIAL',
-  address: 'HUB_RATE_LIMIT_ADDRESS',
-  failed_auth: 'HUB_RATE_LIMIT_FAILED_AUTH',
-};
+export type { LimitName };
 const WINDOW_MS = 60_000;
 
-/** Read on every decision (cheap: config.ts's readEnv), so tests can change them between calls. */
+/** HUB_RATE_LIMIT_ANONYMOUS, _CREDENTIAL, _ADDRESS, _FAILED_AUTH (server/config.ts). */
 export function limitOf(name: LimitName): number {
-  const raw = readEnv(ENV[name]);
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULTS[name];
+  return config.rateLimits[name];
 }
 
 interface Window {
@@ -150,13 +140,8 @@ export function rateLimitHeaders(status: LimitStatus): Record<string, string> {
 
 // ---------------------------------------------------------------- sharing counts through the database
 
-function syncInterval() {
-  const n = Number(readEnv('HUB_RATE_LIMIT_SYNC_MS') ?? 1000);
-  return Number.isFinite(n) && n >= 10 ? n : 1000;
-}
-
 function scheduleFlush() {
-  flushLater(state, syncInterval(), 'rate_limit', flushRateLimits);
+  flushLater(state, config.rateLimitSyncMs, 'rate_limit', flushRateLimits);
 }
 
 let lastSweep = 0;

@@ -8,7 +8,7 @@
  */
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import type { OIDCConfig } from 'next-auth/providers';
-import { config, readEnv } from '../config';
+import { config } from '../config';
 import { signUserToken, verifyJwt } from '../domain/jwt';
 import { endSessions, sessionSignedOut } from '../domain/profile';
 import { deriveSecret } from '../domain/sealing';
@@ -69,7 +69,7 @@ function getAuthSecret(): Promise<string> {
 
 // With HUB_URL set, callback URLs are built from it (AUTH_URL); otherwise from the request's host.
 // NextAuth reads AUTH_URL from process.env itself: the one write of the environment.
-if (readEnv('HUB_URL') && !readEnv('AUTH_URL')) process.env.AUTH_URL = `${config.hubUrl}/api/auth`;
+if (config.auth.authUrlFromHubUrl) process.env.AUTH_URL = config.auth.authUrlFromHubUrl;
 
 async function buildConfig(): Promise<NextAuthConfig> {
   const provider = oidcProvider();

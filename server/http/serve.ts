@@ -8,20 +8,19 @@
  * On the embedded database it also serves that database on a socket in the data folder, for the CLI and
  * psql, and loads the demo catalog on its first start (server/http/embedded.ts).
  */
+import './configAtStart'; // first: every setting parsed, or one line naming the one that cannot be used
 import path from 'node:path';
 import next from 'next';
-import { config, fixEnvironment } from '../config';
+import { config } from '../config';
 import { getDatabase } from '../db/client';
 import { logger } from '../log';
 import { createEdge, exitOnSignals } from './edge';
 import { prepareEmbeddedDatabase } from './embedded';
 
-// The environment of a running process does not change: settings read on every request are read once.
-fixEnvironment();
 const dir = path.resolve(import.meta.dirname, '../..');
 
 async function main() {
-  const { port, hostname } = config; // inside main: a bad setting is the one 'could not start' line, not a stack
+  const { port, hostname } = config;
   const database = await getDatabase(); // migrations first: fail the start, not a request
   await prepareEmbeddedDatabase(database); // embedded: share it with the CLI and psql; demo catalog on first start
   const app = next({ dev: false, dir, hostname, port });

@@ -13,6 +13,7 @@ import { verifyJwt } from '../../server/domain/jwt';
 import { startDevOidcProvider, type DevOidcProvider } from '../../server/auth/dev-oidc-provider.mjs';
 import { SignInRefused, userForOidcIdentity } from '../../server/auth/identity';
 import { createUser, unique } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 const HUB = 'http://hub.test';
 let dev: DevOidcProvider;
@@ -99,6 +100,7 @@ beforeAll(async () => {
   dev = await startDevOidcProvider({ redirectUris: [`${HUB}/api/auth/callback/oidc`], quiet: true });
   Object.assign(process.env, dev.env, { HUB_SUPERADMIN_EMAILS: 'boss@example.test' });
   process.env.AUTH_URL = `${HUB}/api/auth`;
+  reloadConfig();
   ({ handlers } = (await import('../../server/auth/nextauth')) as never);
 });
 

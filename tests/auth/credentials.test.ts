@@ -2,7 +2,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { generateKeyPair, SignJWT, base64url } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HUB_API_AUDIENCE } from '../../server/config';
+import { HUB_API_AUDIENCE, reloadConfig } from '../../server/config';
 import { getDb } from '../../server/db/client';
 import { observeStatements } from '../../server/db/statements';
 import { resolveCredential } from '../../server/auth/credentials';
@@ -177,6 +177,7 @@ describe('JWKS', () => {
 describe('the credential cache', () => {
   it('re-reads instance keys used past half their lifetime in one background statement', async () => {
     process.env.HUB_CREDENTIAL_CACHE_TTL_MS = '1600';
+    reloadConfig();
     try {
       const keys = await Promise.all([1, 2, 3].map((i) => createKey(org.id, `refresh-${i}`)));
       const names = async () =>

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '../../server/db/client';
 import { generation } from '../../server/db/invalidation';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 describe('HTTP caching', () => {
   it('sends an ETag and answers 304 to a matching If-None-Match, with the right Cache-Control', async () => {
@@ -52,6 +53,7 @@ describe('HTTP caching', () => {
 describe('what changes without a catalog write', () => {
   it('is seen once the answer is older than HUB_RESPONSE_CACHE_TTL_MS', async () => {
     process.env.HUB_RESPONSE_CACHE_TTL_MS = '3000';
+    reloadConfig();
     try {
       const cat = await createCategory();
       const template = await createTemplate({ categoryId: cat.id, slug: 'cache-ttl' });

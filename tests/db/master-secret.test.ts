@@ -13,6 +13,7 @@ import { closeDatabase, getDb } from '../../server/db/client';
 import { hubSettings, signingKeys } from '../../server/db/schema';
 import { activeSealer, rotateMasterSecret, sealedFields } from '../../server/db/sealed';
 import { seedDataFolder } from '../../scripts/test-databases';
+import { reloadConfig } from '../../server/config';
 
 const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-master-'));
 let dataDir: string;
@@ -29,6 +30,7 @@ beforeEach(async () => {
   process.env.DATABASE_URL = '';
   delete process.env.HUB_SECRET;
   process.env.HUB_DATA_DIR = dataDir;
+  reloadConfig();
 });
 afterAll(async () => {
   await closeDatabase();
@@ -92,10 +94,12 @@ describe('the master secret on the embedded database', () => {
 
   it('a wrong HUB_SECRET is refused at start with the date of first sealing and what to do', async () => {
     process.env.HUB_SECRET = SECRET_A;
+    reloadConfig();
     await getDb();
     await plantKey('k1', 'private-1');
     await closeDatabase();
     process.env.HUB_SECRET = SECRET_B;
+    reloadConfig();
     const today = new Date().toISOString().slice(0, 10);
     await expect(getDb()).rejects.toThrow(
       `HUB_SECRET does not match the secret this database was sealed with (first sealed ${today}); ` +
@@ -105,15 +109,18 @@ describe('the master secret on the embedded database', () => {
 
   it('a database sealed before seal checks existed: its oldest signing key tells a wrong secret', async () => {
     process.env.HUB_SECRET = SECRET_A;
+    reloadConfig();
     const db = await getDb();
     await plantKey('k1', 'private-1');
     await db.delete(hubSettings).where(eq(hubSettings.key, 'seal_check'));
     await closeDatabase();
     process.env.HUB_SECRET = SECRET_B;
+    reloadConfig();
     await expect(getDb()).rejects.toThrow(
       /^HUB_SECRET does not match the secret this database was sealed with \(first sealed/,
     );
     process.env.HUB_SECRET = SECRET_A;
+    reloadConfig();
     await getDb();
     expect(await settingKeys()).toContain('seal_check');
   });
@@ -138,6 +145,7 @@ describe('rotation', () => {
     expect(await readKey('k1')).toBe('private-1');
     await closeDatabase();
     process.env.HUB_SECRET = old;
+    reloadConfig();
     await expect(getDb()).rejects.toThrow(/^HUB_SECRET does not match/);
   });
 

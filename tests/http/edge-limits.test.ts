@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { GET, POST } from '../../app/api/trpc/[trpc]/route';
 import { MAX_BODY_BYTES } from '../../server/api/rest';
 import { api, createCategory, createTemplate } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 const responseCache = () => (globalThis as { __hubResponseCache?: { size: number } }).__hubResponseCache!;
 
@@ -64,6 +65,7 @@ it('unknown query parameters neither change the answer nor add cache entries', a
 it('HUB_RESPONSE_CACHE_MB=0 turns the response cache off: every answer is computed, none stored', async () => {
   const before = responseCache().size;
   process.env.HUB_RESPONSE_CACHE_MB = '0';
+  reloadConfig();
   try {
     for (const limit of [7, 8, 7]) {
       const res = await api(`/catalog/templates?limit=${limit}`);
@@ -73,6 +75,7 @@ it('HUB_RESPONSE_CACHE_MB=0 turns the response cache off: every answer is comput
     expect(responseCache().size).toBe(before);
   } finally {
     delete process.env.HUB_RESPONSE_CACHE_MB;
+    reloadConfig();
   }
   await api('/catalog/templates?limit=7');
   expect(responseCache().size).toBe(before + 1);

@@ -10,6 +10,7 @@ import { getDatabase } from '../../server/db/client';
 import { createEdge } from '../../server/http/edge';
 import { metricsAnswer } from '../../server/http/metrics';
 import { api, createKey, createOrg } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 function value(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
@@ -37,6 +38,7 @@ it('is off without HUB_METRICS_TOKEN and refuses a missing or wrong token', asyn
     request_id: 'none',
   });
   process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  reloadConfig();
   const refused = await metricsAnswer(undefined);
   expect(refused.status).toBe(401);
   expect(refused.headers['www-authenticate']).toBe('Bearer realm="metrics"');
@@ -47,6 +49,7 @@ it('is off without HUB_METRICS_TOKEN and refuses a missing or wrong token', asyn
 
 it('counts response-cache and credential-cache look-ups and statements as calls are made', async () => {
   process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  reloadConfig();
   const org = await createOrg();
   const key = await createKey(org.id);
   const before = await scrape();
@@ -67,6 +70,7 @@ it('counts response-cache and credential-cache look-ups and statements as calls 
 
 it('attributes statements to the route class of the request that sent them, and batched writes to their job', async () => {
   process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  reloadConfig();
   const org = await createOrg();
   const key = await createKey(org.id);
   const server: http.Server = createEdge(await getDatabase(), (_req, res) => void res.writeHead(404).end()).server;

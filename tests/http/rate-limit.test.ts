@@ -14,6 +14,7 @@ import { observeStatements } from '../../server/db/statements';
 import { issueSecret } from '@shared/tokens';
 import { startHub } from '../mcp-harness';
 import { api, createKey, createOrg } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 let n = 0;
 /** A fresh client address per test (documentation range, as a proxy-less client's socket address). */
@@ -48,6 +49,7 @@ function expectLimited(res: { status: number; body: any; headers: Headers }, pol
 
 it('anonymous calls are limited per client address, and another address is not affected', async () => {
   process.env.HUB_RATE_LIMIT_ANONYMOUS = '5';
+  reloadConfig();
   for (let i = 0; i < 5; i++) {
     const ok = await api('/catalog/categories', { headers: from() });
     expect(ok.status).toBe(200);
@@ -62,6 +64,7 @@ it('anonymous calls are limited per client address, and another address is not a
 it('a credential has its own, higher limit, wherever it comes from', async () => {
   process.env.HUB_RATE_LIMIT_ANONYMOUS = '2';
   process.env.HUB_RATE_LIMIT_CREDENTIAL = '4';
+  reloadConfig();
   const key = await createKey((await createOrg()).id);
   for (let i = 0; i < 4; i++) {
     address = `198.51.100.${100 + i}`; // a different address each time: the credential is the subject
@@ -72,6 +75,7 @@ it('a credential has its own, higher limit, wherever it comes from', async () =>
 
 it('the limit holds across processes: counts are shared through the database', async () => {
   process.env.HUB_RATE_LIMIT_ANONYMOUS = '6';
+  reloadConfig();
   for (let i = 0; i < 4; i++) expect((await api('/catalog/categories', { headers: from() })).status).toBe(200);
   await flushRateLimits();
   // A second process: no memory of these calls, only the table. Its own first call reads the shared total.
@@ -104,6 +108,7 @@ function countSecretLookups() {
 
 it('a flood of made-up instance keys and PATs costs at most the failed-credential budget in look-ups', async () => {
   process.env.HUB_RATE_LIMIT_FAILED_AUTH = '10';
+  reloadConfig();
   const stopCounting = countSecretLookups();
   const statuses: number[] = [];
   for (let i = 0; i < 200; i++) {
@@ -113,6 +118,7 @@ it('a flood of made-up instance keys and PATs costs at most the failed-credentia
   }
   // /mcp on a real server: the test's address reaches it through a trusted (loopback) proxy hop.
   process.env.HUB_TRUSTED_PROXIES = '127.0.0.1';
+  reloadConfig();
   const hub = await startHub();
   try {
     for (let i = 0; i < 100; i++) {
@@ -132,6 +138,7 @@ it('a flood of made-up instance keys and PATs costs at most the failed-credentia
   } finally {
     await hub.close();
     delete process.env.HUB_TRUSTED_PROXIES;
+    reloadConfig();
   }
   expect(statuses.filter((s) => s === 401)).toHaveLength(10);
   expect(statuses.filter((s) => s === 429)).toHaveLength(290);
@@ -151,6 +158,7 @@ async function trpc(path: string, headers: Record<string, string>) {
 
 it('/api/trpc has the same limits: anonymous per address, and the failed-credential budget', async () => {
   process.env.HUB_RATE_LIMIT_ANONYMOUS = '3';
+  reloadConfig();
   for (let i = 0; i < 3; i++) expect((await trpc('tokens.list', from())).status).toBe(401); // counted, then refused
   const limited = await trpc('tokens.list', from());
   expect(limited.status).toBe(429);
@@ -166,6 +174,7 @@ it('/api/trpc has the same limits: anonymous per address, and the failed-credent
 
   address = `198.51.100.${++n}`;
   process.env.HUB_RATE_LIMIT_FAILED_AUTH = '2';
+  reloadConfig();
   const made_up = () => ({ ...from(), authorization: `Bearer ${issueSecret('svh_').secret}` });
   for (let i = 0; i < 2; i++) expect((await trpc('tokens.list', made_up())).status).toBe(401);
   const refused = await trpc('tokens.list', made_up());
@@ -181,6 +190,7 @@ it('IPv6 clients are counted per /64 on every path; another /64 is not affected'
   expect(addressBucket('unknown')).toBe('unknown');
 
   process.env.HUB_RATE_LIMIT_ANONYMOUS = '4';
+  reloadConfig();
   const net = `2001:db8:${(++n).toString(16)}:1`;
   const v6 = (host: string) => ({ 'x-forwarded-for': `${net}:${host}` });
   expect((await api('/catalog/categories', { headers: v6('0:0:0:1') })).status).toBe(200);

@@ -2,6 +2,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { credentialFromHeaders } from '../../server/auth/credentials';
 import { sameOriginPath } from '../../server/auth/redirects';
+import { reloadConfig } from '../../server/config';
 
 const base = 'https://hub.example';
 
@@ -32,9 +33,11 @@ it('reads only the __Secure- session cookie under HTTPS, and only the plain one 
     get: (n: string) => (n === 'cookie' ? 'authjs.session-token=plain; __Secure-authjs.session-token=secure' : null),
   };
   process.env.HUB_URL = 'https://hub.example';
+  reloadConfig();
   expect(credentialFromHeaders(cookie, { allowSessionCookie: true })).toBe('secure');
   const plainOnly = { get: (n: string) => (n === 'cookie' ? 'authjs.session-token=plain' : null) };
   expect(credentialFromHeaders(plainOnly, { allowSessionCookie: true })).toBeNull();
   process.env.HUB_URL = 'http://hub.test';
+  reloadConfig();
   expect(credentialFromHeaders(cookie, { allowSessionCookie: true })).toBe('plain');
 });

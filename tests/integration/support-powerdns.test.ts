@@ -12,6 +12,7 @@ import { MAX_PUBLISH_ATTEMPTS, runPublishPass, stopDnsPublisher } from '../../se
 import { api, createUser } from '../helpers';
 import { startPdns, type PdnsServer } from './pdns-server';
 import { supportWorld, trpcAs } from '../support-helpers';
+import { reloadConfig } from '../../server/config';
 
 const ZONE = 'hub.test';
 let pdns: PdnsServer;
@@ -121,6 +122,7 @@ describe('PowerDNS provider', () => {
     const { key, member } = await supportWorld({ slug: 'retrying' });
     const platformAdmin = await createUser({ role: 'admin' });
     process.env.HUB_PDNS_API_KEY = 'wrong-key';
+    reloadConfig();
     try {
       const res = await api('/dns', { method: 'PUT', token: key.secret, body: { ip: '192.0.2.77' } });
       expect(res.status).toBe(200);
@@ -144,6 +146,7 @@ describe('PowerDNS provider', () => {
       expect(memberView.instances[0]!.dns_publish).toMatchObject({ state: 'pending', error: null });
     } finally {
       process.env.HUB_PDNS_API_KEY = pdns.apiKey;
+      reloadConfig();
     }
     // The background publisher (started by the request) retries after the back-off and succeeds.
     const published = await waitFor(
@@ -159,6 +162,7 @@ describe('PowerDNS provider', () => {
     const { key } = await supportWorld({ slug: 'giving-up' });
     const platformAdmin = await createUser({ role: 'admin' });
     process.env.HUB_PDNS_API_URL = 'http://127.0.0.1:9'; // nothing listens on the discard port
+    reloadConfig();
     try {
       const res = await api('/dns', { method: 'PUT', token: key.secret, body: { ip: '192.0.2.88' } });
       expect(res.body.record.publish_state).toBe('pending');
@@ -182,6 +186,7 @@ describe('PowerDNS provider', () => {
       expect(failedView.instances.map((i) => i.id)).toContain(key.id);
     } finally {
       process.env.HUB_PDNS_API_URL = pdns.apiUrl;
+      reloadConfig();
     }
     // Organization members may not retry; platform admins may.
     const { member } = await supportWorld();
@@ -203,11 +208,13 @@ describe('PowerDNS provider', () => {
     expect(await lookup(hostname, 'A')).toEqual([{ address: '192.0.2.99', ttl: 60 }]);
     await elapse(key.id);
     process.env.HUB_PDNS_API_KEY = 'wrong-key';
+    reloadConfig();
     try {
       expect((await api('/dns', { method: 'DELETE', token: key.secret })).body).toEqual({ deleted: true });
       await stopDnsPublisher(); // as if this process had stopped
     } finally {
       process.env.HUB_PDNS_API_KEY = pdns.apiKey;
+      reloadConfig();
     }
     // For the instance the record is gone; the DNS server still has it, and the tombstone says so.
     expect((await api('/dns', { token: key.secret })).status).toBe(404);
@@ -229,6 +236,7 @@ describe('PowerDNS provider', () => {
   it('records made while the provider was "none" are published once it is switched on', async () => {
     const { key } = await supportWorld({ slug: 'switched-on' });
     process.env.HUB_DNS_PROVIDER = 'none';
+    reloadConfig();
     let hostname: string;
     try {
       const res = await api('/dns', { method: 'PUT', token: key.secret, body: { ip: '192.0.2.111' } });
@@ -236,6 +244,7 @@ describe('PowerDNS provider', () => {
       hostname = res.body.record.hostname;
     } finally {
       process.env.HUB_DNS_PROVIDER = 'powerdns';
+      reloadConfig();
     }
     expect(await lookup(hostname, 'A')).toBe('ENOTFOUND');
     await manualPass();

@@ -21,6 +21,7 @@ import {
   type RunningServer,
   type Upstream,
 } from '../mcp-harness';
+import { reloadConfig } from '../../server/config';
 
 process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
 
@@ -96,6 +97,7 @@ describe('open calls and streams per token', () => {
     const sid = await session(pat.token);
     const otherSid = await session(other.token);
     process.env.HUB_MCP_MAX_STREAMS_PER_TOKEN = '2';
+    reloadConfig();
 
     // Two calls that keep their streams open for a while fill the token's slots.
     const base = upstream.requests.length;
@@ -141,6 +143,7 @@ describe('open calls and streams per token', () => {
     const pat = await mintToken(alice.token, key.id, { name: 'abandon' });
     const sid = await session(pat.token);
     process.env.HUB_MCP_MAX_STREAMS_PER_TOKEN = '1';
+    reloadConfig();
     const controller = new AbortController();
     const res = await fetch(`${hub.url}/mcp`, {
       headers: {
@@ -178,6 +181,7 @@ describe('open calls and streams per person, and tokens per person', () => {
     const sids = [await session(one.token), await session(two.token), await session(three.token)];
     const theirSid = await session(theirs.token);
     process.env.HUB_MCP_MAX_STREAMS_PER_USER = '2';
+    reloadConfig();
 
     // One slow call on each of two tokens: each token is far below its own limit (64), the person is at theirs.
     const base = upstream.requests.length;
@@ -259,6 +263,7 @@ describe('back-pressure', () => {
       await registerMcpUrl(k, `http://127.0.0.1:${(instance.address() as AddressInfo).port}/mcp`);
       const pat = await mintToken(alice.token, k.id, { name: 'slow reader' });
       process.env.HUB_MCP_MAX_RESPONSE_BYTES = String(TOTAL_CHUNKS * CHUNK.byteLength);
+      reloadConfig();
       const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
         const url = new URL(`${hub.url}/mcp`);
         const req = http.request({
@@ -298,6 +303,7 @@ describe('bytes per response', () => {
   it('cuts a streamed answer past HUB_MCP_MAX_RESPONSE_BYTES: the call fails with the reason, smaller answers pass', async () => {
     const pat = await mintToken(alice.token, key.id, { name: 'bytes' });
     process.env.HUB_MCP_MAX_RESPONSE_BYTES = '20000';
+    reloadConfig();
     const { client, ready } = connect(pat.token);
     await ready;
     try {
@@ -323,6 +329,7 @@ describe('bytes per response', () => {
       await registerMcpUrl(k, `http://127.0.0.1:${(instance.address() as AddressInfo).port}/mcp`);
       const pat = await mintToken(alice.token, k.id);
       process.env.HUB_MCP_MAX_RESPONSE_BYTES = '50000';
+      reloadConfig();
       const res = await rawInitialize(hub.url, `Bearer ${pat.token}`);
       expect(res.status).toBe(502);
       expect(res.body).toMatchObject({
@@ -332,6 +339,7 @@ describe('bytes per response', () => {
       });
       expect(res.text).not.toContain('bbbb');
       delete process.env.HUB_MCP_MAX_RESPONSE_BYTES;
+      reloadConfig();
       const allowed = await rawInitialize(hub.url, `Bearer ${pat.token}`);
       expect(allowed.status).toBe(200);
       expect(allowed.text.length).toBe(big.length);
@@ -347,6 +355,7 @@ describe('idle time', () => {
     const pat = await mintToken(alice.token, key.id, { name: 'idle' });
     const sid = await session(pat.token);
     process.env.HUB_MCP_IDLE_TIMEOUT_MS = '300';
+    reloadConfig();
     const started = Date.now();
     const res = await callTool(pat.token, sid, 7, 'sleep', { ms: 4_000 });
     expect(res.status).toBe(200);
@@ -374,6 +383,7 @@ describe('idle time', () => {
     const pat = await mintToken(alice.token, key.id, { name: 'idle-sdk' });
     const sid = await session(pat.token);
     process.env.HUB_MCP_IDLE_TIMEOUT_MS = '1000';
+    reloadConfig();
     const quick = await callTool(pat.token, sid, 8, 'sleep', { ms: 200 });
     expect(await quick.text()).toContain('slept 200 ms');
 

@@ -22,6 +22,7 @@ import {
   type RunningServer,
   type Upstream,
 } from '../mcp-harness';
+import { reloadConfig } from '../../server/config';
 
 process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
 
@@ -288,6 +289,7 @@ describe('upstream failures', () => {
         async () => `http://127.0.0.1:${(silent!.address() as AddressInfo).port}/mcp`,
       );
       process.env.HUB_MCP_RESPONSE_TIMEOUT_MS = '400';
+      reloadConfig();
       const started = Date.now();
       const res = await rawInitialize(hub.url, `Bearer ${tTimeout.token}`);
       expect(res.status).toBe(504);
@@ -295,6 +297,7 @@ describe('upstream failures', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       delete process.env.HUB_MCP_RESPONSE_TIMEOUT_MS;
+      reloadConfig();
       broken.closeAllConnections();
       broken.close();
       silent?.closeAllConnections();
@@ -305,6 +308,7 @@ describe('upstream failures', () => {
   it('refuses loopback, private, link-local and metadata upstreams unless HUB_ALLOW_PRIVATE_UPSTREAMS=true', async () => {
     const before = upstream.requests.length;
     delete process.env.HUB_ALLOW_PRIVATE_UPSTREAMS;
+    reloadConfig();
     try {
       // An IP literal, and a name that resolves to loopback.
       const viaIp = await rawInitialize(hub.url, `Bearer ${pat.token}`);
@@ -321,6 +325,7 @@ describe('upstream failures', () => {
       expect(upstream.requests.length).toBe(before);
     } finally {
       process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
+      reloadConfig();
     }
     const allowed = await rawInitialize(hub.url, `Bearer ${pat.token}`);
     expect(allowed.status).toBe(200);

@@ -8,6 +8,7 @@ import { issueSecret } from '@shared/tokens';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { GET as exportRoute } from '../../app/api/export/addon-events/route';
 import { createOrg, createUser } from '../helpers';
+import { reloadConfig } from '../../server/config';
 
 let n = 0;
 let address = '';
@@ -36,6 +37,7 @@ async function exportWith(headers: Record<string, string>) {
 
 it('made-up credentials get 401 until the failed-credential budget is spent, then 429 with Retry-After', async () => {
   process.env.HUB_RATE_LIMIT_FAILED_AUTH = '5';
+  reloadConfig();
   const statuses: number[] = [];
   for (let i = 0; i < 25; i++) {
     const token = i % 2 === 0 ? issueSecret('svh_').secret : `not-a-jwt-${i}`;
@@ -53,6 +55,7 @@ it('made-up credentials get 401 until the failed-credential budget is spent, the
 
 it('an organization admin’s exports count against the per-credential limit', async () => {
   process.env.HUB_RATE_LIMIT_CREDENTIAL = '3';
+  reloadConfig();
   const admin = await createUser();
   await createOrg({ admin });
   const statuses: number[] = [];

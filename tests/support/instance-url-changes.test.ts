@@ -13,6 +13,7 @@ import { api, createOrg, createUser } from '../helpers';
 import { mintToken, rawInitialize, startHub as startInProcessHub } from '../mcp-harness';
 import { supportWorld } from '../support-helpers';
 import { hubStore, startHub } from '../loop/processes';
+import { reloadConfig } from '../../server/config';
 
 const saved = process.env.HUB_ALLOW_INSECURE_MCP_URL;
 afterEach(() => {
@@ -54,6 +55,7 @@ describe('a plain-http mcp_url', () => {
     ])
       expect((await report(key.secret, { mcp_url: url })).status, url).toBe(200);
     process.env.HUB_ALLOW_INSECURE_MCP_URL = 'true';
+    reloadConfig();
     expect((await report(key.secret, { mcp_url: 'http://core.lan/mcp' })).status).toBe(200);
     expect(await storedMcpUrl(key.id)).toBe('http://core.lan/mcp');
   });

@@ -6,6 +6,7 @@ import { auditLog, dnsRecords } from '../../server/db/schema';
 import { dnsLabel } from '../../server/domain/support/dns';
 import { api, createKey, createOrg, createUser } from '../helpers';
 import { EXPECTED_REFUSALS, refusals, supportWorld } from '../support-helpers';
+import { reloadConfig } from '../../server/config';
 
 process.env.HUB_DNS_ZONE = 'dyn.hub.test';
 delete process.env.HUB_DNS_PROVIDER;
@@ -122,6 +123,7 @@ describe('PUT/GET/DELETE /dns', () => {
     expect((await fromHeader('203.0.113.9, 198.51.100.7')).body.record.ip).toBe('198.51.100.7');
     // With the proxy listed, its entry is skipped and the one before it is the client.
     process.env.HUB_TRUSTED_PROXIES = '198.51.100.0/24, 2001:db8:ffff::1';
+    reloadConfig();
     expect((await fromHeader('10.9.9.9, 203.0.113.9, 198.51.100.7')).body.record.ip).toBe('203.0.113.9');
     expect((await fromHeader('203.0.113.20, 2001:db8:ffff::1, 198.51.100.7')).body.record.ip).toBe('203.0.113.20');
     expect((await fromHeader('[2001:db8::5]:443, 198.51.100.7:8080')).body.record.ip).toBe('2001:db8::5');
@@ -131,6 +133,7 @@ describe('PUT/GET/DELETE /dns', () => {
     expect(garbage.body.message).toContain('ip');
     // A loopback source (e.g. an instance on the Hub's own machine) is not publishable.
     delete process.env.HUB_TRUSTED_PROXIES;
+    reloadConfig();
     const loop = await fromHeader('127.0.0.1');
     expect(loop.status).toBe(400);
     expect(loop.body.message).toContain('send ip');

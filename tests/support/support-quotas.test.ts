@@ -10,6 +10,7 @@ import { getDb } from '../../server/db/client';
 import { addonAuditEvents, supportTickets, supportUsage } from '../../server/db/schema';
 import { api, createUser } from '../helpers';
 import { supportWorld, trpcAs } from '../support-helpers';
+import { reloadConfig } from '../../server/config';
 
 afterEach(() => {
   delete process.env.HUB_QUOTA_TICKETS;
@@ -29,6 +30,7 @@ function expectQuota(res: { status: number; body: any }, env: string) {
 
 it('tickets: the quota holds per organization', async () => {
   process.env.HUB_QUOTA_TICKETS = '3';
+  reloadConfig();
   const a = await supportWorld();
   const b = await supportWorld();
   for (let i = 0; i < 3; i++) expect((await open(a.key.secret)).status).toBe(200);
@@ -41,6 +43,7 @@ it('tickets: the quota holds per organization', async () => {
 
 it('ticket messages: customers are bounded, staff replies are not counted', async () => {
   process.env.HUB_QUOTA_TICKET_MESSAGES = '2';
+  reloadConfig();
   const a = await supportWorld();
   const ticket = (await open(a.key.secret)).body.ticket;
   const reply = (token: string) =>
@@ -59,6 +62,7 @@ it('ticket messages: customers are bounded, staff replies are not counted', asyn
 
 it('addon events: a batch that would go over is refused whole', async () => {
   process.env.HUB_QUOTA_ADDON_EVENTS = '5';
+  reloadConfig();
   const a = await supportWorld();
   const events = (n: number) =>
     Array.from({ length: n }, () => ({
@@ -79,6 +83,7 @@ it('addon events: a batch that would go over is refused whole', async () => {
 
 it('the stored usage stays equal to the rows: duplicates count nothing, refused and concurrent batches count only what was stored', async () => {
   process.env.HUB_QUOTA_ADDON_EVENTS = '20';
+  reloadConfig();
   const a = await supportWorld();
   const batch = () =>
     Array.from({ length: 3 }, () => ({

@@ -3,7 +3,7 @@
  * records of one name in the configured zone (PATCH /api/v1/servers/{server}/zones/{zone}).
  * Errors carry the HTTP status and PowerDNS's own message, never the API key.
  */
-import { config } from '../../config';
+import { config, ConfigError } from '../../config';
 
 const PUSH_TIMEOUT_MS = 5_000;
 
@@ -22,7 +22,9 @@ type RRSet =
 const fqdn = (name: string) => `${name}.`;
 
 async function patchZone(rrsets: RRSet[]): Promise<void> {
-  const { apiUrl, apiKey, serverId } = config.support.powerdns;
+  const pdns = config.support.powerdns;
+  if (!pdns) throw new ConfigError('HUB_DNS_PROVIDER is not powerdns: nothing to publish to');
+  const { apiUrl, apiKey, serverId } = pdns;
   const zone = config.support.dnsZone;
   const url = `${apiUrl}/api/v1/servers/${encodeURIComponent(serverId)}/zones/${encodeURIComponent(fqdn(zone))}`;
   let res: Response;

@@ -12,32 +12,19 @@ import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { supportUsage } from '../../db/schema';
 import { DomainError } from '../errors';
-import { readEnv } from '../../config';
+import { config, type Quota } from '../../config';
 
-export type Quota = 'tickets' | 'ticket_messages' | 'addon_events';
+export type { Quota };
 
-const SETTINGS: Record<
-  Quota,
-  { env: string; fallback: number; what: string; column: 'tickets' | 'ticketMessages' | 'addonEvents' }
-> = {
-  tickets: { env: 'HUB_QUOTA_TICKETS', fallback: 1000, what: 'support tickets', column: 'tickets' },
-  ticket_messages: {
-    env: 'HUB_QUOTA_TICKET_MESSAGES',
-    fallback: 20_000,
-    what: 'ticket messages',
-    column: 'ticketMessages',
-  },
-  addon_events: {
-    env: 'HUB_QUOTA_ADDON_EVENTS',
-    fallback: 1_000_000,
-    what: 'addon audit events',
-    column: 'addonEvents',
-  },
+/** Each quota's variable (named by the refusal; its value is in server/config.ts), wording and usage column. */
+const SETTINGS: Record<Quota, { env: string; what: string; column: 'tickets' | 'ticketMessages' | 'addonEvents' }> = {
+  tickets: { env: 'HUB_QUOTA_TICKETS', what: 'support tickets', column: 'tickets' },
+  ticket_messages: { env: 'HUB_QUOTA_TICKET_MESSAGES', what: 'ticket messages', column: 'ticketMessages' },
+  addon_events: { env: 'HUB_QUOTA_ADDON_EVENTS', what: 'addon audit events', column: 'addonEvents' },
 };
 
 export function quotaOf(quota: Quota): number {
-  const n = Number(readEnv(SETTINGS[quota].env));
-  return Number.isInteger(n) && n > 0 ? n : SETTINGS[quota].fallback;
+  return config.quotas[quota];
 }
 
 /**
