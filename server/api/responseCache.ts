@@ -40,6 +40,8 @@ export interface CachedResponse {
   encoded: { br?: Buffer; gzip?: Buffer };
   /** The strong ETag of the JSON, without its quotes. */
   tag: string;
+  /** The ETag header of each encoding, made once (a poll compares and sends it on every request). */
+  etags: Record<Encoding, string>;
   repeat: ReadEffect[];
 }
 
@@ -74,11 +76,13 @@ export function lookUp(key: string): CachedResponse | undefined {
 /** Stores an answer computed while `computedUnder` was the generation, unless a write happened meanwhile. */
 export function store(key: string, computedUnder: number, json: string, repeat: ReadEffect[]): CachedResponse {
   const identity = Buffer.from(json);
+  const tag = createHash('sha1').update(identity).digest('base64url');
   const entry: CachedResponse = {
     generation: computedUnder,
     identity,
     encoded: {},
-    tag: createHash('sha1').update(identity).digest('base64url'),
+    tag,
+    etags: { identity: `"${tag}"`, br: `"${tag}.br"`, gzip: `"${tag}.gzip"` },
     repeat,
   };
   if (config.responseCacheMb > 0 && generation('catalog') === computedUnder)
@@ -122,8 +126,11 @@ export function negotiateEncoding(acceptEncoding: string | null): Encoding {
   return choice;
 }
 
-function etagMatches(ifNoneMatch: string | null, tag: string): boolean {
+function etagMatches(ifNoneMatch: string | null, entry: CachedResponse): boolean {
   if (!ifNoneMatch) return false;
+  // What a poller sends back: the ETag it was given, as it was given (no string is built to compare it).
+  const { etags, tag } = entry;
+  if (ifNoneMatch === etags.identity || ifNoneMatch === etags.br || ifNoneMatch === etags.gzip) return true;
   if (ifNoneMatch.trim() === '*') return true;
   // Any representation's ETag of the same JSON matches (weak comparison, as RFC 9110 asks for If-None-Match).
   return ifNoneMatch.split(',').some(
@@ -136,18 +143,24 @@ function etagMatches(ifNoneMatch: string | null, tag: string): boolean {
   );
 }
 
-/** The answer of a cached entry for this request: 304, or 200 in the best encoding the client accepts. */
+// Anonymous answers may be kept by shared caches; keyed answers only by their caller. Both revalidate.
+const PUBLIC = 'public, max-age=0, must-revalidate';
+const PRIVATE = 'private, max-age=0, must-revalidate';
+const VARY = 'Authorization, Accept-Encoding';
+
+/**
+ * The answer of a cached entry for this request: 304, or 200 in the best encoding the client accepts. Its headers
+ * object is the caller's to extend (rest.ts adds the RateLimit headers to it).
+ */
 export function cachedAnswer(entry: CachedResponse, principal: Principal, headers: HeaderReader) {
   const encoding =
     entry.identity.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(headers.get('accept-encoding')) : 'identity';
   const out: Record<string, string> = {
-    etag: encoding === 'identity' ? `"${entry.tag}"` : `"${entry.tag}.${encoding}"`,
-    // Anonymous answers may be kept by shared caches; keyed answers only by their caller. Both revalidate.
-    'cache-control':
-      principal.kind === 'anonymous' ? 'public, max-age=0, must-revalidate' : 'private, max-age=0, must-revalidate',
-    vary: 'Authorization, Accept-Encoding',
+    etag: entry.etags[encoding],
+    'cache-control': principal.kind === 'anonymous' ? PUBLIC : PRIVATE,
+    vary: VARY,
   };
-  if (etagMatches(headers.get('if-none-match'), entry.tag)) return { status: 304, headers: out, body: null };
+  if (etagMatches(headers.get('if-none-match'), entry)) return { status: 304, headers: out, body: null };
   const body = bodyIn(entry, encoding);
   out['content-type'] = 'application/json';
   out['content-length'] = String(body.byteLength);

@@ -242,7 +242,9 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
     }
     const answer = cachedAnswer(entry, ctx.principal, req.headers);
     for (const effect of entry.repeat) effect(ctx.principal, answer.status);
-    return { ...answer, headers: { ...answer.headers, ...limitHeaders } };
+    // The answer's own headers object (made for this request): extended, not copied twice.
+    Object.assign(answer.headers, limitHeaders);
+    return answer;
   } catch (err) {
     return errorAnswer(err, where);
   }

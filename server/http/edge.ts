@@ -27,7 +27,7 @@ import {
   type RequestContext,
 } from '../log';
 import { serveMcp } from './mcp/proxy';
-import { forwardedFor, serveRest } from './nodeHttp';
+import { ANSWER_BYTES, forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 import { metricsAnswer } from './metrics';
 import { observeRequest, routeClass } from '../metrics';
@@ -92,12 +92,13 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     }
   }
 
-  function route(req: IncomingMessage, res: ServerResponse, pathname: string) {
+  function route(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string) {
     if (pathname === '/healthz') return writeJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') return void readiness(res);
     if (pathname === '/metrics')
       return void metricsAnswer(req.headers.authorization).then((a) => res.writeHead(a.status, a.headers).end(a.body));
-    if (isRest(pathname)) return serveRest(req, res);
+    // REST: the edge's headers go out with the answer's in one writeHead (nodeHttp.ts writeAnswer), none set before.
+    if (isRest(pathname)) return serveRest(req, res, [...restHeaders, 'x-request-id', requestId]);
     if (pathname === '/mcp') return serveMcp(req, res);
     // Next.js copies the peer into X-Forwarded-For only when the header is missing: give it the same chain.
     const forwarded = forwardedFor(req);
@@ -109,6 +110,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
 
   // The configuration is fixed for the life of the process: computed once, not per request.
   const securityHeaders = Object.entries(baseSecurityHeaders());
+  const restHeaders = [...securityHeaders.flat(), 'content-security-policy', API_CSP];
 
   const server = http.createServer((req, res) => {
     const started = performance.now();
@@ -117,10 +119,12 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     const pathname = query === -1 ? url : url.slice(0, query);
     const kind = routeClass(pathname);
     const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']), route: kind };
-    res.setHeader('x-request-id', context.requestId);
-    for (const [name, value] of securityHeaders) res.setHeader(name, value);
-    // Pages get theirs, with a nonce, from proxy.ts.
-    if (isRest(pathname) || pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
+    if (!isRest(pathname)) {
+      res.setHeader('x-request-id', context.requestId);
+      for (const [name, value] of securityHeaders) res.setHeader(name, value);
+      // Pages get theirs, with a nonce, from proxy.ts.
+      if (pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
+    }
     if (draining) res.setHeader('connection', 'close');
 
     inFlight.add(res);
@@ -142,9 +146,10 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
       };
       if (!res.writableFinished) line.aborted = true;
       accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
-      observeRequest(kind, res.statusCode, performance.now() - started, Number(res.getHeader('content-length') ?? 0));
+      const bytes = res.getHeader('content-length') ?? (res as { [ANSWER_BYTES]?: number })[ANSWER_BYTES] ?? 0;
+      observeRequest(kind, res.statusCode, performance.now() - started, Number(bytes));
     });
-    withRequestContext(context, () => route(req, res, pathname));
+    withRequestContext(context, () => route(req, res, pathname, context.requestId));
   });
   // Longer than common client and load-balancer idle timeouts, so kept-alive connections are not cut under them.
   server.keepAliveTimeout = 65_000;
