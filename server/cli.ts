@@ -11,7 +11,7 @@ import { closeDatabase, getDatabase, getDb } from './db/client';
 import { users } from './db/schema';
 import { rotationReport } from '@shared/seal/master';
 import { rotateMasterSecret } from './db/sealed';
-import { seedCatalog } from './domain/catalog/seed';
+import { seedDemoCatalog } from './api/demoCatalog';
 import { issueScriptToken, SCRIPT_TOKEN_MAX_TTL_SECONDS } from './domain/scriptTokens';
 import { normalizeEmail, upsertUserByEmail } from './domain/users';
 
@@ -127,7 +127,7 @@ export function hubCli(): Command {
     .command('seed')
     .description('load the demo catalog (idempotent)')
     .addHelpText('after', '\nExample:\n  npm run --silent hub -- seed')
-    .action(async () => print(await seedCatalog()));
+    .action(async () => print(await seedDemoCatalog()));
 
   program
     .command('secret')

@@ -8,7 +8,7 @@
  */
 import type { Database } from '../db/client';
 import { config } from '../config';
-import { seedCatalog } from '../domain/catalog/seed';
+import { seedDemoCatalog } from '../api/demoCatalog';
 import { logger } from '../log';
 
 /** Whether to load the demo catalog now. */
@@ -35,7 +35,7 @@ export async function prepareEmbeddedDatabase(database: Database): Promise<void>
   }
   if (!database.demoCatalogPending?.()) return;
   if (shouldSeedDemo(database)) {
-    const result = await seedCatalog();
+    const result = await seedDemoCatalog();
     logger.info({ ...result }, 'new embedded database: loaded the demo catalog (HUB_SEED_DEMO=false starts empty)');
   } else {
     logger.info('new embedded database: demo catalog not loaded (HUB_SEED_DEMO=false)');

@@ -1,5 +1,5 @@
 /**
- * The demo catalog (server/domain/catalog/demo-catalog.ts) is real: every seeded template's ports, volumes and
+ * The demo catalog (server/domain/catalog/demo-catalog.json) is real: every seeded template's ports, volumes and
  * variables match the reference record of its image's documentation written beside it; credentials carry no
  * default and are documented as bound to Core secrets; every documentation text names its image's variables,
  * ports and data paths; no two descriptions are the same; the three private templates say they are fictional.
@@ -9,34 +9,36 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../../server/db/client';
 import { templates } from '../../server/db/schema';
 import { CreateTemplateInput } from '../../server/api/schemas/templateInput';
-import { CREDENTIAL_NAME_RE, DEMO_TEMPLATES } from '../../server/domain/catalog/demo-catalog';
-import { seedCatalog } from '../../server/domain/catalog/seed';
+import { demoCatalog, parseDemoCatalog, seedDemoCatalog } from '../../server/api/demoCatalog';
+import data from '../../server/domain/catalog/demo-catalog.json';
+import { CREDENTIAL_NAME_RE } from '../../server/domain/catalog/demo-catalog';
 import { api } from '../helpers';
 
 type Row = typeof templates.$inferSelect;
 let rows: Row[];
-const reference = new Map(DEMO_TEMPLATES.map((t) => [t.slug, t.reference]));
+const DEMO_TEMPLATES = demoCatalog().templates;
+const reference = new Map(DEMO_TEMPLATES.map((t) => [t.values.slug, t.reference]));
 const portKey = (p: { containerPort: number; protocol: string }) => `${p.containerPort}/${p.protocol}`;
 const sorted = (xs: string[]) => [...xs].sort();
 
 beforeAll(async () => {
-  expect(await seedCatalog()).toEqual({ categories: 6, templatesInserted: 32, templatesTotal: 32 });
+  expect(await seedDemoCatalog()).toEqual({ categories: 6, templatesInserted: 32, templatesTotal: 32 });
   rows = await (await getDb()).select().from(templates);
 });
 
 describe('the seed', () => {
   it('writes the 32 templates once: a second seed inserts nothing and leaves an edited template alone', async () => {
     expect(rows).toHaveLength(32);
-    expect(sorted(rows.map((r) => r.slug))).toEqual(sorted(DEMO_TEMPLATES.map((t) => t.slug)));
+    expect(sorted(rows.map((r) => r.slug))).toEqual(sorted(DEMO_TEMPLATES.map((t) => t.values.slug)));
     const db = await getDb();
     const { eq } = await import('drizzle-orm');
     await db.update(templates).set({ description: 'edited by an operator' }).where(eq(templates.slug, 'redis'));
-    expect(await seedCatalog()).toEqual({ categories: 6, templatesInserted: 0, templatesTotal: 32 });
+    expect(await seedDemoCatalog()).toEqual({ categories: 6, templatesInserted: 0, templatesTotal: 32 });
     const [redis] = await db.select().from(templates).where(eq(templates.slug, 'redis'));
     expect(redis!.description).toBe('edited by an operator');
     await db
       .update(templates)
-      .set({ description: DEMO_TEMPLATES.find((t) => t.slug === 'redis')!.description })
+      .set({ description: DEMO_TEMPLATES.find((t) => t.values.slug === 'redis')!.values.description })
       .where(eq(templates.slug, 'redis'));
   });
 
@@ -67,15 +69,33 @@ describe('the seed', () => {
   });
 });
 
+describe('the data file', () => {
+  it("is validated by the admin API's schemas: a bad field or an unknown category is refused, named", () => {
+    const copy = structuredClone(data) as any;
+    copy.templates[1].template.ports[0].containerPort = 70_000;
+    copy.templates[2].template.memory_request = '8 gigabytes';
+    delete copy.categories[0].icon;
+    expect(() => parseDemoCatalog(copy)).toThrow(/templates\[1\]\.template\.ports\[0\]\.containerPort/);
+    expect(() => parseDemoCatalog(copy)).toThrow(/templates\[2\]\.template\.memory_request/);
+    expect(() => parseDemoCatalog(copy)).toThrow(/categories\[0\]\.icon/);
+    // The categories are checked once every entry is well-formed.
+    const elsewhere = structuredClone(data) as any;
+    elsewhere.templates[3].category = 'no-such-category';
+    expect(() => parseDemoCatalog(elsewhere)).toThrow(/no category "no-such-category"\s+→ at templates\[3\]\.category/);
+    expect(parseDemoCatalog(data)).toEqual(demoCatalog());
+  });
+});
+
 describe('every template matches the documentation of its image', () => {
   it('has a reference with its source: an https documentation page, or "fictional" for the private examples', () => {
     for (const t of DEMO_TEMPLATES) {
+      const slug = t.values.slug;
       if (t.category === 'enterprise-ai') {
-        expect(t.reference.checked, t.slug).toBe('fictional');
-        expect(t.image, t.slug).toMatch(/^registry\.example\.com\//);
+        expect(t.reference.checked, slug).toBe('fictional');
+        expect(t.values.imageName, slug).toMatch(/^registry\.example\.com\//);
       } else {
-        expect(t.reference.checked, t.slug).not.toBe('fictional');
-        expect(t.reference.source, t.slug).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\//);
+        expect(t.reference.checked, slug).not.toBe('fictional');
+        expect(t.reference.source, slug).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\//);
       }
     }
   });
@@ -174,7 +194,9 @@ describe('descriptions and documentation', () => {
   });
 
   it('the private templates say plainly that they are fictional examples', () => {
-    const privates = rows.filter((r) => DEMO_TEMPLATES.find((t) => t.slug === r.slug)!.category === 'enterprise-ai');
+    const privates = rows.filter(
+      (r) => DEMO_TEMPLATES.find((t) => t.values.slug === r.slug)!.category === 'enterprise-ai',
+    );
     expect(sorted(privates.map((r) => r.slug))).toEqual(['llama-enterprise', 'private-rag', 'speech-to-text']);
     for (const r of privates) {
       expect(r.description, r.slug).toMatch(/^Fictional example/);
