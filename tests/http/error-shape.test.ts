@@ -46,6 +46,18 @@ describe('REST (Fetch adapter)', () => {
     }
   });
 
+  it('words a validation failure as Core does: the fields named, unknown ones by name, issues attached', async () => {
+    const admin = await createUser({ role: 'superadmin' });
+    const body = { name: '', slug: 'words-check', bogus_field: 1 };
+    const res = await api('/admin/categories', { method: 'POST', token: admin.token, body });
+    expect(res.status).toBe(400);
+    expectErrorShape(res);
+    expect(res.body.message).toMatch(/^Invalid input: /);
+    expect(res.body.message).toContain('name: ');
+    expect(res.body.message).toContain('unknown field: bogus_field');
+    expect(res.body.issues.map((i: { path: unknown[] }) => i.path[0] ?? '')).toContain('name');
+  });
+
   it('keeps a sane incoming X-Request-Id and replaces an insane one', async () => {
     const kept = await api('/account/tokens', { headers: { 'x-request-id': 'lb.trace-0001' } });
     expect(kept.headers.get('x-request-id')).toBe('lb.trace-0001');
