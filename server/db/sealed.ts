@@ -10,9 +10,10 @@
  * prepareSealing right after migrations (client.ts): v1 values are re-sealed as v2 there.
  * `hub secret rotate` re-seals everything under a new secret in one transaction (rotateMasterSecret).
  */
-import { eq, isNotNull, sql } from 'drizzle-orm';
+import { eq, isNotNull } from 'drizzle-orm';
 import { masterSecretRequiredMessage, type SealedField, type Sealer } from '@shared/seal';
 import * as master from '@shared/seal/master';
+import { settingsSealStore } from '@shared/seal/drizzle';
 import { config } from '../config';
 import type { Db, Tx } from './types';
 import { hubSettings, signingKeys, templates } from './schema';
@@ -56,12 +57,9 @@ export function activeSealer(): Sealer {
   return sealing.__hubMasterSecret.sealer;
 }
 
-const setting = async (q: Db | Tx, key: string) =>
-  (await q.select({ value: hubSettings.value }).from(hubSettings).where(eq(hubSettings.key, key)))[0]?.value;
-
-/** The Hub's sealed rows and settings, for @shared/seal/master. */
+/** The Hub's sealed rows, and hub_settings for the seal check, for @shared/seal/master. */
 function store(db: Db): master.SealStore {
-  const txStore = (tx: Tx): master.SealTx => ({
+  return settingsSealStore(db, hubSettings, (tx: Tx) => ({
     async sealedValues() {
       const tpls = await tx
         .select({ id: templates.id, enc: templates.registryCredentialsEnc })
@@ -94,28 +92,7 @@ function store(db: Db): master.SealStore {
       if (!oldest) return undefined;
       return { field: sealedFields.jwtSigningKey(oldest.kid), sealed: oldest.privateJwkEnc, at: oldest.createdAt };
     },
-    async putSealCheck(value) {
-      await tx
-        .insert(hubSettings)
-        .values({ key: 'seal_check', value })
-        .onConflictDoUpdate({ target: hubSettings.key, set: { value } });
-    },
-    async deleteLegacySecret() {
-      await tx.delete(hubSettings).where(eq(hubSettings.key, 'master_secret'));
-    },
-  });
-  return {
-    legacySecret: () => setting(db, 'master_secret'),
-    sealCheck: () => setting(db, 'seal_check'),
-    transaction: (work) => db.transaction((tx) => work(txStore(tx))),
-    async compact() {
-      // The deleted row's old version stays in the table's pages and the write-ahead log until they are rewritten.
-      await db.execute(sql`vacuum full hub_settings`);
-      await db.transaction(async (tx) => {
-        for (const statement of master.WAL_PURGE_STATEMENTS) await tx.execute(sql.raw(statement));
-      });
-    },
-  };
+  }));
 }
 
 /**

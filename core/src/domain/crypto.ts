@@ -11,10 +11,11 @@
  * At start, values sealed as v1 are re-sealed as v2; `core secret rotate` re-seals everything under a new secret.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { eq, isNotNull, sql } from 'drizzle-orm';
+import { eq, isNotNull } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { SealedField, Sealer } from '@shared/seal';
 import * as master from '@shared/seal/master';
+import { settingsSealStore } from '@shared/seal/drizzle';
 import { MASTER_SECRET_REQUIRED } from '../config';
 import type { Db, Tx } from '../db/client';
 import { hubConnection } from '../db/hubSchema';
@@ -50,9 +51,9 @@ async function setting(db: Db | Tx, key: string) {
   return row;
 }
 
-/** Core's sealed rows and settings, for @shared/seal/master. */
+/** Core's sealed rows, and core_settings for the seal check, for @shared/seal/master. */
 function store(db: Db): master.SealStore {
-  const txStore = (tx: Tx): master.SealTx => ({
+  return settingsSealStore(db, settings, (tx: Tx) => ({
     async sealedValues() {
       const [key] = await tx.select().from(settings).where(eq(settings.key, SIGNING_KEY)).for('update');
       const secretRows = await tx.select({ name: secrets.name, enc: secrets.sealedValue }).from(secrets).for('update');
@@ -89,28 +90,7 @@ function store(db: Db): master.SealStore {
       const key = await setting(tx, SIGNING_KEY);
       return key && { field: sealedFields.sessionSigningKey(), sealed: key.value, at: key.updatedAt };
     },
-    async putSealCheck(value) {
-      await tx
-        .insert(settings)
-        .values({ key: 'seal_check', value })
-        .onConflictDoUpdate({ target: settings.key, set: { value } });
-    },
-    async deleteLegacySecret() {
-      await tx.delete(settings).where(eq(settings.key, 'master_secret'));
-    },
-  });
-  return {
-    legacySecret: async () => (await setting(db, 'master_secret'))?.value,
-    sealCheck: async () => (await setting(db, 'seal_check'))?.value,
-    transaction: (work) => db.transaction((tx) => work(txStore(tx))),
-    async compact() {
-      // The deleted row's old version stays in the table's pages and the write-ahead log until they are rewritten.
-      await db.execute(sql`vacuum full core_settings`);
-      await db.transaction(async (tx) => {
-        for (const statement of master.WAL_PURGE_STATEMENTS) await tx.execute(sql.raw(statement));
-      });
-    },
-  };
+  }));
 }
 
 /**
