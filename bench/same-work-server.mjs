@@ -13,7 +13,7 @@
  *      Hub sends; an empty bucket is 429 with Retry-After;
  *   5. a last-used mark: at most one per key a minute, in memory, written by one UPDATE a second for every key
  *      marked meanwhile (the Hub's throttle and flush);
- *   6. the ETag compared: If-None-Match equal to the answer's ETag is 304;
+ *   6. the ETag compared: If-None-Match equal to the ETag of one of the answer's representations is 304;
  *   7. one pino access line (the Hub's fields: request id, method, route, status, duration, caller) to a file,
  *      in 4 KiB blocks like the Hub's log.
  *
@@ -49,7 +49,8 @@ for (const a of manifest.answers) {
   const identity = Buffer.from(a.identity, 'base64');
   const br = a.br ? Buffer.from(a.br, 'base64') : undefined;
   answers.set(`${a.org ?? ''} ${a.target}`, {
-    etag: a.etag,
+    // The ETag of any representation of the same JSON matches (the Hub's weak comparison): identity, br, gzip.
+    etags: new Set([a.etag, a.brEtag ?? a.etag, a.etag.replace(/"$/, '.gzip"')]),
     notModified: [...fixed304, 'etag', a.etag],
     identity: { body: identity, headers: [...fixed, 'etag', a.etag, 'content-length', String(identity.byteLength)] },
     br: br && {
@@ -171,7 +172,7 @@ const server = http.createServer((req, res) => {
       refuse(res, 404, 'NOT_FOUND', 'No such answer in the same-work server', rate);
       break answer;
     }
-    if (req.headers['if-none-match'] === a.etag) {
+    if (a.etags.has(req.headers['if-none-match'])) {
       res.writeHead(304, a.notModified.concat(rate)).end();
       break answer;
     }
