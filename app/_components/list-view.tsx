@@ -110,7 +110,8 @@ export function Cell({
       className={[
         'block px-0 py-1 align-top text-zinc-800 sm:table-cell sm:px-3 sm:py-2',
         labelled
-          ? 'max-sm:before:mr-2 max-sm:before:text-xs max-sm:before:font-semibold max-sm:before:tracking-wide max-sm:before:text-zinc-600 max-sm:before:uppercase max-sm:before:content-[attr(data-label)]'
+          ? 'max-sm:before:mr-2 max-sm:before:text-xs max-sm:before:font-semibold max-sm:before:tracking-wide ' +
+            'max-sm:before:text-zinc-600 max-sm:before:uppercase max-sm:before:content-[attr(data-label)]'
           : '',
         actions ? 'max-sm:pt-2 sm:text-right' : '',
         nowrap ? 'sm:whitespace-nowrap' : '',

@@ -127,7 +127,10 @@ export function Chart(props: ChartProps) {
               labelStyle={{ color: c.text }}
               cursor={props.kind === 'line' ? { stroke: c.grid } : { fill: c.grid, opacity: 0.5 }}
             />
-            {props.series.length > 1 ? <Legend wrapperStyle={{ color: c.text, fontSize: 12 }} /> : null}
+            {/* The legend in the series' order (Recharts sorts it by name unless told not to). */}
+            {props.series.length > 1 ? (
+              <Legend wrapperStyle={{ color: c.text, fontSize: 12 }} itemSorter={null} />
+            ) : null}
             {props.series.map((s) =>
               props.kind === 'line' ? (
                 <Line
