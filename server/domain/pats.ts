@@ -62,14 +62,17 @@ export interface ResolvedPat {
 }
 
 /** Whether the minter still holds the membership the token was minted in (both values compared in SQL, exactly). */
-export const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId} and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
+export const sameMembership = sql<boolean>`(${users.orgId} = ${personalAccessTokens.orgId}
+  and ${users.orgJoinedAt} is not null and ${users.orgJoinedAt} = ${personalAccessTokens.membershipSince})`;
 /**
  * A token minted with a script token (scriptTokenId set) whose script token has ended: its row is gone or revoked,
  * or its user signed out everywhere after it was issued (the resolver's rule for the script JWT: issued, in whole
  * seconds, before sessions_valid_after). Its expiry is compared on each call (the token's own expiry is capped at
  * it anyway). Needs users (the minter) and script_tokens (left join on the token's script_token_id) in the query.
  */
-export const apiTokenEnded = sql<boolean>`(${personalAccessTokens.scriptTokenId} is not null and (${scriptTokens.id} is null or ${scriptTokens.revokedAt} is not null or (${users.sessionsValidAfter} is not null and date_trunc('second', ${scriptTokens.createdAt}) < ${users.sessionsValidAfter})))`;
+export const apiTokenEnded = sql<boolean>`(${personalAccessTokens.scriptTokenId} is not null
+  and (${scriptTokens.id} is null or ${scriptTokens.revokedAt} is not null
+    or (${users.sessionsValidAfter} is not null and date_trunc('second', ${scriptTokens.createdAt}) < ${users.sessionsValidAfter})))`;
 const isExpired = sql<boolean>`(${personalAccessTokens.expiresAt} is not null and ${personalAccessTokens.expiresAt} <= now())`;
 
 // ---------------------------------------------------------------- management (account API)
