@@ -10,7 +10,6 @@ import {
   errorAnswer,
   errorBody as bodyWithId,
   isValidationError,
-  RETRY_AFTER_SECONDS,
   ServiceError,
   toWireError,
   TransportError,
@@ -28,9 +27,6 @@ import { currentRequest, requestLogger } from '../log';
 
 export { describeIssues, TransportError, type IssueLike } from '@shared/ops';
 export type { ErrorBody, ErrorCode };
-
-/** Seconds a client should wait before retrying while the database is unavailable. */
-export const DATABASE_RETRY_AFTER_SECONDS = RETRY_AFTER_SECONDS;
 
 /** A failure classified for the wire (@shared/ops WireError). */
 export type HttpError = WireError;

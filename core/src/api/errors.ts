@@ -11,15 +11,10 @@ import { withRequestId } from '@shared/logger';
 import {
   ERROR_CODES,
   errorAnswer,
-  errorBody as bodyWithId,
-  RETRY_AFTER_SECONDS,
-  toWireError,
   TransportError,
   validationError as sharedValidationError,
-  type ErrorBody,
   type ErrorCode,
   type ErrorHooks,
-  type WireError,
 } from '@shared/ops';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -27,11 +22,8 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { Logger } from '../log';
 
-export { describeIssues, TransportError } from '@shared/ops';
+export { TransportError } from '@shared/ops';
 export { ERROR_CODES, type ErrorCode };
-
-/** Seconds a client should wait before retrying while the database is unavailable. */
-export const DATABASE_RETRY_AFTER_SECONDS = RETRY_AFTER_SECONDS;
 
 export const TEMPORARY_ADMIN_WARNING =
   'You are signed in as the temporary admin from SVC_TEMP_ADMIN_USERNAME/SVC_TEMP_ADMIN_PASSWORD. ' +
@@ -39,9 +31,6 @@ export const TEMPORARY_ADMIN_WARNING =
 
 /** A zod failure as the domain's error (400): the one wording, each offending field in `issues`. */
 export const validationError = (error: z.ZodError) => sharedValidationError(error.issues, error);
-
-/** A failure classified for the wire (@shared/ops WireError). */
-export type HttpError = WireError;
 
 const HONO_CODE: Record<number, ErrorCode> = { 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
 
@@ -54,16 +43,6 @@ const hooks: ErrorHooks = {
   headers: (e): Record<string, string> =>
     e.code === 'UNAUTHORIZED' ? { 'WWW-Authenticate': 'Bearer realm="core"' } : {},
 };
-
-/** Any failure as its HTTP answer: status, code, message and headers from the one table (no logging). */
-export function toHttpError(err: unknown): HttpError {
-  return toWireError(err, hooks);
-}
-
-/** The JSON body of an error answer: the one shape of both services. */
-export function errorBody(e: HttpError, requestId: string): ErrorBody {
-  return bodyWithId(e, requestId);
-}
 
 /** The answer to any failure on any route: logged once when it is not the caller's fault. */
 export function errorResponse(err: unknown, c: Context, log: Logger): Response {
@@ -81,7 +60,7 @@ export function errorResponse(err: unknown, c: Context, log: Logger): Response {
 }
 
 /** What the log may say about an unexpected error: no query parameters (they can hold secrets). */
-export function describeInternal(err: unknown): string {
+function describeInternal(err: unknown): string {
   const parts: string[] = [];
   for (
     let e = err as { message?: string; cause?: unknown } | undefined, i = 0;
