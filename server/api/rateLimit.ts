@@ -21,7 +21,7 @@
 import { lt, sql } from 'drizzle-orm';
 import { databaseIsOpen, getDb } from '../db/client';
 import { rateLimitWindows } from '../db/schema';
-import { DomainError } from '../domain/errors';
+import { ServiceError } from '../domain/errors';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
 import { logger } from '../log';
@@ -116,7 +116,7 @@ export function hit(name: LimitName, subject: string): LimitStatus & { exceeded:
   return statusOf(name, limit, w, now, exceeded);
 }
 
-export function rateLimitedError(status: LimitStatus): DomainError {
+export function rateLimitedError(status: LimitStatus): ServiceError {
   const what =
     status.name === 'failed_auth'
       ? 'Too many failed authentication attempts from this address'
@@ -125,7 +125,7 @@ export function rateLimitedError(status: LimitStatus): DomainError {
         : status.name === 'credential'
           ? 'Too many requests with this credential'
           : 'Too many requests from this address';
-  return new DomainError('rate_limited', `${what} (${status.limit} a minute). Retry after ${status.resetSeconds} s.`, {
+  return new ServiceError('rate_limited', `${what} (${status.limit} a minute). Retry after ${status.resetSeconds} s.`, {
     retryAfterSeconds: status.resetSeconds,
   });
 }
@@ -208,7 +208,7 @@ export function limitSubjectOf(principal: Principal): string | null {
 }
 
 /** A 429 that carries the RateLimit headers of the limit it hit. */
-export class RateLimitRefusal extends DomainError {
+export class RateLimitRefusal extends ServiceError {
   constructor(readonly status: LimitStatus) {
     super('rate_limited', rateLimitedError(status).message, { retryAfterSeconds: status.resetSeconds });
     hubMetrics.rateLimited(status.name);
@@ -217,7 +217,7 @@ export class RateLimitRefusal extends DomainError {
 
 /** The resolver (through createContext or not) refuses a credential with the domain's error, nothing else. */
 function isFailedCredential(err: unknown): boolean {
-  return err instanceof DomainError && err.code === 'unauthenticated';
+  return err instanceof ServiceError && err.code === 'unauthenticated';
 }
 
 /**

@@ -22,6 +22,3 @@ export function notFound(message: string): never {
 export function conflict(message: string): never {
   throw new ServiceError('conflict', message);
 }
-
-/** The old name, until every file that still says it is committed (issue 35 renames it to ServiceError). */
-export { ServiceError as DomainError } from '@shared/ops';

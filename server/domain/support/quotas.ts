@@ -11,7 +11,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client';
 import { supportUsage } from '../../db/schema';
-import { DomainError } from '../errors';
+import { ServiceError } from '../errors';
 import { config, type Quota } from '../../config';
 
 export type { Quota };
@@ -44,7 +44,7 @@ export async function useQuota(tx: Tx, quota: Quota, orgId: string, adding: numb
     .where(eq(supportUsage.orgId, orgId))
     .returning({ used });
   if (row!.used > limit) {
-    throw new DomainError(
+    throw new ServiceError(
       'forbidden',
       `This organization has reached its quota of ${limit} ${what} (${row!.used - adding} stored, ${adding} more sent); ask the Hub's operator to raise ${env}`,
       {
