@@ -66,6 +66,33 @@ export function cacheKey(principal: Principal, pathname: string, query: string):
   return `${callerKey(principal)} ${pathname}?${query}`;
 }
 
+/** One request target's cache keys, by the caller's kind and catalog scope (an organization's id, or none). */
+export interface CacheKeys {
+  pathname: string;
+  query: string;
+  byCaller: Map<string, Map<string, string>>;
+}
+
+export function cacheKeysOf(pathname: string, query: string): CacheKeys {
+  return { pathname, query, byCaller: new Map() };
+}
+
+/** cacheKey's key, made once per caller scope and target (rest.ts keeps the target): a poll builds no string. */
+export function cacheKeyOf(keys: CacheKeys, principal: Principal): string {
+  const scope = catalogScopeOf(principal);
+  const within = scope.kind === 'org' ? scope.orgId : scope.kind;
+  let byScope = keys.byCaller.get(principal.kind);
+  if (!byScope) keys.byCaller.set(principal.kind, (byScope = new Map()));
+  let key = byScope.get(within);
+  if (key === undefined) {
+    key = cacheKey(principal, keys.pathname, keys.query);
+    // Bounded like the targets: a target polled by more organizations than this starts over.
+    if (byScope.size >= 10_000) byScope.clear();
+    byScope.set(within, key);
+  }
+  return key;
+}
+
 export function lookUp(key: string): CachedResponse | undefined {
   const hit = cache.get(key);
   const valid = hit && hit.generation === generation('catalog') ? hit : undefined;

@@ -17,7 +17,7 @@ import { sourceAddress } from './clientAddress';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
 import { inRequestContext } from '../log';
 import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
-import { cachedAnswer, cacheKey, lookUp, store } from './responseCache';
+import { cachedAnswer, cacheKeyOf, cacheKeysOf, lookUp, store, type CacheKeys } from './responseCache';
 import { appRouter } from './root';
 import { createContext, type Context, type HubMeta } from './trpc';
 
@@ -97,20 +97,25 @@ interface Target {
   route: Route | null;
   /** A cached GET's parameters that its procedure reads, in one order: the response cache's key (knownParams). */
   cacheQuery: string | null;
+  /** The response cache's keys of this target, by caller (responseCache.ts cacheKeyOf): made once per caller. */
+  cacheKeys: CacheKeys;
 }
-const targets = new Map<string, Target>();
+/** By method, then by URL as sent: no key string is built per request (a poll's URL is looked up as it came). */
+const targets = new Map<string, Map<string, Target>>();
 
 function targetOf(method: string, rawUrl: string): Target {
-  const key = `${method} ${rawUrl}`;
-  let target = targets.get(key);
+  let byUrl = targets.get(method);
+  if (!byUrl) targets.set(method, (byUrl = new Map()));
+  let target = byUrl.get(rawUrl);
   if (!target) {
     const url = new URL(rawUrl, 'http://hub');
     const pathname = url.pathname.slice(REST_PREFIX.length) || '/';
     const route = matchRoute(method, pathname);
     const cached = method === 'GET' && route?.meta.responseCache;
-    target = { url, pathname, route, cacheQuery: cached ? knownParams(route, url.searchParams) : null };
-    if (targets.size >= MATCHED_MAX) targets.clear();
-    targets.set(key, target);
+    const cacheQuery = cached ? knownParams(route, url.searchParams) : null;
+    target = { url, pathname, route, cacheQuery, cacheKeys: cacheKeysOf(pathname, cacheQuery ?? '') };
+    if (byUrl.size >= MATCHED_MAX) byUrl.clear();
+    byUrl.set(rawUrl, target);
   }
   return target;
 }
@@ -218,8 +223,8 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
     const answer = await dispatchRest({ ...req, method: 'GET' });
     return { ...answer, body: null };
   }
-  const { url, pathname, route, cacheQuery } = targetOf(req.method, req.url);
-  const where = `REST ${req.method} ${pathname}`;
+  const target = targetOf(req.method, req.url);
+  const { url, pathname, route, cacheQuery } = target;
   try {
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
     const { caller: ctx, headers: limitHeaders } = await admitRest(req.headers);
@@ -233,7 +238,7 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
       };
     }
     // A cached GET: its input (the query string) is read only when the answer has to be computed.
-    const key = cacheKey(ctx.principal, pathname, cacheQuery);
+    const key = cacheKeyOf(target.cacheKeys, ctx.principal);
     let entry = lookUp(key);
     if (!entry) {
       const computedUnder = generation('catalog');
@@ -246,7 +251,7 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
     Object.assign(answer.headers, limitHeaders);
     return answer;
   } catch (err) {
-    return errorAnswer(err, where);
+    return errorAnswer(err, `REST ${req.method} ${pathname}`);
   }
 }
 
