@@ -1,6 +1,6 @@
 /**
  * Core's Prometheus metrics, served at GET /metrics behind CORE_METRICS_TOKEN (off without it): the registry and
- * request metrics of @shared/metrics (requests by route class and status, latency, answer bytes), and Core's own
+ * request metrics of @shared/metrics (requests by route class and status, their latency), and Core's own
  * figures: the Hub catalog sync — how long since the copy was last confirmed current (the sync lag), the last
  * sync's result, syncs by result; the container engine — its state, deployments by observed state, reconcile
  * passes and their duration, engine calls and errors.
@@ -10,67 +10,75 @@ import { bound, DURATION_BUCKETS, serviceMetrics } from '@shared/metrics';
 export type SyncOutcome = 'ok' | 'not_modified' | 'unavailable' | 'key_refused' | 'not_configured' | 'error';
 const OUTCOMES: SyncOutcome[] = ['ok', 'not_modified', 'unavailable', 'key_refused', 'not_configured', 'error'];
 
-const m = serviceMetrics('core', ({ counter, histogram, gauge }) => {
-  const state = { lastSuccess: 0, lastResult: null as SyncOutcome | null };
-  gauge(
-    'core_hub_sync_lag_seconds',
-    'Seconds since the catalog copy was last confirmed current by the Hub (-1: never)',
-    [],
-    (g) => g.set(state.lastSuccess ? (Date.now() - state.lastSuccess) / 1000 : -1),
-  );
-  gauge('core_hub_sync_last_success_timestamp_seconds', 'When the last sync succeeded (Unix time; 0: never)', [], (g) =>
-    g.set(state.lastSuccess / 1000),
-  );
-  gauge(
-    'core_hub_sync_last_result',
-    'The last sync result (1 for the result it was, 0 for the others)',
-    ['result'],
-    (g) => {
-      for (const r of OUTCOMES) g.set({ result: r }, state.lastResult === r ? 1 : 0);
-    },
-  );
-  return {
-    state,
-    syncs: counter('core_hub_syncs_total', 'Catalog syncs with the Hub, by result', ['result']),
-    passes: counter(
-      'core_reconcile_passes_total',
-      'Reconciler passes, by result (ok; standby: another Core process acts on the engine; engine_down; error)',
+// No answer-bytes metric: Hono's answers carry no Content-Length yet when the request is counted.
+const m = serviceMetrics(
+  'core',
+  ({ counter, histogram, gauge }) => {
+    const state = { lastSuccess: 0, lastResult: null as SyncOutcome | null };
+    gauge(
+      'core_hub_sync_lag_seconds',
+      'Seconds since the catalog copy was last confirmed current by the Hub (-1: never)',
+      [],
+      (g) => g.set(state.lastSuccess ? (Date.now() - state.lastSuccess) / 1000 : -1),
+    );
+    gauge(
+      'core_hub_sync_last_success_timestamp_seconds',
+      'When the last sync succeeded (Unix time; 0: never)',
+      [],
+      (g) => g.set(state.lastSuccess / 1000),
+    );
+    gauge(
+      'core_hub_sync_last_result',
+      'The last sync result (1 for the result it was, 0 for the others)',
       ['result'],
-    ),
-    passDuration: histogram(
-      'core_reconcile_pass_duration_seconds',
-      'Time of a reconciler pass (Core and engine time together)',
-      [...DURATION_BUCKETS, 30],
-    ),
-    engineCalls: counter(
-      'core_engine_calls_total',
-      'Calls to the container engine, by call (list, inspect, create, start, ...)',
-      ['call'],
-    ),
-    engineCallDuration: histogram(
-      'core_engine_call_duration_seconds',
-      'Time waiting for the container engine, by call',
-      DURATION_BUCKETS,
-      ['call'],
-    ),
-    engineErrors: counter(
-      'core_engine_errors_total',
-      'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
-      ['call', 'kind'],
-    ),
-    // Set from the database when /metrics is scraped (setRuntimeState): every Core process reports the same.
-    deployments: gauge(
-      'core_deployments',
-      'Deployments by observed state (all unknown while the engine is down or absent)',
-      ['state'],
-    ),
-    engine: gauge(
-      'core_engine_state',
-      'The container engine as this process sees it (1 for the state it is in: up, down, none)',
-      ['state'],
-    ),
-  };
-});
+      (g) => {
+        for (const r of OUTCOMES) g.set({ result: r }, state.lastResult === r ? 1 : 0);
+      },
+    );
+    return {
+      state,
+      syncs: counter('core_hub_syncs_total', 'Catalog syncs with the Hub, by result', ['result']),
+      passes: counter(
+        'core_reconcile_passes_total',
+        'Reconciler passes, by result (ok; standby: another Core process acts on the engine; engine_down; error)',
+        ['result'],
+      ),
+      passDuration: histogram(
+        'core_reconcile_pass_duration_seconds',
+        'Time of a reconciler pass (Core and engine time together)',
+        [...DURATION_BUCKETS, 30],
+      ),
+      engineCalls: counter(
+        'core_engine_calls_total',
+        'Calls to the container engine, by call (list, inspect, create, start, ...)',
+        ['call'],
+      ),
+      engineCallDuration: histogram(
+        'core_engine_call_duration_seconds',
+        'Time waiting for the container engine, by call',
+        DURATION_BUCKETS,
+        ['call'],
+      ),
+      engineErrors: counter(
+        'core_engine_errors_total',
+        'Failed calls to the container engine, by call and kind (engine_down, image_not_found, port_in_use, ...)',
+        ['call', 'kind'],
+      ),
+      // Set from the database when /metrics is scraped (setRuntimeState): every Core process reports the same.
+      deployments: gauge(
+        'core_deployments',
+        'Deployments by observed state (all unknown while the engine is down or absent)',
+        ['state'],
+      ),
+      engine: gauge(
+        'core_engine_state',
+        'The container engine as this process sees it (1 for the state it is in: up, down, none)',
+        ['state'],
+      ),
+    };
+  },
+  { responseBytes: false },
+);
 export const coreMetricsRegistry = m.registry;
 
 const syncs = bound((result) => m.syncs.labels(result!));
@@ -94,8 +102,8 @@ function routeClass(path: string): string {
 }
 
 /** One finished request (the API calls it once per request). */
-export function observeRequest(path: string, status: number, durationMs: number, bodyBytes = 0): void {
-  m.observeRequest(routeClass(path), status, durationMs, bodyBytes);
+export function observeRequest(path: string, status: number, durationMs: number): void {
+  m.observeRequest(routeClass(path), status, durationMs);
 }
 
 export type PassResult = 'ok' | 'standby' | 'engine_down' | 'error';

@@ -1,8 +1,8 @@
 /**
  * The Prometheus metrics of both services (prom-client), written once: each service has one registry with Node's
  * default metrics and the same request metrics (`<service>_http_requests_total` by route class and status,
- * `<service>_http_request_duration_seconds` and `<service>_http_response_bytes_total` by route class), and
- * declares its own figures on it. Per-event updates go to label children bound once (a Map look-up and an add),
+ * `<service>_http_request_duration_seconds` by route class, and `<service>_http_response_bytes_total` where the
+ * service knows its answers' lengths), and declares its own figures on it. Per-event updates go to label children bound once (a Map look-up and an add),
  * never to prom-client's label lookup by object. The service decides its route classes (few values: bounded
  * cardinality) and serves the registry at /metrics behind its token.
  */
@@ -30,7 +30,12 @@ export function bound<T>(labels: (...values: string[]) => T): (...values: string
   };
 }
 
-function create(service: string) {
+export interface MetricsOptions {
+  /** Count answer bytes by route class: off where the answers' lengths are not known when the request is counted. */
+  responseBytes?: boolean;
+}
+
+function create(service: string, { responseBytes: countBytes = true }: MetricsOptions) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -67,24 +72,24 @@ function create(service: string) {
   ]);
   const duration = histogram(
     `${service}_http_request_duration_seconds`,
-    'Time from the request to the end of its answer, by route class',
+    'Time to answer a request, by route class',
     DURATION_BUCKETS,
     ['route'],
   );
-  const responseBytes = counter(
-    `${service}_http_response_bytes_total`,
-    'Bytes of answer bodies (Content-Length), by route class',
-    ['route'],
-  );
+  const responseBytes = countBytes
+    ? counter(`${service}_http_response_bytes_total`, 'Bytes of answer bodies (Content-Length), by route class', [
+        'route',
+      ])
+    : null;
   const requestCount = bound((route, status) => requests.labels(route!, status!));
-  const perRoute = bound((route) => ({ duration: duration.labels(route!), bytes: responseBytes.labels(route!) }));
+  const perRoute = bound((route) => ({ duration: duration.labels(route!), bytes: responseBytes?.labels(route!) }));
 
   /** One finished request, by its route class (the service's edge calls it once per request). */
   function observeRequest(route: string, status: number, durationMs: number, bodyBytes = 0): void {
     requestCount(route, String(status)).inc();
     const child = perRoute(route);
     child.duration.observe(durationMs / 1000);
-    if (bodyBytes > 0) child.bytes.inc(bodyBytes);
+    if (bodyBytes > 0) child.bytes?.inc(bodyBytes);
   }
 
   const readers = new Map<string, { gauge: string; labels: Record<string, string>; read: Reader }>();
@@ -113,11 +118,15 @@ export type ServiceMetrics = ReturnType<typeof create>;
  * The service's metrics, once per process: `define` declares its own figures on the registry the first time;
  * a module evaluated again (two bundles of one process) gets the same registry and figures, not a second set.
  */
-export function serviceMetrics<T>(service: string, define: (metrics: ServiceMetrics) => T): ServiceMetrics & T {
+export function serviceMetrics<T>(
+  service: string,
+  define: (metrics: ServiceMetrics) => T,
+  options: MetricsOptions = {},
+): ServiceMetrics & T {
   const key = Symbol.for(`@shared/metrics ${service}`);
   const store = globalThis as unknown as Record<symbol, ServiceMetrics & T>;
   if (!store[key]) {
-    const metrics = create(service);
+    const metrics = create(service, options);
     store[key] = { ...metrics, ...define(metrics) };
   }
   return store[key];

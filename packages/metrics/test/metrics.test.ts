@@ -16,6 +16,14 @@ describe('serviceMetrics', () => {
     expect(text).toContain('process_cpu_seconds_total'); // Node's default metrics
   });
 
+  it('leaves the answer bytes out when asked to', async () => {
+    const m = serviceMetrics('pkgtest_nobytes', () => ({}), { responseBytes: false });
+    m.observeRequest('api', 200, 5, 100);
+    const text = await m.registry.metrics();
+    expect(text).toContain('pkgtest_nobytes_http_requests_total{route="api",status="200"} 1');
+    expect(text).not.toContain('pkgtest_nobytes_http_response_bytes_total');
+  });
+
   it("declares a service's figures once per process: a second evaluation gets the same registry and figures", async () => {
     let defined = 0;
     const define = ({ counter }: Parameters<Parameters<typeof serviceMetrics>[1]>[0]) => {
