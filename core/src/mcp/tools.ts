@@ -155,7 +155,9 @@ export function buildMcpServer(core: CoreContext, caller: Principal, opts: McpSe
     'list_deployments',
     {
       description:
-        'Deployments on this Core instance with their desired state (running/stopped) and what the engine reports (observed: state, reason, ports, restarts): {deployments (the first 100 by name), total}; secret bindings show the secret’s name only.',
+        'Deployments on this Core instance with their desired state (running/stopped) and what the engine reports ' +
+        '(observed: state, reason, ports, restarts): {deployments (the first 100 by name), total}; ' +
+        'secret bindings show the secret’s name only.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
