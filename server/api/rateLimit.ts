@@ -95,10 +95,26 @@ function statusOf(
   };
 }
 
+/**
+ * A window's key (`name:subject`) by name and subject, made once per subject: every request looks up two or three
+ * windows, and a key built per look-up was garbage at once. Bounded: a map starts over past 100,000 subjects.
+ */
+const windowKeys = new Map<LimitName, Map<string, string>>();
+function windowKey(name: LimitName, subject: string): string {
+  let bySubject = windowKeys.get(name);
+  if (!bySubject) windowKeys.set(name, (bySubject = new Map()));
+  let key = bySubject.get(subject);
+  if (key === undefined) {
+    if (bySubject.size >= 100_000) bySubject.clear();
+    bySubject.set(subject, (key = `${name}:${subject}`));
+  }
+  return key;
+}
+
 /** Where a key stands, without counting a hit. */
 export function peek(name: LimitName, subject: string): LimitStatus {
   const now = Date.now();
-  const w = windowOf(`${name}:${subject}`, now);
+  const w = windowOf(windowKey(name, subject), now);
   const limit = limitOf(name);
   return statusOf(name, limit, w, now, w.shared + w.pending >= limit);
 }
@@ -106,7 +122,7 @@ export function peek(name: LimitName, subject: string): LimitStatus {
 /** Counts one hit; the status says whether it was over the limit (remaining 0 before it). One status object, one read of the limit. */
 export function hit(name: LimitName, subject: string): LimitStatus & { exceeded: boolean } {
   const now = Date.now();
-  const w = windowOf(`${name}:${subject}`, now);
+  const w = windowOf(windowKey(name, subject), now);
   const limit = limitOf(name);
   const exceeded = w.shared + w.pending >= limit;
   if (!exceeded) {
@@ -130,10 +146,19 @@ export function rateLimitedError(status: LimitStatus): ServiceError {
   });
 }
 
+/** The RateLimit-Policy value of a limit, made once per name and limit. */
+const policies = new Map<LimitName, { limit: number; value: string }>();
+function policyOf(name: LimitName, limit: number): string {
+  let policy = policies.get(name);
+  if (policy?.limit !== limit)
+    policies.set(name, (policy = { limit, value: `"${name}";q=${limit};w=${WINDOW_MS / 1000}` }));
+  return policy.value;
+}
+
 /** IETF RateLimit headers for the most constraining status of a request. */
 export function rateLimitHeaders(status: LimitStatus): Record<string, string> {
   return {
-    'ratelimit-policy': `"${status.name}";q=${status.limit};w=${WINDOW_MS / 1000}`,
+    'ratelimit-policy': policyOf(status.name, status.limit),
     ratelimit: `"${status.name}";r=${status.remaining};t=${status.resetSeconds}`,
   };
 }
