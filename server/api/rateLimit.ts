@@ -249,14 +249,15 @@ function isFailedCredential(err: unknown): boolean {
  * Resolves the caller under the limits: per address first, then (when a credential was sent) the
  * failed-credential budget of the address before any look-up, then per credential or, for anonymous
  * calls, the stricter anonymous limit. Returns the resolved caller and the headers for the answer;
- * throws RateLimitRefusal (429) or the resolver's own refusal.
+ * throws RateLimitRefusal (429) or the resolver's own refusal. Synchronous when `resolve` is (a cached
+ * credential: no promise on the 304 poll's path), else the promise of the same.
  */
-export async function admit<T>(
+export function admit<T>(
   address: string,
   hasCredential: boolean,
-  resolve: () => Promise<T>,
+  resolve: () => T | Promise<T>,
   subjectOf: (caller: T) => string | null,
-): Promise<{ caller: T; headers: Record<string, string> }> {
+): Admitted<T> | Promise<Admitted<T>> {
   address = addressBucket(address);
   const perAddress = hit('address', address);
   if (perAddress.exceeded) throw new RateLimitRefusal(perAddress);
@@ -264,15 +265,26 @@ export async function admit<T>(
     const failures = peek('failed_auth', address);
     if (failures.remaining === 0) throw new RateLimitRefusal(failures);
   }
-  let caller: T;
-  try {
-    caller = await resolve();
-  } catch (err) {
+  const refused = (err: unknown): never => {
     if (hasCredential && isFailedCredential(err)) hit('failed_auth', address);
     throw err;
+  };
+  const admitted = (caller: T): Admitted<T> => {
+    const subject = subjectOf(caller);
+    const own = subject === null ? hit('anonymous', address) : hit('credential', subject);
+    if (own.exceeded) throw new RateLimitRefusal(own);
+    return { caller, headers: rateLimitHeaders(own.remaining < perAddress.remaining ? own : perAddress) };
+  };
+  let caller: T | Promise<T>;
+  try {
+    caller = resolve();
+  } catch (err) {
+    return refused(err);
   }
-  const subject = subjectOf(caller);
-  const own = subject === null ? hit('anonymous', address) : hit('credential', subject);
-  if (own.exceeded) throw new RateLimitRefusal(own);
-  return { caller, headers: rateLimitHeaders(own.remaining < perAddress.remaining ? own : perAddress) };
+  return caller instanceof Promise ? caller.then(admitted, refused) : admitted(caller);
+}
+
+export interface Admitted<T> {
+  caller: T;
+  headers: Record<string, string>;
 }

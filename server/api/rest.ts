@@ -227,7 +227,9 @@ export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
   const { url, pathname, route, cacheQuery } = target;
   try {
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
-    const { caller: ctx, headers: limitHeaders } = await admitRest(req.headers);
+    // A cached credential is admitted synchronously: no promise is awaited for it.
+    const admission = admitRest(req.headers);
+    const { caller: ctx, headers: limitHeaders } = admission instanceof Promise ? await admission : admission;
 
     if (cacheQuery === null) {
       const input = await readInput(req, route, url);

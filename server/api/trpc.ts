@@ -7,7 +7,7 @@
 import { findUnstorableIssue } from '@shared/ops';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { credentialFromHeaders, resolveCredential, type HeaderReader } from '../auth/credentials';
+import { credentialFromHeaders, resolveCredentialNow, type HeaderReader } from '../auth/credentials';
 import { config } from '../config';
 import { ServiceError, forbidden, unauthenticated } from '../domain/errors';
 import { isPlatformAdmin, type Principal } from '../domain/principal';
@@ -58,14 +58,20 @@ function callerOf(p: Principal): Caller {
   return { kind: 'anonymous' };
 }
 
-/** Resolves the caller; a refused credential is thrown as the domain's error (ServiceError), as by the resolver. */
-export async function createContext(headers: HeaderReader, opts: ContextOptions = {}): Promise<Context> {
+/**
+ * Resolves the caller; a refused credential is thrown as the domain's error (ServiceError), as by the resolver.
+ * Synchronous when the credential needs no look-up (anonymous, a cached instance key): then no promise is made.
+ */
+export function createContext(headers: HeaderReader, opts: ContextOptions = {}): Context | Promise<Context> {
   const credential = credentialFromHeaders(headers, opts);
-  const principal = await resolveCredential(credential);
-  noteCaller(callerOf(principal));
+  const principal = resolveCredentialNow(credential);
   // How the credential came: minting an API token needs a browser session (browserSessionProcedure).
   const carrier = headers.get('authorization') !== null ? 'bearer' : credential !== null ? 'session_cookie' : 'none';
-  return contextFor(principal, headers, carrier);
+  const resolved = (p: Principal) => {
+    noteCaller(callerOf(p));
+    return contextFor(p, headers, carrier);
+  };
+  return principal instanceof Promise ? principal.then(resolved) : resolved(principal);
 }
 
 /**

@@ -18,19 +18,46 @@ type CachedLookup = { generation: number; loadedAt: number; lookup: Lookup };
 const lookups = ((globalThis as { __hubCredentialLookups?: LRUCache<string, CachedLookup> }).__hubCredentialLookups ??=
   new LRUCache({ max: config.credentialCacheMax, ttl: config.credentialCacheTtlMs }));
 
+type RowOf<K extends Lookup['kind']> = Extract<Lookup, { kind: K }>['row'];
+
+/** The cached look-up of a secret as it stands, without reading the database: `{ row }` on a hit, else undefined. */
+function cachedRow<K extends Lookup['kind']>(kind: K, hash: string, current: number): { row: RowOf<K> } | undefined {
+  const hit = lookups.get(hash);
+  if (!hit || hit.generation !== current || hit.lookup.kind !== kind) return undefined;
+  hubMetrics.credentialCache(true);
+  if (kind === 'svh_' && Date.now() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
+  return hit.lookup as { row: RowOf<K> };
+}
+
+/**
+ * A secret's row from the cache, synchronously (a cached instance key is the 304 poll's case: no promise, no await),
+ * or the promise of reading it (then cached).
+ */
+export function lookupNow<K extends Lookup['kind']>(
+  kind: K,
+  token: string,
+  load: (hash: string) => Promise<RowOf<K>>,
+): RowOf<K> | Promise<RowOf<K>> {
+  const hash = hashSecret(token);
+  const hit = cachedRow(kind, hash, generation('auth'));
+  if (hit) return hit.row as RowOf<K> | Promise<RowOf<K>>;
+  return loadRow(kind, hash, load);
+}
+
 export async function cachedLookup<K extends Lookup['kind']>(
   kind: K,
   token: string,
-  load: (hash: string) => Promise<Extract<Lookup, { kind: K }>['row']>,
-) {
-  const hash = hashSecret(token);
+  load: (hash: string) => Promise<RowOf<K>>,
+): Promise<RowOf<K>> {
+  return lookupNow(kind, token, load);
+}
+
+async function loadRow<K extends Lookup['kind']>(
+  kind: K,
+  hash: string,
+  load: (hash: string) => Promise<RowOf<K>>,
+): Promise<RowOf<K>> {
   const current = generation('auth');
-  const hit = lookups.get(hash);
-  if (hit && hit.generation === current && hit.lookup.kind === kind) {
-    hubMetrics.credentialCache(true);
-    if (kind === 'svh_' && Date.now() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
-    return hit.lookup.row as Extract<Lookup, { kind: K }>['row'];
-  }
   hubMetrics.credentialCache(false);
   const loadedAt = Date.now();
   const row = await load(hash);

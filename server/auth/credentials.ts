@@ -25,8 +25,8 @@ import { issuedBeforeSignOut } from '../domain/profile';
 import type { ResolvedPat } from '../domain/pats';
 import { ANONYMOUS, type InstancePrincipal, type Principal } from '../domain/principal';
 import { parseBearer, parseSecret, secretKindOf } from '@shared/tokens';
-import { cachedLookup } from './credentialCache';
-import { loadInstanceKey, loadPat } from './credentialRows';
+import { cachedLookup, lookupNow } from './credentialCache';
+import { loadInstanceKey, loadPat, type InstanceKeyRow } from './credentialRows';
 import { touchLastUsed } from './lastUsed';
 
 /**
@@ -65,6 +65,14 @@ export function credentialFromHeaders(
 }
 
 export async function resolveCredential(token: string | null): Promise<Principal> {
+  return resolveCredentialNow(token);
+}
+
+/**
+ * resolveCredential, synchronous when no look-up is needed: anonymous, or an instance key whose row is cached (the
+ * fleet's polls). A refusal is then thrown at once; otherwise the promise of the principal.
+ */
+export function resolveCredentialNow(token: string | null): Principal | Promise<Principal> {
   if (token === null) return ANONYMOUS;
   const kind = secretKindOf(token);
   if (kind === 'svp_')
@@ -75,9 +83,13 @@ export async function resolveCredential(token: string | null): Promise<Principal
 
 // ---------------------------------------------------------------- instance keys (svh_)
 
-async function resolveInstanceKey(token: string): Promise<InstancePrincipal> {
+function resolveInstanceKey(token: string): InstancePrincipal | Promise<InstancePrincipal> {
   if (!parseSecret(token)) unauthenticated('Malformed instance key', 'malformed_token');
-  const row = await cachedLookup('svh_', token, loadInstanceKey);
+  const row = lookupNow('svh_', token, loadInstanceKey);
+  return row instanceof Promise ? row.then(instancePrincipalOf) : instancePrincipalOf(row);
+}
+
+function instancePrincipalOf(row: InstanceKeyRow | null): InstancePrincipal {
   if (!row) unauthenticated('Unknown instance key', 'unknown_token');
   if (row.status !== 'active') unauthenticated('This instance key has been revoked', 'revoked');
   if (row.orgStatus !== 'active')
