@@ -1,3 +1,4 @@
+import path from 'node:path';
 import js from '@eslint/js';
 import oxlint from 'eslint-plugin-oxlint';
 import tseslint from 'typescript-eslint';
@@ -35,7 +36,7 @@ export default tseslint.config(
       },
     },
   },
-  ...oxlint.buildFromOxlintConfigFile('./.oxlintrc.json'),
+  ...oxlint.buildFromOxlintConfigFile(path.join(import.meta.dirname, '.oxlintrc.json')),
   {
     // oxlint runs these too: the first two are rules the plugin above does not list yet (oxlint's nursery), the
     // other two are syntax errors in modules, which oxlint's parser reports.
