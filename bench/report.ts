@@ -1,50 +1,9 @@
 /** The bench's results: the JSON document, the issue's targets, and the Markdown report. */
-import type { ExplainResult } from './explain';
 import type { LoadResult } from './load';
+import type { MissResult, SizeResult } from './report-types';
 import { searchMixScaling } from './search-mix';
 
-export interface ScenarioResult {
-  id: string;
-  title: string;
-  /** How the request looks (path and credential). */
-  request: string;
-  hub: (LoadResult & { rssPeakBytes: number }) | null;
-  baseline: LoadResult | null;
-  /** Why the scenario was not run. */
-  notApplicable?: string;
-  note?: string;
-  /** The `baseline` column is the bare node:http server serving the same precomputed bytes. */
-  againstBare?: boolean;
-  /** Edge scenarios: the same-work server (bench/same-work-server.mjs) with the Hub's requests (issue 36). */
-  sameWork?: LoadResult | null;
-  /** Edge scenarios: each server's CPU per request (user + system, /proc), µs. */
-  cpuUs?: { hub: number; bare: number; sameWork?: number };
-}
-
-/** A cache-miss scenario: every request distinct, so the response cache never answers. */
-export interface MissResult {
-  id: string;
-  title: string;
-  request: string;
-  /** One connection: a request's own cost. */
-  one: LoadResult;
-  /** Full concurrency: throughput. */
-  many: LoadResult;
-}
-
-export interface SizeResult {
-  templates: number;
-  seedSeconds: number;
-  scenarios: ScenarioResult[];
-  searchProbe: { searches: number; hub: LoadResult; baseline: LoadResult } | null;
-  /** Absent in results of runs before issue 14. */
-  misses?: MissResult[];
-  explain: ExplainResult[];
-  explainNote: string | null;
-  hubPeakRssBytes: number;
-  /** Body bytes of the cached list page (acme, 50 templates) without and with Accept-Encoding: gzip, br. */
-  listBytes?: { identity: number; compressed: number; encoding: string };
-}
+export type { MissResult, ScenarioResult, SizeResult } from './report-types';
 
 export interface McpResult {
   notApplicable?: string;
@@ -107,6 +66,12 @@ const fmt = (n: number | null | undefined, digits = 1) =>
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const sizeLabel = (n: number) => n.toLocaleString('en-US');
+/** " (missed by N%)" when `ratio` is under `target`, else nothing. */
+const shortBy = (ratio: number, target: number) =>
+  ratio >= target ? '' : ` (missed by ${fmt(((target - ratio) / target) * 100, 0)}%)`;
+/** " (missed by X<unit>)" when `value` is over `max`, else nothing. */
+const overBy = (value: number, max: number, unit: string) =>
+  value <= max ? '' : ` (missed by ${fmt(value - max, 2)}${unit})`;
 
 function scenario(size: SizeResult | undefined, id: string) {
   return size?.scenarios.find((s) => s.id === id);
@@ -200,7 +165,7 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
         id: `${m.id}-scaling`,
         target: `${m.title}, cache miss: throughput at 100,000 ≥ 0.5× at 1,000 (${r.config.connections} connections)`,
         met: ratio >= 0.5,
-        result: `${int(m.many.rps)} vs ${int(small.many.rps)} req/s = ${fmt(ratio, 2)}×${ratio >= 0.5 ? '' : ` (missed by ${fmt(((0.5 - ratio) / 0.5) * 100, 0)}%)`}`,
+        result: `${int(m.many.rps)} vs ${int(small.many.rps)} req/s = ${fmt(ratio, 2)}×${shortBy(ratio, 0.5)}`,
       });
     }
   }
@@ -224,7 +189,9 @@ export function evaluateTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       id: 'search-scaling',
       target: 'Search at 100,000 templates within 2× its latency at 1,000',
       met: ratio <= 2,
-      result: `p50 ${fmt(large.hub.p50, 2)} ms at 100,000 vs ${fmt(small.hub.p50, 2)} ms at 1,000 = ${fmt(ratio, 2)}×${ratio <= 2 ? '' : ` (missed by ${fmt(ratio - 2, 2)}×)`}`,
+      result:
+        `p50 ${fmt(large.hub.p50, 2)} ms at 100,000 vs ${fmt(small.hub.p50, 2)} ms at 1,000 = ` +
+        `${fmt(ratio, 2)}×${overBy(ratio, 2, '×')}`,
     });
   } else {
     targets.push({
@@ -264,7 +231,9 @@ function mcpTargets(mcp: McpResult): Target[] {
       id: 'mcp-overhead',
       target: overhead,
       met: added <= 0.3,
-      result: `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.sameWork.p50, 2)} ms through the same-work proxy)${added <= 0.3 ? '' : ` (missed by ${fmt(added - 0.3, 2)} ms)`}`,
+      result:
+        `adds ${fmt(added, 2)} ms (p50 ${fmt(c1.hub.p50, 2)} ms through /mcp vs ${fmt(c1.sameWork.p50, 2)} ms ` +
+        `through the same-work proxy)${overBy(added, 0.3, ' ms')}`,
     });
   } else out.push({ id: 'mcp-overhead', target: overhead, met: null, result: c1 ? 'not measured' : notRun });
   if (c1)
@@ -284,7 +253,7 @@ function mcpTargets(mcp: McpResult): Target[] {
         target: concurrency,
         met: ratio >= 0.8,
         result:
-          `${fmt(ratio, 2)}× (${int(cN.hub.rps)} vs ${int(cN.sameWork.rps)} req/s)${ratio >= 0.8 ? '' : ` (missed by ${fmt(((0.8 - ratio) / 0.8) * 100, 0)}%)`}; ` +
+          `${fmt(ratio, 2)}× (${int(cN.hub.rps)} vs ${int(cN.sameWork.rps)} req/s)${shortBy(ratio, 0.8)}; ` +
           `p50 ${fmt(cN.hub.p50, 2)} vs ${fmt(cN.sameWork.p50, 2)} ms`,
       });
     } else out.push({ id: 'mcp-concurrency', target: concurrency, met: null, result: 'not measured' });
@@ -342,7 +311,7 @@ function edgeTargets(r: Omit<BenchReport, 'targets'>): Target[] {
       id: `samework-${id}`,
       target,
       met: ratio >= 0.8,
-      result: `${fmt(ratio, 2)}× (${int(s.hub.rps)} vs ${int(s.sameWork.rps)} req/s${cpu})${ratio >= 0.8 ? '' : ` (missed by ${fmt(((0.8 - ratio) / 0.8) * 100, 0)}%)`}`,
+      result: `${fmt(ratio, 2)}× (${int(s.hub.rps)} vs ${int(s.sameWork.rps)} req/s${cpu})${shortBy(ratio, 0.8)}`,
     });
   };
   // Issue 36: against the same-work server, same run.
@@ -419,9 +388,12 @@ function scenarioTable(size: SizeResult): string[] {
     }
     const h = s.hub;
     const b = s.baseline;
+    const hubNote = statusNote(h, s.id === 'updates-inm' || s.id.startsWith('edge-304'));
+    const ratio = h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–';
     out.push(
-      `| ${s.title}${statusNote(h, s.id === 'updates-inm' || s.id.startsWith('edge-304'))} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
-        `${b ? int(b.rps) : '–'}${statusNote(b, s.id.startsWith('edge-304'))} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ${h && b ? `${fmt(h.rps / b.rps, 2)}×` : '–'} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
+      `| ${s.title}${hubNote} | ${h ? int(h.rps) : '–'} | ${fmt(h?.p50, 2)} | ${fmt(h?.p99, 2)} | ` +
+        `${b ? int(b.rps) : '–'}${statusNote(b, s.id.startsWith('edge-304'))} | ${fmt(b?.p50, 2)} | ${fmt(b?.p99, 2)} | ` +
+        `${ratio} | ${h ? mb(h.rssPeakBytes) : '–'} |`,
     );
   }
   if (edge.length === 0) return out;
@@ -490,7 +462,8 @@ export function markdown(r: BenchReport): string {
   out.push(machineLine(r));
   out.push('');
   out.push(
-    `Run ${r.startedAt} (${Math.round(r.durationSec)} s); commit ${r.build.commit.slice(0, 10)}${r.build.uncommittedFiles ? ` with ${r.build.uncommittedFiles} uncommitted files in the tree` : ''}; ` +
+    `Run ${r.startedAt} (${Math.round(r.durationSec)} s); commit ${r.build.commit.slice(0, 10)}` +
+      `${r.build.uncommittedFiles ? ` with ${r.build.uncommittedFiles} uncommitted files in the tree` : ''}; ` +
       `production build ${r.build.buildId ?? '?'}${r.build.builtAt ? ` of ${r.build.builtAt}` : ''}. ` +
       `Load: autocannon, ${r.config.connections} connections, ${r.config.durationSec} s per scenario after ${r.config.warmupSec} s of warm-up, loopback; ` +
       `${r.config.keysPerOrg * 3} instance keys in 3 organizations, rotated per request.`,
@@ -498,7 +471,8 @@ export function markdown(r: BenchReport): string {
   if (r.build.staleSources.length)
     out.push(
       '',
-      `⚠ The production build is older than ${r.build.staleSources.length} source files (e.g. ${r.build.staleSources.slice(0, 3).join(', ')}): run with --build to measure the current code.`,
+      `⚠ The production build is older than ${r.build.staleSources.length} source files ` +
+        `(e.g. ${r.build.staleSources.slice(0, 3).join(', ')}): run with --build to measure the current code.`,
     );
   out.push('');
   out.push('## Targets');
@@ -566,7 +540,8 @@ export function markdown(r: BenchReport): string {
     );
     out.push('');
     out.push(
-      '| Connections | Direct req/s | Direct p50 ms | Same-work req/s | Same-work p50 ms | /mcp req/s | /mcp p50 ms | /mcp p99 ms | Added p50 ms over same-work (direct) |',
+      '| Connections | Direct req/s | Direct p50 ms | Same-work req/s | Same-work p50 ms | /mcp req/s | /mcp p50 ms | ' +
+        '/mcp p99 ms | Added p50 ms over same-work (direct) |',
     );
     out.push('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const run of r.mcp.runs) {
@@ -584,12 +559,14 @@ export function markdown(r: BenchReport): string {
     const phases = Object.values(b.phases).reduce((x, y) => x + y, 0);
     out.push('');
     out.push(
-      `Where the time goes (mean of ${b.calls} sequential calls, one connection): ${fmt(b.clientMs, 3)} ms through the Hub vs ${fmt(b.directMs, 3)} ms straight to the instance ` +
+      `Where the time goes (mean of ${b.calls} sequential calls, one connection): ${fmt(b.clientMs, 3)} ms through ` +
+        `the Hub vs ${fmt(b.directMs, 3)} ms straight to the instance ` +
         `(+${fmt(b.clientMs - b.directMs, 3)} ms). Inside the Hub (its Server-Timing header): ` +
         Object.entries(b.phases)
           .map(([name, ms]) => `${name} ${fmt(ms, 3)} ms`)
           .join(', ') +
-        ` (upstream: the Hub's keep-alive client until the instance's headers). The remaining ${fmt(b.clientMs - phases, 3)} ms are the client's own request cost ` +
+        " (upstream: the Hub's keep-alive client until the instance's headers). " +
+        `The remaining ${fmt(b.clientMs - phases, 3)} ms are the client's own request cost ` +
         `(also in the direct figure) plus the Hub's HTTP in and out: parsing both requests, relaying the answer back.`,
     );
   }

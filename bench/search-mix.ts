@@ -13,7 +13,7 @@
  * every organization's instance keys and anonymous requests, so each visibility scope asks.
  */
 import type { Sql } from 'postgres';
-import type { MissResult, SizeResult } from './report';
+import type { MissResult, SizeResult } from './report-types';
 
 export type TermKind = 'word' | 'prefix' | 'number' | 'common';
 

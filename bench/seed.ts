@@ -313,8 +313,10 @@ export async function seedTemplates(sql: Sql, orgs: OrgSeed[], from: number, to:
       r4 < 0.02,
       case when r5 < 0.8 then 'free' when r5 < 0.95 then 'pro' else 'enterprise' end,
       floor(power(r6, 3) * 100000)::bigint,
-      format(E'# %s\n\n%s\n\n## Quick start\n\n1. Deploy the template from the catalog.\n2. Set ADMIN_PASSWORD (required) and, if you like, DATA_DIR.\n3. Open port %s and sign in as admin.\n\n'
-             || E'## Configuration\n\n| Variable | Required | Default | Description |\n|---|---|---|---|\n| ADMIN_PASSWORD | yes | | Password of the first administrator |\n'
+      format(E'# %s\n\n%s\n\n## Quick start\n\n1. Deploy the template from the catalog.\n'
+             || E'2. Set ADMIN_PASSWORD (required) and, if you like, DATA_DIR.\n3. Open port %s and sign in as admin.\n\n'
+             || E'## Configuration\n\n| Variable | Required | Default | Description |\n|---|---|---|---|\n'
+             || E'| ADMIN_PASSWORD | yes | | Password of the first administrator |\n'
              || E'| DATA_DIR | no | /data | Where the service keeps its data |\n| LOG_LEVEL | no | info | debug, info, warn or error |\n\n'
              || E'## Upgrades\n\nChange the image tag and redeploy; data in the data volume is kept. Read the release notes of %s before a major upgrade.\n\n'
              || E'## Resources\n\nRequests %s CPU and %s of memory%s.\n',
