@@ -257,7 +257,8 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
     const [category] =
       await sql`insert into categories (name, slug, description, icon, sort_order) values ('Fleet', 'fleet', 'Fleet bench', 'box', 1) returning id`;
     await sql`insert into templates (name, slug, description, version, kind, category_id, image_name, image_tag, is_public)
-              select 'Fleet template ' || g, 'fleet-t-' || g, 'A template of the fleet bench', '1.0.0', 'deployment', ${category!.id}, 'registry.example.com/fleet/t' || g, '1.0.0', true
+              select 'Fleet template ' || g, 'fleet-t-' || g, 'A template of the fleet bench', '1.0.0', 'deployment',
+                     ${category!.id}, 'registry.example.com/fleet/t' || g, '1.0.0', true
                 from generate_series(1, ${options.templates}) g`;
     const instances: { secret: string; since: string; etag: string | undefined; busy: boolean }[] = [];
     for (let o = 0; o < orgIds.length; o += 100) {
@@ -270,7 +271,8 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         }
       }
       await sql`insert into instance_keys (org_id, name, key_hash, key_prefix)
-                select * from unnest(${batch.map((b) => b.org)}::uuid[], ${batch.map((b) => b.name)}::text[], ${batch.map((b) => b.hash)}::text[], ${batch.map((b) => b.prefix)}::text[])`;
+                select * from unnest(${batch.map((b) => b.org)}::uuid[], ${batch.map((b) => b.name)}::text[],
+                                     ${batch.map((b) => b.hash)}::text[], ${batch.map((b) => b.prefix)}::text[])`;
     }
     // Every instance starts synced up to now: its first poll finds nothing new.
     const [{ now }] =
@@ -706,7 +708,9 @@ const REQUEST_SOURCES = new Set<string>(ROUTE_CLASSES);
 function fleetMarkdown(r: Record<string, any>): string {
   const rows = Object.entries(r.phases as Record<string, any>).map(
     ([name, p]) =>
-      `| ${name} | ${p.seconds} | ${p.pollsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.notModifiedShare} | ${p.hubCpuMsPerPoll} | ${p.statementsPerPoll} | ${p.poolerQueriesPerRequest} | ${p.bytesPerPoll} | ${p.credentialCacheHitRate} | ${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} |`,
+      `| ${name} | ${p.seconds} | ${p.pollsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.notModifiedShare} | ${p.hubCpuMsPerPoll} | ` +
+      `${p.statementsPerPoll} | ${p.poolerQueriesPerRequest} | ${p.bytesPerPoll} | ${p.credentialCacheHitRate} | ` +
+      `${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} |`,
   );
   const t = r.targets as Record<string, any>;
   const idle = r.phases.idle;
@@ -722,27 +726,56 @@ function fleetMarkdown(r: Record<string, any>): string {
       return `| ${source} | ${!REQUEST_SOURCES.has(source) ? 'background' : 'requests'} | ${perSecond} | ${round(perPoll, 4)} | ${round(atFullFleet, 4)} |`;
     },
   );
+  const phaseHeader =
+    '| phase | s | polls/s | p50 ms | p99 ms | 304 share | Hub CPU ms/poll | statements/poll | pooler queries/request | ' +
+    'bytes/poll | credential cache hits | catalog reads on replica | errors |';
+  const fullRate = fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 });
+  const isFullFleet = r.fleet.instances === FULL_FLEET.orgs * FULL_FLEET.keysPerOrg;
+  const idleNote =
+    r.fleet.idleIntervals > 1
+      ? ` (the idle phase is the last of ${r.fleet.idleIntervals} poll intervals without writes; "warm" is the ones before it)`
+      : '';
+  const connections = t.connectionsAtPoolSize;
+  const connectionsRow =
+    `| server connections ≤ pool size + one LISTEN per Hub (${connections.target}), idle to tail | ` +
+    `${connections.measured} | ${connections.met} |`;
+  const delay = r.propagation.delayMs;
+  // Paragraphs are wrapped in the source (Markdown joins the lines); table rows are built above.
   return `# Fleet simulation (${r.generatedAt})
 
-${r.fleet.instances.toLocaleString('en')} instance keys in ${r.fleet.organizations.toLocaleString('en')} organizations, each polling \`updates\` with its ETag every ${r.fleet.pollSeconds} s on a random phase${r.fleet.idleIntervals > 1 ? ` (the idle phase is the last of ${r.fleet.idleIntervals} poll intervals without writes; "warm" is the ones before it)` : ''}; ${r.fleet.fullSyncShare * 100} % of polls a full sync; an admin creates a public template every ${r.fleet.writeEverySeconds} s in the writes phase. ${r.topology.hubProcesses} Hub processes (production edge) → ${r.topology.pooler} (pool ${r.topology.poolSize}) → PostgreSQL 15, catalog reads on a ${r.topology.replica}. Machine: ${r.machine.cpus} cores, shared with the load generator, the pooler, both PostgreSQL clusters.
+${r.fleet.instances.toLocaleString('en')} instance keys in ${r.fleet.organizations.toLocaleString('en')} organizations,
+each polling \`updates\` with its ETag every ${r.fleet.pollSeconds} s on a random phase${idleNote};
+${r.fleet.fullSyncShare * 100} % of polls a full sync; an admin creates a public template every
+${r.fleet.writeEverySeconds} s in the writes phase. ${r.topology.hubProcesses} Hub processes (production edge) →
+${r.topology.pooler} (pool ${r.topology.poolSize}) → PostgreSQL 15, catalog reads on a ${r.topology.replica}.
+Machine: ${r.machine.cpus} cores, shared with the load generator, the pooler, both PostgreSQL clusters.
 
-Per-poll figures come from the Hubs' /metrics (CPU: process_cpu_seconds_total; statements: hub_db_statements_total, the query builder's statements without BEGIN/COMMIT) and PgBouncer's SHOW STATS (every query, per request of any kind).
+Per-poll figures come from the Hubs' /metrics (CPU: process_cpu_seconds_total; statements: hub_db_statements_total,
+the query builder's statements without BEGIN/COMMIT) and PgBouncer's SHOW STATS (every query, per request of any kind).
 
-| phase | s | polls/s | p50 ms | p99 ms | 304 share | Hub CPU ms/poll | statements/poll | pooler queries/request | bytes/poll | credential cache hits | catalog reads on replica | errors |
+${phaseHeader}
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Statements in the idle phase by what sent them (\`hub_db_statements_total\`'s source: a request's route class, or a background job), both Hubs together:
 
-| source | kind | statements/s | per poll | per poll at ${fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 })} polls/s |
+| source | kind | statements/s | per poll | per poll at ${fullRate} polls/s |
 |---|---|---|---|---|
 ${bySource.join('\n')}
 
-Projected at the full fleet's rate (background statements a second as measured, over ${fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 })} polls/s; the requests' statements per poll as measured): **${round(projected, 4)} statements per idle poll**${r.fleet.instances === FULL_FLEET.orgs * FULL_FLEET.keysPerOrg ? ' (this run is the full fleet: the measured figure above is the one that counts)' : ''}.
+Projected at the full fleet's rate (background statements a second as measured, over ${fullRate} polls/s; the
+requests' statements per poll as measured): **${round(projected, 4)} statements per idle poll**${
+    isFullFleet ? ' (this run is the full fleet: the measured figure above is the one that counts)' : ''
+  }.
 
-Write propagation (${r.propagation.writes} writes; every instance reached by every write: ${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${r.propagation.delayMs.p50} ms, p99 ${r.propagation.delayMs.p99} ms, max ${r.propagation.delayMs.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms, 100 % within ${r.propagation.fleet100WithinMs} ms.
+Write propagation (${r.propagation.writes} writes; every instance reached by every write:
+${r.propagation.everyInstanceReached}): delay from the write to an instance having it p50 ${delay.p50} ms, p99
+${delay.p99} ms, max ${delay.max} ms; 99 % of the fleet had each write within ${r.propagation.fleet99WithinMs} ms,
+100 % within ${r.propagation.fleet100WithinMs} ms.
 
-Database connections (max of ${r.database.serverConnectionsSamples} samples): ${r.database.serverConnectionsMax}, of which the Hubs' direct ones at most ${r.database.directConnectionsMax ?? 'not sampled'} — ${r.database.note}. The largest sample of each phase, by application_name: ${Object.entries(
+Database connections (max of ${r.database.serverConnectionsSamples} samples): ${r.database.serverConnectionsMax},
+of which the Hubs' direct ones at most ${r.database.directConnectionsMax ?? 'not sampled'} — ${r.database.note}.
+The largest sample of each phase, by application_name: ${Object.entries(
     (r.database.byPhase ?? {}) as Record<string, { max: number; byApplication: Record<string, number> } | null>,
   )
     .map(
@@ -767,6 +800,6 @@ Database connections (max of ${r.database.serverConnectionsSamples} samples): ${
 | ≤ 0.05 statements per idle poll | ${t.statementsPerIdlePoll.measured} | ${t.statementsPerIdlePoll.met} |
 | 99 % of the fleet within ${t.fleet99WithinMs.target} ms | ${t.fleet99WithinMs.measured} | ${t.fleet99WithinMs.met} |
 | 100 % within ${t.fleet100WithinMs.target} ms | ${t.fleet100WithinMs.measured} | ${t.fleet100WithinMs.met} |
-| server connections ≤ pool size + one LISTEN per Hub (${t.connectionsAtPoolSize.target}), idle to tail | ${t.connectionsAtPoolSize.measured} | ${t.connectionsAtPoolSize.met} |
+${connectionsRow}
 ${r.errors.length ? `\nError samples: ${r.errors.map((e: string) => `\`${e}\``).join(', ')}\n` : ''}`;
 }
