@@ -16,8 +16,16 @@ import { generation } from '../db/invalidation';
 import { sourceAddress } from './clientAddress';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
 import { inRequestContext } from '../log';
-import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders } from './rateLimit';
-import { cachedAnswer, cacheKeyOf, cacheKeysOf, lookUp, store, type CacheKeys } from './responseCache';
+import { admit, limitSubjectOf, RateLimitRefusal, rateLimitHeaders, type Admitted } from './rateLimit';
+import {
+  cachedAnswer,
+  cacheKeyOf,
+  cacheKeysOf,
+  lookUp,
+  store,
+  type CacheKeys,
+  type CachedResponse,
+} from './responseCache';
 import { appRouter } from './root';
 import { createContext, type Context, type HubMeta } from './trpc';
 
@@ -217,44 +225,82 @@ function call(route: Route, ctx: Context, input: unknown): Promise<unknown> {
   });
 }
 
-export async function dispatchRest(req: RestRequest): Promise<RestAnswer> {
-  if (req.method === 'HEAD') {
-    // A GET without its body (load balancers, link checkers): same status and headers.
-    const answer = await dispatchRest({ ...req, method: 'GET' });
-    return { ...answer, body: null };
-  }
+/**
+ * One REST request's answer; never throws (a failure is an error answer). Synchronous when nothing has to be
+ * awaited — a cached GET whose caller came from the credential cache, the fleet's 304 poll: no promise is made for
+ * it (each would pay AsyncLocalStorage's hook); otherwise the promise of the answer.
+ */
+export function dispatchRest(req: RestRequest): RestAnswer | Promise<RestAnswer> {
+  if (req.method === 'HEAD') return headAnswer(req);
   const target = targetOf(req.method, req.url);
-  const { url, pathname, route, cacheQuery } = target;
+  const { pathname, route } = target;
+  const failed = (err: unknown) => errorAnswer(err, `REST ${req.method} ${pathname}`);
   try {
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
-    // A cached credential is admitted synchronously: no promise is awaited for it.
     const admission = admitRest(req.headers);
-    const { caller: ctx, headers: limitHeaders } = admission instanceof Promise ? await admission : admission;
-
-    if (cacheQuery === null) {
-      const input = await readInput(req, route, url);
-      return {
-        status: 200,
-        headers: { ...JSON_HEADERS, ...limitHeaders },
-        body: JSON.stringify(await call(route, ctx, input)) ?? null,
-      };
-    }
-    // A cached GET: its input (the query string) is read only when the answer has to be computed.
-    const key = cacheKeyOf(target.cacheKeys, ctx.principal);
-    let entry = lookUp(key);
-    if (!entry) {
-      const computedUnder = generation('catalog');
-      const input = await readInput(req, route, url);
-      entry = store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
-    }
-    const answer = cachedAnswer(entry, ctx.principal, req.headers);
-    for (const effect of entry.repeat) effect(ctx.principal, answer.status);
-    // The answer's own headers object (made for this request): extended, not copied twice.
-    Object.assign(answer.headers, limitHeaders);
-    return answer;
+    const answer =
+      admission instanceof Promise
+        ? admission.then((admitted) => answerFor(req, target, route, admitted))
+        : answerFor(req, target, route, admission);
+    return answer instanceof Promise ? answer.catch(failed) : answer;
   } catch (err) {
-    return errorAnswer(err, `REST ${req.method} ${pathname}`);
+    return failed(err);
   }
+}
+
+/** A GET without its body (load balancers, link checkers): same status and headers. */
+async function headAnswer(req: RestRequest): Promise<RestAnswer> {
+  const answer = await dispatchRest({ ...req, method: 'GET' });
+  return { ...answer, body: null };
+}
+
+/** The admitted caller's answer: from the response cache when it holds it (then synchronously), else computed. */
+function answerFor(
+  req: RestRequest,
+  target: Target,
+  route: Route,
+  { caller: ctx, headers: limitHeaders }: Admitted<Context>,
+): RestAnswer | Promise<RestAnswer> {
+  if (target.cacheQuery === null) return computed(req, target, route, ctx, limitHeaders);
+  // A cached GET: its input (the query string) is read only when the answer has to be computed.
+  const key = cacheKeyOf(target.cacheKeys, ctx.principal);
+  const entry = lookUp(key);
+  if (entry) return fromCache(entry, req, ctx, limitHeaders);
+  return computeEntry(req, target, route, ctx, key).then((stored) => fromCache(stored, req, ctx, limitHeaders));
+}
+
+async function computed(
+  req: RestRequest,
+  target: Target,
+  route: Route,
+  ctx: Context,
+  limitHeaders: Record<string, string>,
+): Promise<RestAnswer> {
+  const input = await readInput(req, route, target.url);
+  return {
+    status: 200,
+    headers: { ...JSON_HEADERS, ...limitHeaders },
+    body: JSON.stringify(await call(route, ctx, input)) ?? null,
+  };
+}
+
+async function computeEntry(req: RestRequest, target: Target, route: Route, ctx: Context, key: string) {
+  const computedUnder = generation('catalog');
+  const input = await readInput(req, route, target.url);
+  return store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
+}
+
+function fromCache(
+  entry: CachedResponse,
+  req: RestRequest,
+  ctx: Context,
+  limitHeaders: Record<string, string>,
+): RestAnswer {
+  const answer = cachedAnswer(entry, ctx.principal, req.headers);
+  for (const effect of entry.repeat) effect(ctx.principal, answer.status);
+  // The answer's own headers object (made for this request): extended, not copied twice.
+  Object.assign(answer.headers, limitHeaders);
+  return answer;
 }
 
 /** The Fetch adapter (Next's route handler, the tests). */

@@ -101,13 +101,16 @@ function writeAnswer(answer: RestAnswer, req: IncomingMessage, res: ServerRespon
  * writeHead.
  */
 export function serveRest(req: IncomingMessage, res: ServerResponse, fixed: string[] = []) {
-  dispatchRest({
+  const answer = dispatchRest({
     method: req.method ?? 'GET',
     url: req.url ?? '/',
     headers: nodeHeaders(req),
     readBody: (limit) => readNodeBody(req, limit),
-  }).then(
-    (answer) => writeAnswer(answer, req, res, fixed),
+  });
+  // A cached answer comes back synchronously (rest.ts): written at once, no promise in between.
+  if (!(answer instanceof Promise)) return writeAnswer(answer, req, res, fixed);
+  answer.then(
+    (a) => writeAnswer(a, req, res, fixed),
     (err) => {
       for (let i = 0; i < fixed.length; i += 2) res.setHeader(fixed[i]!, fixed[i + 1]!);
       writeFailure(err, res);
