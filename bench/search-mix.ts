@@ -9,8 +9,9 @@
  *   common   a word found in 10–30% of the catalog (about 10,000–30,000 matches at 100,000 templates)
  *
  * A quarter of the URLs per kind. Pages: 1 for a whole word, else 1 half of the time and deeper for the rest (up to
- * page 100 of a common word); the answer's pagination.total is exact (the Hub counts every match). The terms come from the seeded catalog itself (bench/seed.ts), read once per size. Callers rotate over
- * every organization's instance keys and anonymous requests, so each visibility scope asks.
+ * page 100 of a common word); the answer's pagination.total is exact (the Hub counts every match). The terms come
+ * from the seeded catalog itself (bench/seed.ts), read once per size. Callers rotate over every organization's
+ * instance keys and anonymous requests, so each visibility scope asks.
  */
 import type { Sql } from 'postgres';
 import type { MissResult, SizeResult } from './report-types';
