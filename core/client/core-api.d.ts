@@ -606,6 +606,8 @@ export interface components {
             message: string;
             /** @description The id of this request, also in the X-Request-Id header of every answer */
             request_id: string;
+            /** @description A machine-readable detail of some refusals (the Hub’s fault of a sync: key_refused, …) */
+            reason?: string;
             /** @description Validation failures (400): each offending field */
             issues?: {
                 path: (string | number)[];

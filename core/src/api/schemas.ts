@@ -13,12 +13,9 @@ export const ErrorSchema = z
     request_id: z
       .string()
       .openapi({ description: 'The id of this request, also in the X-Request-Id header of every answer' }),
-    reason: z
-      .string()
-      .optional()
-      .openapi({
-        description: 'A machine-readable detail of some refusals (the Hub’s fault of a sync: key_refused, …)',
-      }),
+    reason: z.string().optional().openapi({
+      description: 'A machine-readable detail of some refusals (the Hub’s fault of a sync: key_refused, …)',
+    }),
     issues: z
       .array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() }))
       .optional()
