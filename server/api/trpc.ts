@@ -137,7 +137,7 @@ export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(async ({ next, getRawInput }) => {
   // Refused here, for every procedure and field, with the field named: else PostgreSQL fails the write (a 500).
   const issue = unstorableIssue(await getRawInput());
-  if (issue) throw new TRPCError({ code: 'BAD_REQUEST', message: describeIssues([issue]) });
+  if (issue) throw toTRPCError(new ServiceError('invalid', describeIssues([issue]), { issues: [issue] }));
   const result = await next();
   if (!result.ok && (result.error.cause instanceof ServiceError || isDatabaseUnavailable(result.error.cause)))
     throw toTRPCError(result.error.cause);

@@ -13,7 +13,7 @@ import { parseBearer } from '@shared/tokens';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreContext } from '../context';
 import { resolveCredential } from '../auth/resolve';
-import { ServiceError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthenticated } from '../domain/errors';
 import { findUnstorable, unstorable } from '../domain/text';
 import { errorResponse, TEMPORARY_ADMIN_WARNING, TransportError } from './errors';
 import { ensureRequestIdHeader, requestIdOf } from './requestId';
@@ -128,7 +128,7 @@ export function buildApp(core: CoreContext) {
       if (err instanceof ServiceError && err.subject) c.set('auditTokenId', err.subject);
       throw err;
     }
-    if (!principal) throw unauthorized('this endpoint needs a credential: Authorization: Bearer <token>');
+    if (!principal) throw unauthenticated('this endpoint needs a credential: Authorization: Bearer <token>');
     c.set('principal', principal);
     if (principal.kind === 'machine_token') c.set('auditTokenId', principal.tokenId);
     if (principal.kind === 'temporary_admin') c.header('X-Core-Warning', TEMPORARY_ADMIN_WARNING);

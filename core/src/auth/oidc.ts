@@ -16,7 +16,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTHeaderPar
 import { LRUCache } from 'lru-cache';
 import { insecureTrustAnchor } from '../config';
 import { sha256 } from '../domain/crypto';
-import { ServiceError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthenticated } from '../domain/errors';
 import type { ActiveOidc } from '../domain/oidcSettings';
 import type { Logger } from '../log';
 
@@ -46,7 +46,7 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
 function identityFrom(issuer: string, claims: Record<string, unknown>): OidcIdentity {
   const subject = str(claims.sub);
-  if (!subject) throw unauthorized('access token has no subject');
+  if (!subject) throw unauthenticated('access token has no subject');
   const groups = Array.isArray(claims.groups) ? claims.groups.filter((g): g is string => typeof g === 'string') : null;
   return {
     issuer,
@@ -167,29 +167,29 @@ export class OidcVerifier {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_JWKS_TIMEOUT')
         throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
-      throw unauthorized(code === 'ERR_JWT_EXPIRED' ? 'access token expired' : 'invalid access token');
+      throw unauthenticated(code === 'ERR_JWT_EXPIRED' ? 'access token expired' : 'invalid access token');
     }
     const aud = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
     const accepted = oidc.audience
       ? aud.includes(oidc.audience)
       : aud.includes(oidc.clientId) || payload.azp === oidc.clientId;
-    if (!accepted) throw unauthorized('access token is not meant for this service (audience)');
+    if (!accepted) throw unauthenticated('access token is not meant for this service (audience)');
     const idTokenSign = idTokenSignOf(protectedHeader.typ, payload, oidc);
-    if (idTokenSign) throw unauthorized(`an ID token is not an access token (it carries ${idTokenSign})`);
+    if (idTokenSign) throw unauthenticated(`an ID token is not an access token (it carries ${idTokenSign})`);
     return identityFrom(oidc.issuer, payload);
   }
 
   /** Which check an opaque token gets under these settings, or the refusal naming what is missing. */
   private opaqueCheck(oidc: ActiveOidc, discovery: Discovery): 'introspection' | 'userinfo' {
     if (oidc.audience) {
-      throw unauthorized(
+      throw unauthenticated(
         `opaque access tokens are not accepted: with CORE_OIDC_AUDIENCE (${oidc.audience}) set, Core accepts only JWT access tokens for that audience; ` +
           'the client must request it (Auth0: audience=…, oidc-provider: resource=…)',
       );
     }
     if (discovery.introspectionEndpoint && oidc.introspection) return 'introspection';
     if (oidc.acceptUserinfoTokens) return 'userinfo';
-    throw unauthorized(opaqueRefusal(discovery.introspectionEndpoint !== null));
+    throw unauthenticated(opaqueRefusal(discovery.introspectionEndpoint !== null));
   }
 
   private async verifyOpaque(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<OidcIdentity> {
@@ -197,7 +197,7 @@ export class OidcVerifier {
     const key = `${check}\0${oidc.issuer}\0${oidc.clientId}\0${sha256(token)}`;
     const hit = this.userinfo.get(key);
     if (hit) {
-      if (!hit.identity) throw unauthorized('invalid access token');
+      if (!hit.identity) throw unauthenticated('invalid access token');
       return hit.identity;
     }
     try {
@@ -238,18 +238,18 @@ export class OidcVerifier {
       );
     }
     const answer = (await res.json()) as Record<string, unknown>;
-    if (answer.active !== true) throw unauthorized('invalid access token');
+    if (answer.active !== true) throw unauthenticated('invalid access token');
     if (answer.token_type !== undefined && !/access_token|bearer/i.test(String(answer.token_type)))
-      throw unauthorized('this is not an access token');
+      throw unauthenticated('this is not an access token');
     const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
     if (answer.client_id !== oidc.clientId && !aud.includes(oidc.clientId)) {
-      throw unauthorized('access token is not meant for this service: the provider issued it to another application');
+      throw unauthenticated('access token is not meant for this service: the provider issued it to another application');
     }
   }
 
   private async fetchUserinfo(token: string, oidc: ActiveOidc, discovery: Discovery): Promise<OidcIdentity> {
     if (!discovery.userinfoEndpoint)
-      throw unauthorized('invalid access token (the provider publishes no userinfo endpoint)');
+      throw unauthenticated('invalid access token (the provider publishes no userinfo endpoint)');
     let res: Response;
     try {
       res = await fetch(discovery.userinfoEndpoint, {
@@ -260,7 +260,7 @@ export class OidcVerifier {
       throw new ServiceError('unavailable', 'the identity provider cannot be reached; try again shortly');
     }
     if (res.status >= 500) throw new ServiceError('unavailable', 'the identity provider failed; try again shortly');
-    if (!res.ok) throw unauthorized('invalid access token');
+    if (!res.ok) throw unauthenticated('invalid access token');
     return identityFrom(oidc.issuer, (await res.json()) as Record<string, unknown>);
   }
 }

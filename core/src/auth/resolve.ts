@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import type { Sealer, SigningKey } from '../domain/crypto';
-import { unauthorized } from '../domain/errors';
+import { unauthenticated } from '../domain/errors';
 import { verifyMachineToken } from '../domain/machineTokens';
 import { isActive, type OidcSettings } from '../domain/oidcSettings';
 import type { Principal } from '../domain/principal';
@@ -37,7 +37,7 @@ export async function resolveCredential(
 ): Promise<Principal | null> {
   if (authorization === undefined || authorization === '') return null;
   const token = parseBearer(authorization);
-  if (!token) throw unauthorized('use Authorization: Bearer <token>');
+  if (!token) throw unauthenticated('use Authorization: Bearer <token>');
 
   if (secretKindOf(token) === 'svm_') return verifyMachineToken(deps.db, token);
 
@@ -49,7 +49,7 @@ export async function resolveCredential(
   }
 
   const oidc = await deps.oidcSettings.current();
-  if (!isActive(oidc)) throw unauthorized('unknown credential');
+  if (!isActive(oidc)) throw unauthenticated('unknown credential');
   const identity = await deps.oidcVerifier.verify(token, oidc);
   const user = await provisionOidcUser(deps.db, identity, oidc);
   return { kind: 'oidc', role: user.role, userId: user.id, email: user.email, name: user.name };

@@ -9,7 +9,7 @@ import { ServiceError } from '@shared/ops';
 export { ServiceError, type ServiceErrorCode, type ServiceErrorOptions } from '@shared/ops';
 
 export const notFound = (what: string) => new ServiceError('not_found', `${what} not found`);
-export const unauthorized = (message = 'missing or invalid credentials') =>
+export const unauthenticated = (message = 'missing or invalid credentials') =>
   new ServiceError('unauthenticated', message);
 
 /** Unique-constraint violations of PostgreSQL and PGlite, possibly wrapped by drizzle. */

@@ -7,7 +7,7 @@ import { and, count, desc, eq, lt, or, isNull } from 'drizzle-orm';
 import type { Db, Queryable } from '../db/client';
 import { machineTokenAudit, machineTokens } from '../db/schema';
 import { changed, recordActivity, type Actor } from './activity';
-import { ServiceError, notFound, unauthorized } from './errors';
+import { ServiceError, notFound, unauthenticated } from './errors';
 import { type Page, type Principal } from './principal';
 import type { Role } from './roles';
 import { hashSecret, issueSecret, parseSecret } from '@shared/tokens';
@@ -180,12 +180,12 @@ export async function listAudit(db: Db, id: string, page: Page) {
  * revoked or expired token is refused with its id attached, so that its request is still audited.
  */
 export async function verifyMachineToken(db: Db, token: string): Promise<Principal> {
-  if (parseSecret(token) !== 'svm_') throw unauthorized('malformed machine token');
+  if (parseSecret(token) !== 'svm_') throw unauthenticated('malformed machine token');
   const [row] = await db
     .select()
     .from(machineTokens)
     .where(eq(machineTokens.tokenHash, hashSecret(token)));
-  if (!row) throw unauthorized('unknown machine token');
+  if (!row) throw unauthenticated('unknown machine token');
   const state = status(row);
   if (state !== 'active') throw new ServiceError('unauthenticated', `machine token ${state}`, { subject: row.id });
   const now = new Date();

@@ -10,7 +10,7 @@ import type { CoreConfig } from '../config';
 import type { Db } from '../db/client';
 import { loginFailures, refreshTokens, users } from '../db/schema';
 import { sha256, type Sealer, type SigningKey } from './crypto';
-import { ServiceError, unauthorized } from './errors';
+import { ServiceError, unauthenticated } from './errors';
 import type { Principal } from './principal';
 import type { LoginPacer } from './loginPacing';
 import { findLocalUserByEmail, hashPassword, verifyPassword, type UserRow } from './users';
@@ -274,7 +274,7 @@ export async function login(
     const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), input.password);
     if (user && ok) subject = { kind: 'local', user };
   }
-  if (!subject) throw unauthorized('invalid username or password');
+  if (!subject) throw unauthenticated('invalid username or password');
   await attempt.succeeded();
   const session = await issueSession(deps, subject);
   return { ...session, device_token: await issueDeviceToken(deps, subject, device ?? crypto.randomUUID()) };
@@ -289,7 +289,7 @@ async function revokeFamily(db: Db, familyId: string) {
 
 export async function refresh(deps: SessionDeps, refreshToken: string): Promise<Session> {
   const { db } = deps;
-  const refused = unauthorized('invalid or expired refresh token');
+  const refused = unauthenticated('invalid or expired refresh token');
   const [row] = await db
     .select()
     .from(refreshTokens)
@@ -346,7 +346,7 @@ export async function verifySessionToken(deps: SessionDeps, token: string): Prom
       algorithms: ['ES256'],
     }));
   } catch {
-    throw unauthorized('invalid or expired access token');
+    throw unauthenticated('invalid or expired access token');
   }
   if (payload.kind === 'temporary_admin') {
     const temporary = config.temporaryAdmin;
@@ -355,7 +355,7 @@ export async function verifySessionToken(deps: SessionDeps, token: string): Prom
       payload.sub !== temporary.username ||
       payload.tav !== temporaryAdminFingerprint(deps.sealer, temporary)
     ) {
-      throw unauthorized('the temporary admin is no longer configured');
+      throw unauthenticated('the temporary admin is no longer configured');
     }
     return { kind: 'temporary_admin', role: 'admin', username: temporary.username };
   }
@@ -363,5 +363,5 @@ export async function verifySessionToken(deps: SessionDeps, token: string): Prom
     const [user] = await db.select().from(users).where(eq(users.id, payload.sub));
     if (user) return { kind: 'local', role: user.role, userId: user.id, email: user.email, name: user.name };
   }
-  throw unauthorized('the user of this token no longer exists');
+  throw unauthenticated('the user of this token no longer exists');
 }

@@ -12,7 +12,7 @@ import { errors as joseErrors, jwtVerify } from 'jose';
 import { insecureTrustAnchor } from '../config';
 import type { Db } from '../db/client';
 import { hubAssertionJtis, users } from '../db/schema';
-import { ServiceError, unauthorized } from '../domain/errors';
+import { ServiceError, unauthenticated } from '../domain/errors';
 import type { Principal } from '../domain/principal';
 import type { HubConnection } from './connection';
 
@@ -27,11 +27,11 @@ export async function verifyHubAssertion(
   if (!creds || issuer !== creds.url) return null;
   const insecure = insecureTrustAnchor(creds.url);
   if (insecure)
-    throw unauthorized(
+    throw unauthenticated(
       `the Hub URL stored in Core's settings ${insecure}; an admin must reconnect Core to the Hub over https`,
     );
   if (creds.row.instanceId === null)
-    throw unauthorized('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
+    throw unauthenticated('this Core instance has not reached its Hub yet: it cannot check Hub assertions');
   let claims;
   try {
     ({ payload: claims } = await jwtVerify(token, hub.jwksFor(creds.url), {
@@ -48,14 +48,14 @@ export async function verifyHubAssertion(
         : err instanceof joseErrors.JOSEError
           ? err.code
           : 'it could not be checked';
-    throw unauthorized(`the Hub assertion was refused: ${reason}`);
+    throw unauthenticated(`the Hub assertion was refused: ${reason}`);
   }
   if (typeof claims.destination !== 'string')
-    throw unauthorized(
+    throw unauthenticated(
       'the Hub assertion was refused: it names no destination (the URL the Hub sent it to); upgrade the Hub',
     );
   if (sameUrl(claims.destination) !== sameUrl(hub.mcpUrl)) {
-    throw unauthorized(
+    throw unauthenticated(
       `the Hub assertion was refused: it was issued for another destination, not this instance's MCP endpoint ` +
         `(${hub.mcpUrl}); check that the instance's MCP URL registered at the Hub is this Core's CORE_URL + /mcp`,
     );
@@ -95,7 +95,7 @@ let sinceCleanup = 0;
 
 /** Records the assertion's jti until it expires; a jti seen before is a replay (of a captured assertion). */
 async function refuseReplay(db: Db, jti: string, exp: number) {
-  if (jti.length > 200) throw unauthorized('the Hub assertion was refused: its jti is too long');
+  if (jti.length > 200) throw unauthenticated('the Hub assertion was refused: its jti is too long');
   if (++sinceCleanup >= 100) {
     sinceCleanup = 0;
     await db.delete(hubAssertionJtis).where(lt(hubAssertionJtis.expiresAt, new Date()));
@@ -106,5 +106,5 @@ async function refuseReplay(db: Db, jti: string, exp: number) {
     .onConflictDoNothing()
     .returning({ jti: hubAssertionJtis.jti });
   if (recorded.length === 0)
-    throw unauthorized('the Hub assertion was refused: it was already used (a replay); the Hub mints one per request');
+    throw unauthenticated('the Hub assertion was refused: it was already used (a replay); the Hub mints one per request');
 }

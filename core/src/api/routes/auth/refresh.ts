@@ -1,7 +1,7 @@
 /** POST /api/v1/auth/refresh (public): rotates a refresh token. */
 import { createRoute } from '@hono/zod-openapi';
 import type { CoreContext } from '../../../context';
-import { unauthorized } from '../../../domain/errors';
+import { unauthenticated } from '../../../domain/errors';
 import { refresh } from '../../../domain/sessions';
 import { clearRefreshCookie, refreshTokenOf, setRefreshCookie, wantsCookie } from './cookie';
 import { TEMPORARY_ADMIN_WARNING } from '../../errors';
@@ -25,7 +25,7 @@ export default (app: Router, core: CoreContext) =>
     const token = refreshTokenOf(c, core, c.req.valid('json').refresh_token);
     let session;
     try {
-      if (!token) throw unauthorized('no session: sign in');
+      if (!token) throw unauthenticated('no session: sign in');
       session = await refresh(core, token);
     } catch (err) {
       // A refused cookie is useless from now on: the browser drops it.
