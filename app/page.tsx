@@ -90,7 +90,10 @@ export default async function CatalogPage({ searchParams }: { searchParams: Prom
               // The title's link covers the card (after:inset-0); the tag links sit above it, so a card holds no nested links.
               <li
                 key={t.id}
-                className="relative flex h-full min-w-0 flex-col rounded-xl border border-zinc-200 bg-white p-4 shadow-sm transition hover:border-blue-400 hover:shadow"
+                className={
+                  'relative flex h-full min-w-0 flex-col rounded-xl border border-zinc-200 bg-white p-4 shadow-sm ' +
+                  'transition hover:border-blue-400 hover:shadow'
+                }
               >
                 <div className="flex items-start justify-between gap-2">
                   <h2 className="min-w-0 font-semibold break-words text-zinc-900">

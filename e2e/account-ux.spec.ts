@@ -206,7 +206,8 @@ test('at 390 px every action on the account and support pages is within the view
         .filter(({ box }) => box.left < 0 || box.right > window.innerWidth + 0.5)
         .map(
           ({ el, box }) =>
-            `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" at ${Math.round(box.left)}–${Math.round(box.right)}`,
+            `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}" ` +
+            `at ${Math.round(box.left)}–${Math.round(box.right)}`,
         ),
     );
     expect(outside, `actions outside the 390 px viewport on ${path}`).toEqual([]);

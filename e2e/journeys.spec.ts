@@ -138,7 +138,9 @@ test('admin creates a private category and a template in it (server validation s
   await page
     .getByLabel('Documentation (Markdown)')
     .fill(
-      '# Private LLM\n\nServes **licensed** models.\n\n<script>window.__pwned = 1</script>\n\n[click me](javascript:window.__pwned=2)\n\n<img src="x" onerror="window.__pwned=3">\n\n| Port | Use |\n|---|---|\n| 8080 | API |\n',
+      '# Private LLM\n\nServes **licensed** models.\n\n<script>window.__pwned = 1</script>\n\n' +
+        '[click me](javascript:window.__pwned=2)\n\n<img src="x" onerror="window.__pwned=3">\n\n' +
+        '| Port | Use |\n|---|---|\n| 8080 | API |\n',
     );
   await page.getByRole('button', { name: 'Create template' }).click();
   // The server refuses the memory quantity and the form shows why, next to the field.

@@ -28,7 +28,10 @@ export function AdminNav() {
     // On a phone the right edge fades out: the tabs visibly go on (scroll for more) instead of looking cut.
     <nav
       aria-label="Admin"
-      className="-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] max-sm:[mask-image:linear-gradient(to_right,#000_calc(100%-2.5rem),transparent)] sm:mx-0 sm:px-0"
+      className={
+        '-mx-4 overflow-x-auto overscroll-x-contain px-4 [scrollbar-width:thin] sm:mx-0 sm:px-0 ' +
+        'max-sm:[mask-image:linear-gradient(to_right,#000_calc(100%-2.5rem),transparent)]'
+      }
     >
       <ul className="flex w-max min-w-full gap-1 border-b border-zinc-200">
         {LINKS.map((l) => {

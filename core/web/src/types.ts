@@ -1,4 +1,7 @@
-/** Core's API shapes as the frontend reads them. The source of truth is Core's OpenAPI document (GET /api/v1/openapi.json, generated from core/src/api/routes). */
+/**
+ * Core's API shapes as the frontend reads them. The source of truth is Core's OpenAPI document
+ * (GET /api/v1/openapi.json, generated from core/src/api/routes).
+ */
 import type { OidcClientConfig } from './oidc';
 
 /** What the engine reports for a deployment (issue 33); the backend's schema is core/src/api/routes/deployments/schemas.ts. */
