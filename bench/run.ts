@@ -424,29 +424,35 @@ async function main(): Promise<number> {
       { ...serverEnv, BARE_BODY_FILE: bareBodyFile, BARE_ETAG: listAnswer.headers.get('etag') ?? '"bare"' },
       '/',
     );
-    // The same-work server (issue 36) serves the Hub's own answers to the edge scenarios' requests.
-    const sameWorkAnswers = path.join(logDir, `same-work-answers-${size}.json`);
-    const edgeUpdatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
-    await writeSameWorkManifest(
-      hub.base,
-      [
-        { target: edgeUpdatesPath, org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
-        { target: '/api/v1/catalog/templates', org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
-        { target: '/api/v1/catalog/templates', org: null },
-      ],
-      sameWorkAnswers,
-    );
-    const sameWork = await startNodeServer(
-      `same-work-${size}`,
-      'bench/same-work-server.mjs',
-      sameWorkPort,
-      {
-        ...serverEnv,
-        SAMEWORK_ANSWERS: sameWorkAnswers,
-        SAMEWORK_LOG: path.join(logDir, `same-work-access-${size}.log`),
-      },
-      '/api/v1/catalog/templates',
-    );
+    // The same-work server (issue 36) serves the Hub's own answers to the edge scenarios' requests. Started when
+    // the first edge scenario is measured: the scenarios before it (downloads) change the lists' ETags.
+    let sameWork: Server | undefined;
+    const sameWorkServer = async (): Promise<Server> => {
+      if (sameWork) return sameWork;
+      const sameWorkAnswers = path.join(logDir, `same-work-answers-${size}.json`);
+      const edgeUpdatesPath = `/api/v1/catalog/templates/updates?since=${encodeURIComponent(ctx.since)}`;
+      await writeSameWorkManifest(
+        hub.base,
+        [
+          { target: edgeUpdatesPath, org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
+          { target: '/api/v1/catalog/templates', org: acme.id, authorization: `Bearer ${acmeKeys[0]!.secret}` },
+          { target: '/api/v1/catalog/templates', org: null },
+        ],
+        sameWorkAnswers,
+      );
+      sameWork = await startNodeServer(
+        `same-work-${size}`,
+        'bench/same-work-server.mjs',
+        sameWorkPort,
+        {
+          ...serverEnv,
+          SAMEWORK_ANSWERS: sameWorkAnswers,
+          SAMEWORK_LOG: path.join(logDir, `same-work-access-${size}.log`),
+        },
+        '/api/v1/catalog/templates',
+      );
+      return sameWork;
+    };
     const identity = await wireBytes(hub.base, '/api/v1/catalog/templates', {
       ...bearer(acmeKeys[0]!.secret),
       'accept-encoding': 'identity',
@@ -536,7 +542,7 @@ async function main(): Promise<number> {
         );
         cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
         // The same-work server with the Hub's own requests (issue 36).
-        const w = await measure(sameWork, d.hub, d.expectHub, d.fixed?.hub, cpu);
+        const w = await measure(await sameWorkServer(), d.hub, d.expectHub, d.fixed?.hub, cpu);
         const sameWorkPer = cpu.last / w.requests;
         log(
           `${d.title}: same-work server ${w.rps.toFixed(0)} req/s p50 ${w.p50.toFixed(2)} ms, CPU ${sameWorkPer.toFixed(1)} µs ` +
@@ -671,7 +677,7 @@ async function main(): Promise<number> {
 
     await baseline.child.stop();
     await bare.child.stop();
-    await sameWork.child.stop();
+    await sameWork?.child.stop();
     const missRss = missHub.rss!.stop();
     await missHub.child.stop();
     hubPeak = Math.max(hubPeak, missRss.peakRssBytes);

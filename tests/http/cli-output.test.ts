@@ -31,6 +31,15 @@ describe('the Hub CLI writes its result to stdout and its logs to stderr', () =>
     return result.stdout;
   };
 
+  it('a setting that cannot be used: one line on stderr naming it, nothing on stdout, exit 1', () => {
+    const result = spawnSync(...node('hub-cli', 'migrate'), { env: { ...env, PORT: '70000' }, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'hub: PORT must be an integer from 0 to 65535, got "70000"; fix the setting and run the command again\n',
+    );
+  });
+
   it('migrate: stdout is the outcome as JSON, nothing else', () => {
     expect(JSON.parse(run(['migrate']))).toEqual({ migrated: true, database: 'pglite' });
   });
