@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
-import { catalogWrite } from '../../server/domain/catalog/writes';
+import { generation } from '../../server/db/invalidation';
+import { catalogWrite, sqlTimestamp } from '../../server/domain/catalog/writes';
 import { searchStats } from '../../server/domain/catalog/search';
 import { api, createKey, createOrg, createUser, unique } from '../helpers';
 
@@ -92,6 +93,23 @@ async function expectExact(filterSets: Filters[]) {
   }
 }
 
+/**
+ * Runs a catalog write and waits for this process to see its change (on PostgreSQL the generation moves when the
+ * write's NOTIFY comes back, after the answer): a read right after it would otherwise count again late.
+ */
+async function written<T>(write: () => Promise<T>): Promise<T> {
+  const from = generation('catalog');
+  const result = await write();
+  for (const until = Date.now() + 5_000; generation('catalog') === from && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 5));
+  // And until no further change arrives for a moment (a write may announce more than once).
+  for (let seen = generation('catalog'), quiet = 0; quiet < 20; seen = generation('catalog')) {
+    await new Promise((r) => setTimeout(r, 5));
+    quiet = generation('catalog') === seen ? quiet + 1 : 0;
+  }
+  return result;
+}
+
 describe('search totals', () => {
   it('are exact for common words, prefixes and numbers, per scope and filter, after every write', async () => {
     const open = (await as('POST', '/admin/categories', { name: 'Open', slug: unique('open'), is_private: false }))
@@ -122,7 +140,7 @@ describe('search totals', () => {
 
     // Counted once per term and tag filter for all four scopes and both category and featured filters.
     const before = searchStats.tierCounts;
-    await as('PUT', '/admin/templates', { id: named.id, description: 'renamed' });
+    await written(() => as('PUT', '/admin/templates', { id: named.id, description: 'renamed' }));
     await expectExact([{}, { category: open.slug }, { featured: true }]);
     expect(searchStats.tierCounts - before).toBe(terms.length);
 
@@ -159,10 +177,10 @@ describe('deep search pages', () => {
                  case i % 4 when 3 then 'has ' || ${term} else 'nothing' end,
                  'nginx', ${open.id}::uuid,
                  case i % 4 when 2 then array[${term}] else array['web'] end,
-                 i % 6 <> 0, case when i % 6 = 0 then ${orgA.id}::uuid end, ${at}, ${at}
+                 i % 6 <> 0, case when i % 6 = 0 then ${orgA.id}::uuid end, ${sqlTimestamp(at)}, ${sqlTimestamp(at)}
             from generate_series(1, 300) as g(i)`),
       );
-    await insert();
+    await written(insert);
     const pages = [201, 230, 249, 262];
     const read = async (token: string | null, limit: number, p: number) => {
       const res = await api(`/catalog/templates?search=${term}&limit=${limit}&page=${p}`, { token });
@@ -174,7 +192,7 @@ describe('deep search pages', () => {
       const beside = [];
       for (const p of pages) {
         // A write first: the term is counted anew, so this deep page is read beside the count.
-        await as('PUT', '/admin/categories', { id: open.id, description: unique('d') });
+        await written(() => as('PUT', '/admin/categories', { id: open.id, description: unique('d') }));
         beside.push(await read(scope.token, 1, p));
       }
       expect(searchStats.rankedPages - ranked, scope.name).toBe(pages.length);

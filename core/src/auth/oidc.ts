@@ -243,7 +243,9 @@ export class OidcVerifier {
       throw unauthenticated('this is not an access token');
     const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
     if (answer.client_id !== oidc.clientId && !aud.includes(oidc.clientId)) {
-      throw unauthenticated('access token is not meant for this service: the provider issued it to another application');
+      throw unauthenticated(
+        'access token is not meant for this service: the provider issued it to another application',
+      );
     }
   }
 

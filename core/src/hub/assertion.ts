@@ -106,5 +106,7 @@ async function refuseReplay(db: Db, jti: string, exp: number) {
     .onConflictDoNothing()
     .returning({ jti: hubAssertionJtis.jti });
   if (recorded.length === 0)
-    throw unauthenticated('the Hub assertion was refused: it was already used (a replay); the Hub mints one per request');
+    throw unauthenticated(
+      'the Hub assertion was refused: it was already used (a replay); the Hub mints one per request',
+    );
 }
