@@ -5,38 +5,13 @@
  * Runs on PGlite by default and on PostgreSQL with DATABASE_URL.
  */
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
 import { catalogWrite } from '../../server/domain/catalog/writes';
-import { api, createKey, createOrg, createUser, unique } from '../helpers';
+import { api, unique } from '../helpers';
+import { catalogScopes, type Scope } from './scopes';
 
-let admin: Awaited<ReturnType<typeof createUser>>;
-let orgA: { id: string };
-let orgB: { id: string };
-let keyA: string;
-let keyB: string;
-
-beforeAll(async () => {
-  admin = await createUser({ role: 'admin' });
-  orgA = await createOrg();
-  orgB = await createOrg();
-  keyA = (await createKey(orgA.id)).secret;
-  keyB = (await createKey(orgB.id)).secret;
-});
-
-const as = async (method: string, path: string, body?: unknown) => {
-  const res = await api(path, { method, token: admin.token, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-};
-
-type Scope = { name: string; token: string | null; orgId: string | null; admin: boolean };
-const scopes = (): Scope[] => [
-  { name: 'anonymous', token: null, orgId: null, admin: false },
-  { name: 'org A', token: keyA, orgId: orgA.id, admin: false },
-  { name: 'org B', token: keyB, orgId: orgB.id, admin: false },
-  { name: 'admin', token: admin.token, orgId: null, admin: true },
-];
+const { callers, as, scopes } = catalogScopes();
 
 /** The visibility rule of the spec, as a plain join: the reference the maintained counts must equal. */
 async function directCounts(scope: Scope): Promise<Record<string, number>> {
@@ -92,18 +67,19 @@ describe('maintained category counts', () => {
 
     // create: public, private owned by A, featured, in the private category, owned by B there
     const pub = await create({ category_id: open.id });
-    const ownedA = await create({ category_id: open.id, is_public: false, org_id: orgA.id });
+    const ownedA = await create({ category_id: open.id, is_public: false, org_id: callers.orgA.id });
     const featured = await create({ category_id: open.id, is_featured: true });
     const inClosed = await create({ category_id: closed.id });
-    await create({ category_id: closed.id, is_public: false, org_id: orgB.id });
+    await create({ category_id: closed.id, is_public: false, org_id: callers.orgB.id });
     await expectExact(slugs);
 
     // grant and revoke
-    const grant = (await as('POST', '/admin/catalog-access', { org_id: orgA.id, category_id: closed.id })).grant;
+    const grant = (await as('POST', '/admin/catalog-access', { org_id: callers.orgA.id, category_id: closed.id }))
+      .grant;
     await expectExact(slugs);
     await as('DELETE', '/admin/catalog-access', { id: grant.id });
     await expectExact(slugs);
-    await as('POST', '/admin/catalog-access', { org_id: orgB.id, category_id: closed.id });
+    await as('POST', '/admin/catalog-access', { org_id: callers.orgB.id, category_id: closed.id });
     await expectExact(slugs);
 
     // move between categories, change privacy and owner of a template, feature it
@@ -111,7 +87,7 @@ describe('maintained category counts', () => {
     await expectExact(slugs);
     await as('PUT', '/admin/templates', { id: inClosed.id, category_id: open.id, is_public: false, is_featured: true });
     await expectExact(slugs);
-    await as('PUT', '/admin/templates', { id: ownedA.id, org_id: orgB.id, is_public: true });
+    await as('PUT', '/admin/templates', { id: ownedA.id, org_id: callers.orgB.id, is_public: true });
     await expectExact(slugs);
 
     // privacy change of a category, both ways

@@ -8,40 +8,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
 import { generation } from '../../server/db/invalidation';
 import { catalogWrite, sqlTimestamp } from '../../server/domain/catalog/writes';
 import { searchStats } from '../../server/domain/catalog/search';
-import { api, createKey, createOrg, createUser, unique } from '../helpers';
+import { api, unique } from '../helpers';
+import { catalogScopes, type Scope } from './scopes';
 
-let admin: Awaited<ReturnType<typeof createUser>>;
-let orgA: { id: string };
-let orgB: { id: string };
-let keyA: string;
-let keyB: string;
-
-beforeAll(async () => {
-  admin = await createUser({ role: 'admin' });
-  orgA = await createOrg();
-  orgB = await createOrg();
-  keyA = (await createKey(orgA.id)).secret;
-  keyB = (await createKey(orgB.id)).secret;
-});
-
-const as = async (method: string, path: string, body?: unknown) => {
-  const res = await api(path, { method, token: admin.token, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-};
-
-type Scope = { name: string; token: string | null; orgId: string | null; admin: boolean };
-const scopes = (): Scope[] => [
-  { name: 'anonymous', token: null, orgId: null, admin: false },
-  { name: 'org A', token: keyA, orgId: orgA.id, admin: false },
-  { name: 'org B', token: keyB, orgId: orgB.id, admin: false },
-  { name: 'admin', token: admin.token, orgId: null, admin: true },
-];
+const { callers, as, scopes } = catalogScopes();
 
 // Words no other test's templates hold: letters only (a run's own), and a number of eight digits.
 const letters = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(97 + (b % 26))).join('');
@@ -130,7 +105,7 @@ describe('search totals', () => {
           description: `A ${common} service, build ${number}`,
           tags: i % 2 ? ['gpu'] : ['web'],
           is_featured: i === 1,
-          ...(i === 3 ? { is_public: false, org_id: orgA.id } : {}),
+          ...(i === 3 ? { is_public: false, org_id: callers.orgA.id } : {}),
         }),
       );
     }
@@ -145,7 +120,8 @@ describe('search totals', () => {
     expect(searchStats.tierCounts - before).toBe(terms.length);
 
     // A grant, then its revocation, change what org B sees.
-    const grant = (await as('POST', '/admin/catalog-access', { org_id: orgB.id, category_id: closed.id })).grant;
+    const grant = (await as('POST', '/admin/catalog-access', { org_id: callers.orgB.id, category_id: closed.id }))
+      .grant;
     await expectExact(filterSets);
     await as('DELETE', '/admin/catalog-access', { id: grant.id });
     await expectExact(filterSets);
@@ -153,8 +129,13 @@ describe('search totals', () => {
     // The term leaves a name and enters a tag; a template changes owner, privacy and category; one is deleted.
     await as('PUT', '/admin/templates', { id: named.id, name: unique('plain') });
     await as('PUT', '/admin/templates', { id: made[0].id, tags: [common], description: 'no words' });
-    await as('PUT', '/admin/templates', { id: made[3].id, org_id: orgB.id, category_id: closed.id });
-    await as('PUT', '/admin/templates', { id: made[4].id, is_public: false, org_id: orgA.id, is_featured: true });
+    await as('PUT', '/admin/templates', { id: made[3].id, org_id: callers.orgB.id, category_id: closed.id });
+    await as('PUT', '/admin/templates', {
+      id: made[4].id,
+      is_public: false,
+      org_id: callers.orgA.id,
+      is_featured: true,
+    });
     await expectExact(filterSets);
     await as('DELETE', '/admin/templates', { id: tagged.id });
     await as('PUT', '/admin/categories', { id: closed.id, is_private: false });
@@ -177,7 +158,7 @@ describe('deep search pages', () => {
                  case i % 4 when 3 then 'has ' || ${term} else 'nothing' end,
                  'nginx', ${open.id}::uuid,
                  case i % 4 when 2 then array[${term}] else array['web'] end,
-                 i % 6 <> 0, case when i % 6 = 0 then ${orgA.id}::uuid end, ${sqlTimestamp(at)}, ${sqlTimestamp(at)}
+                 i % 6 <> 0, case when i % 6 = 0 then ${callers.orgA.id}::uuid end, ${sqlTimestamp(at)}, ${sqlTimestamp(at)}
             from generate_series(1, 300) as g(i)`),
       );
     await written(insert);
