@@ -36,6 +36,61 @@ export const logger = createLogger({ service: 'hub', level: config.logLevel, des
 export const accessLogger = createLogger({ service: 'hub', level: config.logLevel, destination, redact: false });
 
 /**
+ * The wall clock as the process started with it. Next.js's server (next-server, required when the production server
+ * prepares it) replaces the global Date with a wrapper that consults its prerender stores on every `Date.now()` and
+ * `new Date()` (for cacheComponents, which the Hub does not use); the per-request path reads the clock through this.
+ * Captured when this module is evaluated, before Next.js is prepared.
+ */
+export const wallClock: () => number = Date.now;
+
+const LEVELS = { info: 30, debug: 20 } as const;
+/** Text JSON takes as it is between quotes: printable ASCII but `"` and `\`. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const quoted = (text: string) => (PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
+
+/**
+ * One access line (server/http/edge.ts), written as one string straight into the log's stream: the line
+ * `accessLogger[level]({ requestId, method, route, status, durationMs, caller, aborted }, 'request')` writes, field
+ * for field, without pino's per-line object walk (the line is written once per request: a 304 poll's largest step
+ * after the kernel's). Honours the access logger's level (silent after endLogs).
+ */
+export function writeAccessLine(
+  level: keyof typeof LEVELS,
+  requestId: string,
+  method: string | undefined,
+  route: string,
+  status: number,
+  durationMs: number,
+  caller: Caller,
+  aborted: boolean,
+): void {
+  if (accessLogger.levelVal > LEVELS[level]) return;
+  destination.write(accessLineText(level, wallClock(), requestId, method, route, status, durationMs, caller, aborted));
+}
+
+/** The text of one access line (writeAccessLine), as pino writes it: same fields, same order, same escaping. */
+export function accessLineText(
+  level: keyof typeof LEVELS,
+  time: number,
+  requestId: string,
+  method: string | undefined,
+  route: string,
+  status: number,
+  durationMs: number,
+  caller: Caller,
+  aborted: boolean,
+): string {
+  const who =
+    caller.id === undefined ? `{"kind":"${caller.kind}"}` : `{"kind":"${caller.kind}","id":${quoted(caller.id)}}`;
+  return (
+    `{"level":${LEVELS[level]},"time":${time},"service":"hub","requestId":${quoted(requestId)}` +
+    (method === undefined ? '' : `,"method":${quoted(method)}`) +
+    `,"route":${quoted(route)},"status":${status},"durationMs":${durationMs},"caller":${who}` +
+    (aborted ? ',"aborted":true,"msg":"request"}\n' : ',"msg":"request"}\n')
+  );
+}
+
+/**
  * Before the process exits: writes every line still pending on the non-blocking stream and resolves once it
  * is written (at most `limitMs` later). `logger.flush()` does not wait for writes already in flight, so lines
  * of the last milliseconds (the drain's "stopped") could be lost to process.exit().

@@ -4,7 +4,7 @@
  * module updates its figures through this one registry, through label children bound once.
  * Depends on nothing of the Hub, so any layer may import it.
  */
-import { bound, serviceMetrics } from '@shared/metrics';
+import { bound, serviceMetrics, type Counter } from '@shared/metrics';
 
 const m = serviceMetrics('hub', ({ counter }) => ({
   responseCache: counter(
@@ -81,16 +81,33 @@ export function routeClass(pathname: string): RouteClass {
   return 'page';
 }
 
-const responseCache = bound((result) => m.responseCache.labels(result!));
-const credentialCache = bound((result) => m.credentialCache.labels(result!));
+/**
+ * A counter bumped on every request (the cache look-ups): kept as plain numbers, one per label value, and added to
+ * the Prometheus counter when it is read (a scrape, prom-client's `collect`), so a 304 poll pays an increment instead
+ * of prom-client's label hashing and validation.
+ */
+function countedWhenRead(counter: Counter<string>, values: readonly string[]): Float64Array {
+  const pending = new Float64Array(values.length);
+  (counter as { collect?: () => void }).collect = () => {
+    for (let i = 0; i < values.length; i++) {
+      if (pending[i] === 0) continue;
+      counter.labels(values[i]!).inc(pending[i]!);
+      pending[i] = 0;
+    }
+  };
+  return pending;
+}
+const HIT_MISS = ['hit', 'miss'] as const;
+const responseCache = countedWhenRead(m.responseCache, HIT_MISS);
+const credentialCache = countedWhenRead(m.credentialCache, HIT_MISS);
 const catalogReads = bound((target) => m.catalogReads.labels(target!));
 const rateLimited = bound((limit) => m.rateLimited.labels(limit!));
 const mcpCalls = bound((outcome) => m.mcpCalls.labels(outcome!));
 const statements = bound((pool, source) => m.statements.labels(pool!, source!));
 
 export const hubMetrics = {
-  responseCache: (hit: boolean) => responseCache(hit ? 'hit' : 'miss').inc(),
-  credentialCache: (hit: boolean) => credentialCache(hit ? 'hit' : 'miss').inc(),
+  responseCache: (hit: boolean) => void (responseCache[hit ? 0 : 1]! += 1),
+  credentialCache: (hit: boolean) => void (credentialCache[hit ? 0 : 1]! += 1),
   catalogRead: (target: 'replica' | 'primary' | 'fallback') => catalogReads(target).inc(),
   statementTimeout: () => m.statementTimeouts.inc(),
   rateLimited: (limit: string) => rateLimited(limit).inc(),

@@ -18,11 +18,11 @@ import { flushLastUsed } from '../auth/lastUsed';
 import { flushMcpCalls } from '../domain/mcpCalls';
 import { flushRateLimits } from '../api/rateLimit';
 import {
-  accessLogger,
   endLogs,
   logger,
   requestIdFrom,
   withRequestContext,
+  writeAccessLine,
   type Caller,
   type RequestContext,
 } from '../log';
@@ -30,10 +30,11 @@ import { serveMcp } from './mcp/proxy';
 import { ANSWER_BYTES, forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 import { metricsAnswer } from './metrics';
-import { observeRequest, routeClass } from '../metrics';
+import { observeRequest, routeClass, type RouteClass } from '../metrics';
 
-const isRest = (pathname: string) =>
-  pathname.startsWith(`${REST_PREFIX}/`) && pathname !== `${REST_PREFIX}/openapi.json`;
+const REST_PATHS = `${REST_PREFIX}/`;
+const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
+const isRest = (pathname: string) => pathname.startsWith(REST_PATHS) && pathname !== OPENAPI_PATH;
 const isProbe = (pathname: string) => pathname === '/healthz' || pathname === '/readyz';
 
 function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -41,16 +42,18 @@ function writeJson(res: ServerResponse, status: number, body: unknown, headers: 
   res.end(JSON.stringify(body));
 }
 
-interface AccessLine {
-  requestId: string;
-  method: string | undefined;
-  route: string;
-  status: number;
-  durationMs: number;
-  caller: Caller;
-  aborted?: true;
-}
 const ANONYMOUS_CALLER: Caller = { kind: 'anonymous' };
+
+/** A response of the edge, with what its end (the access line, the metrics) needs of its request. */
+class EdgeResponse<Request extends IncomingMessage = IncomingMessage> extends http.ServerResponse<Request> {
+  started = 0;
+  pathname = '';
+  kind: RouteClass = 'page';
+  method: string | undefined = undefined;
+  context: RequestContext | undefined = undefined;
+  /** The REST answer's body bytes (nodeHttp.ts writeAnswer), when no Content-Length header is kept. */
+  [ANSWER_BYTES]?: number = undefined;
+}
 
 export interface Edge {
   server: http.Server;
@@ -92,13 +95,13 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     }
   }
 
-  function route(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string) {
+  function route(req: IncomingMessage, res: ServerResponse, pathname: string, requestId: string, rest: boolean) {
     if (pathname === '/healthz') return writeJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') return void readiness(res);
     if (pathname === '/metrics')
       return void metricsAnswer(req.headers.authorization).then((a) => res.writeHead(a.status, a.headers).end(a.body));
     // REST: the edge's headers go out with the answer's in one writeHead (nodeHttp.ts writeAnswer), none set before.
-    if (isRest(pathname)) return serveRest(req, res, [...restHeaders, 'x-request-id', requestId]);
+    if (rest) return serveRest(req, res, [...restHeaders, 'x-request-id', requestId]);
     if (pathname === '/mcp') return serveMcp(req, res);
     // Next.js copies the peer into X-Forwarded-For only when the header is missing: give it the same chain.
     const forwarded = forwardedFor(req);
@@ -112,45 +115,61 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
   const securityHeaders = Object.entries(baseSecurityHeaders());
   const restHeaders = [...securityHeaders.flat(), 'content-security-policy', API_CSP];
 
-  const server = http.createServer((req, res) => {
-    const started = performance.now();
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    const pathname = query === -1 ? url : url.slice(0, query);
-    const kind = routeClass(pathname);
-    const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']), route: kind };
-    if (!isRest(pathname)) {
-      res.setHeader('x-request-id', context.requestId);
-      for (const [name, value] of securityHeaders) res.setHeader(name, value);
-      // Pages get theirs, with a nonce, from proxy.ts.
-      if (pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
-    }
-    if (draining) res.setHeader('connection', 'close');
+  /**
+   * A request's end: out of the in-flight set, one access line, the request metrics. One function for every response
+   * (`this`), its request's facts kept on the response (EdgeResponse): no closure or once-wrapper per request.
+   */
+  function finished(this: EdgeResponse) {
+    inFlight.delete(this);
+    if (inFlight.size === 0) allDone?.();
+    // Closing: a kept-alive connection whose answer (e.g. a stream) ended after the socket closed takes no further
+    // request. Not during the ready delay: the process still serves, and closing a connection a client is about
+    // to reuse would fail that client's request (answers then carry Connection: close instead).
+    if (closing) setImmediate(() => server.closeIdleConnections());
+    const context = this.context!;
+    const durationMs = performance.now() - this.started;
+    // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
+    writeAccessLine(
+      this.kind === 'probe' ? 'debug' : 'info',
+      context.requestId,
+      this.method,
+      this.pathname,
+      this.statusCode,
+      Math.round(durationMs * 10) / 10,
+      context.caller ?? ANONYMOUS_CALLER,
+      !this.writableFinished,
+    );
+    const bytes = this.getHeader('content-length') ?? this[ANSWER_BYTES] ?? 0;
+    observeRequest(this.kind, this.statusCode, durationMs, Number(bytes));
+  }
 
-    inFlight.add(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      if (inFlight.size === 0) allDone?.();
-      // Closing: a kept-alive connection whose answer (e.g. a stream) ended after the socket closed takes no further
-      // request. Not during the ready delay: the process still serves, and closing a connection a client is about
-      // to reuse would fail that client's request (answers then carry Connection: close instead).
-      if (closing) setImmediate(() => server.closeIdleConnections());
-      // One access line per request: the path without its query string (it may carry anything), never a header or a secret.
-      const line: AccessLine = {
-        requestId: context.requestId,
-        method: req.method,
-        route: pathname,
-        status: res.statusCode,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
-        caller: context.caller ?? ANONYMOUS_CALLER,
-      };
-      if (!res.writableFinished) line.aborted = true;
-      accessLogger[isProbe(pathname) ? 'debug' : 'info'](line, 'request');
-      const bytes = res.getHeader('content-length') ?? (res as { [ANSWER_BYTES]?: number })[ANSWER_BYTES] ?? 0;
-      observeRequest(kind, res.statusCode, performance.now() - started, Number(bytes));
-    });
-    withRequestContext(context, () => route(req, res, pathname, context.requestId));
-  });
+  const server = http.createServer<typeof IncomingMessage, typeof EdgeResponse>(
+    { ServerResponse: EdgeResponse },
+    (req, res) => {
+      res.started = performance.now();
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const pathname = query === -1 ? url : url.slice(0, query);
+      const kind = routeClass(pathname);
+      const context: RequestContext = { requestId: requestIdFrom(req.headers['x-request-id']), route: kind };
+      res.pathname = pathname;
+      res.kind = kind;
+      res.method = req.method;
+      res.context = context;
+      const rest = isRest(pathname);
+      if (!rest) {
+        res.setHeader('x-request-id', context.requestId);
+        for (const [name, value] of securityHeaders) res.setHeader(name, value);
+        // Pages get theirs, with a nonce, from proxy.ts.
+        if (pathname === '/mcp' || isProbe(pathname)) res.setHeader('content-security-policy', API_CSP);
+      }
+      if (draining) res.setHeader('connection', 'close');
+
+      inFlight.add(res);
+      res.on('close', finished);
+      withRequestContext(context, () => route(req, res, pathname, context.requestId, rest));
+    },
+  );
   // Longer than common client and load-balancer idle timeouts, so kept-alive connections are not cut under them.
   server.keepAliveTimeout = 65_000;
   // Slow or stalled clients cannot hold sockets: headers within this, the whole request (not the answer) within that.
