@@ -14,5 +14,16 @@ import { config } from '../config';
 
 /** The client address of a request (see the file comment), or null when there is none to be had. */
 export function sourceAddress(headers: { get(name: string): string | null }): IpAddress | null {
-  return clientAddress(headers.get('x-forwarded-for'), config.trustedProxies);
+  const chain = headers.get('x-forwarded-for') ?? '';
+  const trusted = config.trustedProxies;
+  // Kept by chain (every request asks; a fleet comes through few): bounded, and forgotten when the trusted proxies
+  // change (a reloaded configuration).
+  if (known.trusted !== trusted) known = { trusted, byChain: new Map() };
+  let address = known.byChain.get(chain);
+  if (address === undefined) {
+    if (known.byChain.size >= 10_000) known.byChain.clear();
+    known.byChain.set(chain, (address = clientAddress(chain, trusted)));
+  }
+  return address;
 }
+let known: { trusted: unknown; byChain: Map<string, IpAddress | null> } = { trusted: undefined, byChain: new Map() };

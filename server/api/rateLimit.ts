@@ -225,12 +225,15 @@ export function resetRateLimitMemory(): void {
 
 /** The key a caller is rate-limited under once resolved; null for anonymous calls (limited per address). */
 export function limitSubjectOf(principal: Principal): string | null {
-  return principal.kind === 'instance'
-    ? `svh:${principal.keyId}`
-    : principal.kind === 'user'
-      ? `user:${principal.userId}`
-      : null;
+  if (principal.kind === 'instance') {
+    // An instance key's principal is made once per cached key (credentials.ts): so is its subject.
+    let subject = instanceSubjects.get(principal);
+    if (subject === undefined) instanceSubjects.set(principal, (subject = `svh:${principal.keyId}`));
+    return subject;
+  }
+  return principal.kind === 'user' ? `user:${principal.userId}` : null;
 }
+const instanceSubjects = new WeakMap<Principal, string>();
 
 /** A 429 that carries the RateLimit headers of the limit it hit. */
 export class RateLimitRefusal extends ServiceError {
@@ -258,30 +261,53 @@ export function admit<T>(
   resolve: () => T | Promise<T>,
   subjectOf: (caller: T) => string | null,
 ): Admitted<T> | Promise<Admitted<T>> {
-  address = addressBucket(address);
+  address = bucketOf(address);
   const perAddress = hit('address', address);
   if (perAddress.exceeded) throw new RateLimitRefusal(perAddress);
   if (hasCredential) {
     const failures = peek('failed_auth', address);
     if (failures.remaining === 0) throw new RateLimitRefusal(failures);
   }
-  const refused = (err: unknown): never => {
-    if (hasCredential && isFailedCredential(err)) hit('failed_auth', address);
-    throw err;
-  };
-  const admitted = (caller: T): Admitted<T> => {
-    const subject = subjectOf(caller);
-    const own = subject === null ? hit('anonymous', address) : hit('credential', subject);
-    if (own.exceeded) throw new RateLimitRefusal(own);
-    return { caller, headers: rateLimitHeaders(own.remaining < perAddress.remaining ? own : perAddress) };
-  };
   let caller: T | Promise<T>;
   try {
     caller = resolve();
   } catch (err) {
-    return refused(err);
+    return refusedFrom(address, hasCredential, err);
   }
-  return caller instanceof Promise ? caller.then(admitted, refused) : admitted(caller);
+  // No closure on the synchronous path (a cached credential: the 304 poll).
+  if (!(caller instanceof Promise)) return admitted(caller, subjectOf, address, perAddress);
+  return caller.then(
+    (c) => admitted(c, subjectOf, address, perAddress),
+    (err: unknown) => refusedFrom(address, hasCredential, err),
+  );
+}
+
+function refusedFrom(address: string, hasCredential: boolean, err: unknown): never {
+  if (hasCredential && isFailedCredential(err)) hit('failed_auth', address);
+  throw err;
+}
+
+function admitted<T>(
+  caller: T,
+  subjectOf: (caller: T) => string | null,
+  address: string,
+  perAddress: LimitStatus,
+): Admitted<T> {
+  const subject = subjectOf(caller);
+  const own = subject === null ? hit('anonymous', address) : hit('credential', subject);
+  if (own.exceeded) throw new RateLimitRefusal(own);
+  return { caller, headers: rateLimitHeaders(own.remaining < perAddress.remaining ? own : perAddress) };
+}
+
+/** addressBucket by address, kept (a fleet calls from few addresses): bounded, starts over past 10,000. */
+const buckets = new Map<string, string>();
+function bucketOf(address: string): string {
+  let bucket = buckets.get(address);
+  if (bucket === undefined) {
+    if (buckets.size >= 10_000) buckets.clear();
+    buckets.set(address, (bucket = addressBucket(address)));
+  }
+  return bucket;
 }
 
 export interface Admitted<T> {

@@ -146,13 +146,9 @@ export { limitSubjectOf };
 /** The context of a call, built once, under the rate limits (rateLimit.ts). */
 function admitRest(headers: HeaderReader) {
   const address = sourceAddress(headers)?.ip ?? 'unknown';
-  return admit(
-    address,
-    credentialFromHeaders(headers) !== null,
-    () => createContext(headers),
-    (ctx) => limitSubjectOf(ctx.principal),
-  );
+  return admit(address, credentialFromHeaders(headers) !== null, () => createContext(headers), subjectOfContext);
 }
+const subjectOfContext = (ctx: Context) => limitSubjectOf(ctx.principal);
 
 /** Query parameters as input: one value → string, repeated → array (own properties only). */
 function queryInput(params: URLSearchParams): Record<string, unknown> {
@@ -234,7 +230,6 @@ export function dispatchRest(req: RestRequest): RestAnswer | Promise<RestAnswer>
   if (req.method === 'HEAD') return headAnswer(req);
   const target = targetOf(req.method, req.url);
   const { pathname, route } = target;
-  const failed = (err: unknown) => errorAnswer(err, `REST ${req.method} ${pathname}`);
   try {
     if (!route) throw new TransportError('NOT_FOUND', `No endpoint ${req.method} ${REST_PREFIX}${pathname}`);
     const admission = admitRest(req.headers);
@@ -242,15 +237,24 @@ export function dispatchRest(req: RestRequest): RestAnswer | Promise<RestAnswer>
       admission instanceof Promise
         ? admission.then((admitted) => answerFor(req, target, route, admitted))
         : answerFor(req, target, route, admission);
-    return answer instanceof Promise ? answer.catch(failed) : answer;
+    return answer instanceof Promise ? answer.catch((err: unknown) => failed(err, req.method, pathname)) : answer;
   } catch (err) {
-    return failed(err);
+    return failed(err, req.method, pathname);
   }
+}
+
+function failed(err: unknown, method: string, pathname: string): RestAnswer {
+  return errorAnswer(err, `REST ${method} ${pathname}`);
 }
 
 /** A GET without its body (load balancers, link checkers): same status and headers. */
 async function headAnswer(req: RestRequest): Promise<RestAnswer> {
-  const answer = await dispatchRest({ ...req, method: 'GET' });
+  const answer = await dispatchRest({
+    method: 'GET',
+    url: req.url,
+    headers: req.headers,
+    readBody: (limit) => req.readBody(limit),
+  });
   return { ...answer, body: null };
 }
 

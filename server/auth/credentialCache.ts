@@ -37,10 +37,14 @@ export function lookupNow<K extends Lookup['kind']>(
   kind: K,
   token: string,
   load: (hash: string) => Promise<RowOf<K>>,
+  beforeLoad?: (token: string) => void,
 ): RowOf<K> | Promise<RowOf<K>> {
   const hash = hashSecret(token);
   const hit = cachedRow(kind, hash, generation('auth'));
   if (hit) return hit.row as RowOf<K> | Promise<RowOf<K>>;
+  // A check of the token itself (its checksum) is needed once: a token found in the cache, by the hash of the very
+  // same text, passed it when it was first looked up.
+  beforeLoad?.(token);
   return loadRow(kind, hash, load);
 }
 

@@ -83,11 +83,17 @@ export function resolveCredentialNow(token: string | null): Principal | Promise<
 
 // ---------------------------------------------------------------- instance keys (svh_)
 
-function resolveInstanceKey(token: string): InstancePrincipal | Promise<InstancePrincipal> {
+function refuseMalformedInstanceKey(token: string): void {
   if (!parseSecret(token)) unauthenticated('Malformed instance key', 'malformed_token');
-  const row = lookupNow('svh_', token, loadInstanceKey);
+}
+
+function resolveInstanceKey(token: string): InstancePrincipal | Promise<InstancePrincipal> {
+  const row = lookupNow('svh_', token, loadInstanceKey, refuseMalformedInstanceKey);
   return row instanceof Promise ? row.then(instancePrincipalOf) : instancePrincipalOf(row);
 }
+
+/** The principal of a cached row, made once per row (a row is replaced, never changed, when the cache reads it again). */
+const principals = new WeakMap<InstanceKeyRow, InstancePrincipal>();
 
 function instancePrincipalOf(row: InstanceKeyRow | null): InstancePrincipal {
   if (!row) unauthenticated('Unknown instance key', 'unknown_token');
@@ -97,7 +103,12 @@ function instancePrincipalOf(row: InstanceKeyRow | null): InstancePrincipal {
       reason: 'organization_suspended',
     });
   touchLastUsed('svh_', row.id);
-  return { kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId };
+  let principal = principals.get(row);
+  if (!principal) {
+    principal = Object.freeze({ kind: 'instance', keyId: row.id, keyName: row.name, orgId: row.orgId } as const);
+    principals.set(row, principal);
+  }
+  return principal;
 }
 
 // ---------------------------------------------------------------- Hub JWTs (session cookie or bearer)

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { forwardedChain } from '@shared/ops';
 import { errorBody, logUnexpected, toHttpError, TransportError, type HttpError } from '../api/errors';
-import { dispatchRest, type RestAnswer } from '../api/rest';
+import { dispatchRest, type RestAnswer, type RestRequest } from '../api/rest';
 
 /**
  * X-Forwarded-For as the Hub's handlers read it: the request's own header with the TCP peer's address
@@ -39,15 +39,37 @@ export function writeFailure(
 }
 
 /** A Node request's headers as the Hub's handlers read them (X-Forwarded-For with the peer appended). */
+class NodeHeaders {
+  constructor(private readonly req: IncomingMessage) {}
+
+  get(name: string): string | null {
+    if (name === 'x-forwarded-for') return forwardedFor(this.req);
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/** A Node request's headers as the Hub's handlers read them (X-Forwarded-For with the peer appended). */
 export function nodeHeaders(req: IncomingMessage): { get(name: string): string | null } {
-  return {
-    get(name: string): string | null {
-      if (name === 'x-forwarded-for') return forwardedFor(req);
-      const value = req.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-  };
+  return new NodeHeaders(req);
+}
+
+/** A Node request as the REST dispatcher reads it: one object per request, no closure. */
+class NodeRestRequest implements RestRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: NodeHeaders;
+
+  constructor(private readonly req: IncomingMessage) {
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+    this.headers = new NodeHeaders(req);
+  }
+
+  readBody(limit: number): Promise<Uint8Array | null> {
+    return readNodeBody(this.req, limit);
+  }
 }
 
 /** The body of a Node request, or null as soon as it exceeds `limit` bytes. */
@@ -101,12 +123,7 @@ function writeAnswer(answer: RestAnswer, req: IncomingMessage, res: ServerRespon
  * writeHead.
  */
 export function serveRest(req: IncomingMessage, res: ServerResponse, fixed: string[] = []) {
-  const answer = dispatchRest({
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    headers: nodeHeaders(req),
-    readBody: (limit) => readNodeBody(req, limit),
-  });
+  const answer = dispatchRest(new NodeRestRequest(req));
   // A cached answer comes back synchronously (rest.ts): written at once, no promise in between.
   if (!(answer instanceof Promise)) return writeAnswer(answer, req, res, fixed);
   answer.then(
