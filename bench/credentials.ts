@@ -78,6 +78,7 @@ export async function makeMcpSetup(
   const [user] = await pg<{ id: string; email: string; name: string }[]>`
     insert into users (email, name, role, org_id, org_role, org_joined_at)
     values ('bench-mcp@example.com', 'Bench Assistant User', 'user', ${org.id}, 'admin', now())
+    on conflict (email) do update set org_id = excluded.org_id -- a database kept from an earlier run (--keep-db)
     returning id, email, name`;
   const principal = {
     kind: 'user',

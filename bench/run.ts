@@ -43,7 +43,7 @@ import {
 } from './report';
 import { buildSearchMix, searchMixMisses } from './search-mix';
 import { bearer, checkParity, fetchJson, scenarios, type Ctx } from './scenarios';
-import { sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
+import { ORGS, sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
 import { reloadConfig } from '../server/config';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -55,6 +55,7 @@ const { values: argv } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     only: { type: 'string' },
+    'keep-db': { type: 'string' },
     profile: { type: 'boolean', default: false },
     fleet: { type: 'boolean', default: false },
     'fleet-orgs': { type: 'string' },
@@ -115,6 +116,16 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || 
 }
 const outDir = path.join(root, mode === 'full' && !missesOnly ? 'bench/results' : 'bench/results/tmp');
 const logDir = path.join(root, 'bench/results/tmp/logs');
+/**
+ * --keep-db <name>: the run's database is <name>, kept at the end. When it exists already (a previous --keep-db run),
+ * its organizations and templates are reused and only what a larger size adds is seeded (the 100,000 seed takes
+ * minutes); credentials are made anew. A size smaller than what it holds is refused.
+ */
+const keepDb = argv['keep-db'];
+if (keepDb !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(keepDb)) {
+  console.error('--keep-db takes a database name: lower-case letters, digits and underscores');
+  process.exit(64);
+}
 fs.mkdirSync(logDir, { recursive: true });
 
 const log = (message: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -246,13 +257,14 @@ async function main(): Promise<number> {
 
   // Database
   const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbName = `hub_bench_${randomBytes(5).toString('hex')}`;
+  const dbName = keepDb ?? `hub_bench_${randomBytes(5).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
+  const reused = keepDb !== undefined && (await admin`select 1 from pg_database where datname = ${keepDb}`).length > 0;
+  if (!reused) await admin.unsafe(`create database ${dbName}`);
   cleanups.push(async () => {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    if (!keepDb) await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end({ timeout: 2 });
-    log(`dropped database ${dbName}`);
+    log(keepDb ? `kept database ${dbName} (--keep-db)` : `dropped database ${dbName}`);
   });
   const dbUrl = new URL(serverUrl);
   dbUrl.pathname = `/${dbName}`;
@@ -292,7 +304,16 @@ async function main(): Promise<number> {
   };
   cleanups.push(() => pg.end({ timeout: 2 }));
 
-  const orgs = await seedAccountsAndCategories(pg);
+  const orgs = reused
+    ? await Promise.all(
+        ORGS.map(async ({ slug, grants }) => {
+          const [row] = await pg<{ id: string }[]>`select id from organizations where slug = ${slug}`;
+          if (!row)
+            throw new Error(`--keep-db ${dbName}: organization ${slug} is missing (drop the database to seed anew)`);
+          return { id: row.id, slug, grants };
+        }),
+      )
+    : await seedAccountsAndCategories(pg);
   const keys = await makeInstanceKeys(orgs, keysPerOrg);
   const ttl = 6 * 3600;
   const adminJwt = await makeAdminJwt(ttl);
@@ -361,7 +382,9 @@ async function main(): Promise<number> {
   const sizeResults: SizeResult[] = [];
   let parity: Parity[] = [];
   let mcp: McpResult = { notApplicable: 'unavailable' in mcpSetup ? mcpSetup.unavailable : undefined, runs: [] };
-  let seeded = 0;
+  let seeded = reused ? Number((await pg<{ n: number }[]>`select count(*)::int as n from templates`)[0]!.n) : 0;
+  if (reused) log(`reusing database ${dbName}: ${seeded.toLocaleString('en-US')} templates`);
+  if (seeded > sizes[0]!) throw new Error(`--keep-db ${dbName} holds ${seeded} templates, more than the first size`);
   let hubPeak = 0;
 
   for (const [index, size] of sizes.entries()) {
@@ -738,7 +761,7 @@ async function main(): Promise<number> {
   const md = markdown(report);
   fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
   fs.writeFileSync(path.join(outDir, 'latest.md'), md);
-  if (mode === 'full') updateReadme(report);
+  if (mode === 'full' && !missesOnly) updateReadme(report); // --only misses writes bench/results/tmp/ only
   console.log(md);
   log(
     `results: ${path.relative(root, path.join(outDir, 'latest.json'))}, ${path.relative(root, path.join(outDir, 'latest.md'))}`,
