@@ -134,7 +134,8 @@ async function startPodman(): Promise<TestEngine> {
     fs.rmSync(socket, { force: true });
     const log = fs.openSync(path.join(dir, 'podman.log'), 'a');
     const args = [...(runtime ? ['--runtime', runtime] : []), 'system', 'service', '--time=0', dockerHost];
-    const proc = spawn('podman', args, { detached: true, stdio: ['ignore', log, log] });
+    // In the service's own folder: conmon writes an empty `oom` file into its working directory.
+    const proc = spawn('podman', args, { cwd: dir, detached: true, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     child = proc;
     const exited = new Promise<never>((_, reject) =>
