@@ -16,6 +16,30 @@ describe('serviceMetrics', () => {
     expect(text).toContain('process_cpu_seconds_total'); // Node's default metrics
   });
 
+  it('counts requests between scrapes exactly as observed one by one: buckets, +Inf, sum, count, bytes', async () => {
+    const m = serviceMetrics('pkgtest_tally', () => ({}));
+    const name = 'pkgtest_tally_http_request_duration_seconds';
+    for (const ms of [0.5, 1, 3, 20_000]) m.observeRequest('catalog', 304, ms, 10);
+    let text = await m.registry.metrics();
+    expect(text).toContain(`${name}_bucket{le="0.001",route="catalog"} 2`);
+    expect(text).toContain(`${name}_bucket{le="0.005",route="catalog"} 3`);
+    expect(text).toContain(`${name}_bucket{le="10",route="catalog"} 3`);
+    expect(text).toContain(`${name}_bucket{le="+Inf",route="catalog"} 4`);
+    expect(text).toContain(`${name}_sum{route="catalog"} 20.0045`);
+    expect(text).toContain(`${name}_count{route="catalog"} 4`);
+    expect(text).toContain('pkgtest_tally_http_response_bytes_total{route="catalog"} 40');
+    // Counted since the last scrape, added to what was there: nothing is counted twice or lost.
+    m.observeRequest('catalog', 304, 2);
+    m.observeRequest('catalog', 500, 0.2);
+    text = await m.registry.metrics();
+    expect(text).toContain(`${name}_bucket{le="0.001",route="catalog"} 3`);
+    expect(text).toContain(`${name}_bucket{le="0.0025",route="catalog"} 4`);
+    expect(text).toContain(`${name}_count{route="catalog"} 6`);
+    expect(text).toContain('pkgtest_tally_http_requests_total{route="catalog",status="304"} 5');
+    expect(text).toContain('pkgtest_tally_http_requests_total{route="catalog",status="500"} 1');
+    expect(await m.registry.metrics()).toContain(`${name}_count{route="catalog"} 6`);
+  });
+
   it('leaves the answer bytes out when asked to', async () => {
     const m = serviceMetrics('pkgtest_nobytes', () => ({}), { responseBytes: false });
     m.observeRequest('api', 200, 5, 100);
