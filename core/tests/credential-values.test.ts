@@ -23,6 +23,11 @@ const DELETED = 'postgres://app:DeletedDeploymentS3cret@db/app';
 // Percent-encoded, in a variable whose name says nothing: only the decoded value shows the credential.
 const ENCODED = '-Dsonar.jdbc.url=jdbc%3Apostgresql%3A%2F%2Fdb%2Fsonar%3Fpassword%3DEncodedS3cret';
 const NAMED = 'planted-named-credential-5e1c';
+// A YAML-shaped value and a token as a URL's whole userinfo, in variables whose names say nothing.
+const YAML = 'database:\n  host: db\n  password: YamlS3cret\n';
+const GIT = 'https://ghp_UrlT0kenS3cretAbCdEf0123456789@github.com/org/app.git';
+const GONE_YAML = 'api:\n  token: "GoneYamlT0ken"\n';
+const GONE_GIT = 'https://glpat-GoneUrlT0kenAbCdEf12@gitlab.example/app.git';
 const MASTER = 'credential-values-test-master-secret-0123';
 
 let t: TestCore;
@@ -46,6 +51,8 @@ const template: CatalogTemplate = {
     { name: 'SONAR_JDBC_PASSWORD', required: false, default_value: '', description: 'database password' },
     { name: 'JAVA_OPTS', required: false, default_value: '', description: 'JVM options' },
     { name: 'TZ', required: false, default_value: 'UTC', description: 'time zone' },
+    { name: 'APP_CONFIG', required: false, default_value: '', description: 'settings file' },
+    { name: 'GIT_REMOTE', required: false, default_value: '', description: 'repository' },
   ],
 };
 
@@ -80,7 +87,7 @@ beforeAll(async () => {
       templateId: template.id,
       templateSlug: template.slug,
       templateVersion: template.version,
-      env: { SONAR_JDBC_URL: JDBC, SONAR_JDBC_PASSWORD: NAMED, TZ: 'Europe/Berlin' },
+      env: { SONAR_JDBC_URL: JDBC, SONAR_JDBC_PASSWORD: NAMED, APP_CONFIG: YAML, GIT_REMOTE: GIT, TZ: 'Europe/Berlin' },
       secretRefs: [],
       createdBy: 'old-code',
     })
@@ -125,6 +132,16 @@ beforeAll(async () => {
       before: { name: 'gone', env: { DATABASE_URL: DELETED, TZ: 'UTC' } },
       after: null,
     },
+    // Another, quoting only the YAML setting and the URL token: the database's pre-filter must pick it too.
+    {
+      ...quoted,
+      action: 'deployment.delete',
+      targetType: 'deployment',
+      targetId: randomUUID(),
+      targetName: 'gone-yaml',
+      before: { name: 'gone-yaml', env: { SETTINGS: GONE_YAML, REMOTE: GONE_GIT, TZ: 'UTC' } },
+      after: null,
+    },
   ]);
   firstLogs = first.core.logs;
   await first.core.stop();
@@ -160,6 +177,18 @@ describe('a literal carrying a credential', () => {
     expect(several.body.message).toContain(
       'SONAR_JDBC_URL (a password in a URL (user:password@host)), JAVA_OPTS (a Hub personal access token (svp_…)) carry credentials',
     );
+    const settings = await create({ APP_CONFIG: YAML, GIT_REMOTE: GIT });
+    expect(settings.status).toBe(400);
+    expect(settings.body.message).toContain(
+      'APP_CONFIG (the setting password:), GIT_REMOTE (a token in a URL (token@host)) carry credentials',
+    );
+    expect(JSON.stringify(settings.body)).not.toMatch(/YamlS3cret|UrlT0kenS3cret/);
+    // Prose, a reference and a user name stay literals.
+    const plain = await create(
+      { APP_CONFIG: 'password: ${DB_PASSWORD}', GIT_REMOTE: 'https://git@github.com/org/app.git', TZ: 'UTC' },
+      'sonar-plain',
+    );
+    expect(plain.status).toBe(201);
     const key = await create({ JAVA_OPTS: '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----' });
     expect(key.body.message).toContain('JAVA_OPTS (a private key');
     const list = (await t.call('GET', '/api/v1/deployments', { token: admin })).body.deployments;
@@ -208,8 +237,12 @@ describe('literals stored by earlier versions', () => {
     expect(sonar.env).toEqual({
       SONAR_JDBC_URL: { secret: 'deploy.sonar.SONAR_JDBC_URL' },
       SONAR_JDBC_PASSWORD: { secret: 'deploy.sonar.SONAR_JDBC_PASSWORD' },
+      APP_CONFIG: { secret: 'deploy.sonar.APP_CONFIG' },
+      GIT_REMOTE: { secret: 'deploy.sonar.GIT_REMOTE' },
       TZ: 'Europe/Berlin',
     });
+    expect((await t.call('GET', '/api/v1/secrets/deploy.sonar.APP_CONFIG', { token: admin })).body.value).toBe(YAML);
+    expect((await t.call('GET', '/api/v1/secrets/deploy.sonar.GIT_REMOTE', { token: admin })).body.value).toBe(GIT);
     const secret = await t.call('GET', '/api/v1/secrets/deploy.sonar.SONAR_JDBC_URL', { token: admin });
     expect(secret.body.value).toBe(JDBC);
     expect((await t.call('GET', '/api/v1/secrets/deploy.sonar.SONAR_JDBC_PASSWORD', { token: admin })).body.value).toBe(
@@ -229,6 +262,8 @@ describe('literals stored by earlier versions', () => {
     expect(restarted.after.env).toEqual({ JAVA_OPTS: '[redacted]', TZ: 'Europe/Berlin' });
     const gone = entries.find((e: any) => e.target.name === 'gone' && e.action === 'deployment.delete');
     expect(gone.before.env).toEqual({ DATABASE_URL: '[redacted]', TZ: 'UTC' });
+    const goneYaml = entries.find((e: any) => e.target.name === 'gone-yaml' && e.action === 'deployment.delete');
+    expect(goneYaml.before.env).toEqual({ SETTINGS: '[redacted]', REMOTE: '[redacted]', TZ: 'UTC' });
 
     const moved = entries.find((e: any) => e.action === 'deployment.credentials_moved');
     expect(moved).toMatchObject({
@@ -239,14 +274,18 @@ describe('literals stored by earlier versions', () => {
         env: {
           SONAR_JDBC_URL: { secret: 'deploy.sonar.SONAR_JDBC_URL' },
           SONAR_JDBC_PASSWORD: { secret: 'deploy.sonar.SONAR_JDBC_PASSWORD' },
+          APP_CONFIG: { secret: 'deploy.sonar.APP_CONFIG' },
+          GIT_REMOTE: { secret: 'deploy.sonar.GIT_REMOTE' },
         },
         redacted_activity_entries: 3,
       },
     });
-    expect(entries.find((e: any) => e.action === 'deployment.activity_redacted')).toMatchObject({
-      target: { name: 'gone' },
-      after: { redacted_activity_entries: 1 },
-    });
+    for (const name of ['gone', 'gone-yaml']) {
+      expect(
+        entries.find((e: any) => e.action === 'deployment.activity_redacted' && e.target.name === name),
+        name,
+      ).toMatchObject({ after: { redacted_activity_entries: 1 } });
+    }
 
     expect(t.logs.join('\n')).toMatch(
       /sonar\.SONAR_JDBC_URL -> deploy\.sonar\.SONAR_JDBC_URL.*moved credential literals/,
@@ -271,7 +310,16 @@ describe('literals stored by earlier versions', () => {
     }
     const all = seen.join('\n');
     expect(all).toContain('deploy.sonar.SONAR_JDBC_URL'); // it read the migrated deployment
-    for (const planted of ['JdbcS3cret', 'DeletedDeploymentS3cret', 'EncodedS3cret', NAMED]) {
+    for (const planted of [
+      'JdbcS3cret',
+      'DeletedDeploymentS3cret',
+      'EncodedS3cret',
+      NAMED,
+      'YamlS3cret',
+      'UrlT0kenS3cret',
+      'GoneYamlT0ken',
+      'GoneUrlT0ken',
+    ]) {
       expect(all).not.toContain(planted);
       expect(t.logs.join('\n')).not.toContain(planted);
     }

@@ -3,7 +3,8 @@
  * deployment, the activity log and the overview; a credential belongs in a sealed secret that the deployment
  * binds (`{"secret": "<name>"}`). Two rules on top of the credential-named variables (deployments.ts):
  * - validation refuses a literal whose value carries a credential, whatever the variable's name
- *   (@shared/tokens findCredentialInValue: a URL's password, password=… parameters, private keys, our tokens);
+ *   (@shared/tokens findCredentialInValue: a URL's password or token, password=… parameters and `password: …`
+ *   settings, private keys, our tokens);
  * - at start, literals stored before the rule (by value or by name) move into secrets and bindings, and the
  *   activity entries that quoted them are redacted, in one transaction recorded as done by the system.
  */
@@ -52,8 +53,10 @@ const LOOSE_WORD = '(password|passwd|pwd|secret|token|api[_-]?key|apikey)';
 // A percent escape makes a value suspect too: the exact check decodes it (password%3D…, an encoded URL).
 const LOOSE_VALUE = [
   `${LOOSE_WORD}[[:space:]]*=`,
-  `${LOOSE_WORD}"[[:space:]]*:`,
-  '://[^[:space:]/?#@]*:[^[:space:]/?#@]*@',
+  // a JSON field, a YAML/INI setting (`password: x`, quoted keys too)
+  `${LOOSE_WORD}["']?[[:space:]]*:`,
+  // a URL's userinfo: user:password@, or a token alone (token@)
+  '://[^[:space:]/?#@]+@',
   'private key',
   'sv[hpm]_[0-9a-z]{38}',
   '%[0-9a-f]{2}',

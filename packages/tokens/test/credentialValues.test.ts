@@ -58,6 +58,77 @@ describe('findCredentialInValue', () => {
       expect(findCredentialInValue(value), value).toBeNull();
   });
 
+  it('finds password, secret, token and api_key settings in a YAML, INI or env-file shaped value, one per line', () => {
+    const cases: [string, string][] = [
+      ['password: hunter2', 'password'],
+      ['database:\n  host: db\n  password: YamlS3cret\n  port: 5432\n', 'password'],
+      ['# app settings\n---\nauth:\n  client_secret: "quoted value"\n', 'client_secret'],
+      ["[github]\nuser = bot\ntoken: 'Ini5ecret'\n", 'token'],
+      ['export API_KEY: AIzaSy123 # the maps key\n', 'API_KEY'],
+      ['services:\n  - name: a\n    api-key: k3y\n', 'api-key'],
+      ['"db_password":   spaced  \r\nuser: app', 'db_password'],
+      ['tls:\n  secret: |\n    -----not a key, still a secret\n', 'secret'],
+      ['smtp:\n  password: correct horse battery staple\n  user: mail', 'password'],
+    ];
+    for (const [value, key] of cases) {
+      expect(findCredentialInValue(value), value).toEqual({ kind: 'parameter', description: `the setting ${key}:` });
+    }
+  });
+
+  it('leaves prose with the word password, references, empty and null settings, and keys that only contain the word', () => {
+    for (const value of [
+      'Reset your password: click the link in the mail',
+      'Password: ask the administrator',
+      'The admin sets the password.\npassword: hunter2',
+      'Note: the password is in the vault',
+      'password: ${SECRET_REF}',
+      'password: $DB_PASSWORD',
+      'token: {{ api_token }}',
+      'password: *db_password',
+      'password:',
+      'password: ""',
+      "secret: ''",
+      'password: ~',
+      'token: null',
+      'password: # set by the operator',
+      'secret:\n  secretName: app-tls\n  existingSecret: app-secret\n',
+      'password_file: /run/secrets/db\ntoken_url: https://sso.example/token',
+      'password:hunter2 is not YAML',
+      'https://example.com:8443/path',
+    ]) {
+      expect(findCredentialInValue(value), value).toBeNull();
+    }
+  });
+
+  it('finds a token that is the whole userinfo of a URL, and leaves user names there', () => {
+    const ghp = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'}`;
+    for (const value of [
+      `https://${ghp}@github.com/org/repo.git`,
+      'https://glpat-AbCdEfGhIjKlMnOpQrSt@gitlab.example/group/app.git',
+      'git clone https://0123456789abcdef0123456789abcdef01234567@git.example/app',
+      'https://vz4mw6c2tq3k7xnqg5p2h6e4v3b7a5rj2y3zt6d4w7f5c2h3k6na@dev.azure.com/org',
+      `https%3A%2F%2F${ghp}%40github.com`,
+    ]) {
+      expect(findCredentialInValue(value), value).toEqual({
+        kind: 'url_token',
+        description: 'a token in a URL (token@host)',
+      });
+    }
+    for (const value of [
+      'https://git@github.com/org/repo.git',
+      'ssh://git@github.com/org/repo.git',
+      'https://TOKEN@host/',
+      'https://deploy-bot-01@git.example/app',
+      'https://jenkins-agent-build-2024@ci.example/',
+      'https://firstname.lastname2024@git.example/',
+      'https://${GITHUB_TOKEN}@github.com/org/repo.git',
+      'https://$GITHUB_TOKEN@github.com/org/repo.git',
+      'https://ghp_short@github.com',
+    ]) {
+      expect(findCredentialInValue(value), value).toBeNull();
+    }
+  });
+
   it('finds a private-key block of any kind', () => {
     for (const header of ['PRIVATE KEY', 'RSA PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'ENCRYPTED PRIVATE KEY']) {
       const value = `-----BEGIN ${header}-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END ${header}-----\n`;
@@ -110,6 +181,10 @@ describe('findCredentialInValue', () => {
       '='.repeat(60_000),
       '://'.repeat(20_000),
       '"'.repeat(60_000),
+      'password: |\n'.repeat(5_000),
+      `${' '.repeat(60_000)}x`,
+      `a: b\n${'-'.repeat(60_000)}`,
+      `https://${'a1'.repeat(30_000)}`,
     ];
     const started = performance.now();
     for (const value of hostile) expect(findCredentialInValue(value)).toBeNull();
