@@ -348,6 +348,45 @@ describe('bytes per response', () => {
       instance.close();
     }
   });
+
+  it("passes a sized answer's Content-Length on, and aborts one that ends short of it instead of ending it as whole", async () => {
+    const whole = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'whole' } });
+    const instance = createServer((req, res) => {
+      if (req.headers['mcp-session-id'] !== 'short')
+        return res.writeHead(200, { 'content-type': 'application/json', 'content-length': whole.length }).end(whole);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write('{"jsonrpc":"2.0",', () => res.destroy());
+    });
+    await new Promise<void>((r) => instance.listen(0, '127.0.0.1', () => r()));
+    try {
+      const k = await createKey(org.id, 'sized-answers');
+      await registerMcpUrl(k, `http://127.0.0.1:${(instance.address() as AddressInfo).port}/mcp`);
+      const pat = await mintToken(alice.token, k.id);
+      const post = (sessionId: string) =>
+        fetch(`${hub.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${pat.token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': sessionId,
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+      const sized = await post('whole');
+      expect(sized.status).toBe(200);
+      expect(sized.headers.get('content-length')).toBe(String(whole.length));
+      expect(sized.headers.get('transfer-encoding')).toBeNull();
+      expect(await sized.text()).toBe(whole);
+      const short = await post('short');
+      expect(short.status).toBe(200);
+      await expect(short.text()).rejects.toThrow();
+      await waitFor(() => openMcpCalls(pat.id) === 0);
+    } finally {
+      instance.closeAllConnections();
+      instance.close();
+    }
+  });
 });
 
 describe('idle time', () => {

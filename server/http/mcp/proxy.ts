@@ -72,26 +72,24 @@ function bearerToken(authorization: string | undefined): string | null {
 }
 
 /** The JSON-RPC method(s) and id of a body the Hub read, or null when it is not JSON at all. */
-function inspectRpc(body: Uint8Array): { method: string | null; id: RpcId } | null {
+function inspectRpc(body: Buffer): { method: string | null; id: RpcId } | null {
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) as unknown;
-    const messages = Array.isArray(parsed) ? parsed : [parsed];
-    const methods = messages
-      .map((m) =>
-        m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string'
-          ? (m as { method: string }).method
-          : null,
-      )
-      .filter((m): m is string => m !== null);
-    const first = messages[0] as { id?: unknown } | undefined;
-    const id =
-      !Array.isArray(parsed) && first && (typeof first.id === 'string' || typeof first.id === 'number')
-        ? first.id
-        : null;
-    return { method: methods.length > 0 ? methods.join(',') : null, id };
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
     return null;
   }
+  const methodOf = (m: unknown) =>
+    m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string'
+      ? (m as { method: string }).method
+      : null;
+  // A batch: its methods, no id (one call's id cannot answer for all of them).
+  if (Array.isArray(parsed)) {
+    const methods = parsed.map(methodOf).filter((m): m is string => m !== null);
+    return { method: methods.length > 0 ? methods.join(',') : null, id: null };
+  }
+  const id = parsed && typeof parsed === 'object' ? (parsed as { id?: unknown }).id : undefined;
+  return { method: methodOf(parsed), id: typeof id === 'string' || typeof id === 'number' ? id : null };
 }
 
 /**

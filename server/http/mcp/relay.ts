@@ -76,6 +76,8 @@ interface StreamLimits {
   sse: boolean;
   /** A GET stream (server-to-client messages) rather than the answer to a POST. */
   isGet: boolean;
+  /** The instance's Content-Length was passed on: a body that ends short is aborted, never ended as if whole. */
+  sized: boolean;
 }
 
 /**
@@ -130,9 +132,13 @@ function relay(up: IncomingMessage, res: ServerResponse, limits: StreamLimits, r
   up.once('end', () => {
     if (finish()) res.end();
   });
-  // The instance closed the stream before its end: the client's answer ends there too.
+  // The instance closed the stream before its end: the client's answer ends there too (aborted when its length was
+  // declared: ending it would leave the client waiting for the rest).
   up.once('close', () => {
-    if (finish()) res.end();
+    if (finish()) {
+      if (limits.sized) res.destroy();
+      else res.end();
+    }
   });
   // The client went away: close the instance's stream too (no leaked sockets).
   res.once('close', () => {
@@ -267,17 +273,23 @@ export function forward({ req, res, target, assertion, body, rpcId, release, mar
         const value = up.headers[name];
         if (typeof value === 'string') out[name] = value;
       }
+      const sse = (up.headers['content-type'] ?? '').startsWith('text/event-stream');
+      // A sized answer (not an event stream, which a cut may extend with an error event) keeps its length: the
+      // client reads it without chunked framing, and its end costs no terminating write.
+      const length = up.headers['content-length'];
+      const sized = !sse && length !== undefined && status !== 204 && status !== 205 && status !== 304;
+      if (sized) out['content-length'] = length;
       res.writeHead(status, out);
       if (status === 204 || status === 205 || status === 304) {
         release();
         up.resume();
         return void res.end();
       }
-      const sse = (up.headers['content-type'] ?? '').startsWith('text/event-stream');
       // An event stream's headers go out now: its first event may be minutes away (an MCP GET stream), and
       // the client waits for the headers to know the stream is open.
       if (sse) res.flushHeaders();
-      relay(up, res, { maxBytes, idleMs: config.mcpIdleTimeoutMs, rpcId, sse, isGet: req.method === 'GET' }, release);
+      const limits = { maxBytes, idleMs: config.mcpIdleTimeoutMs, rpcId, sse, isGet: req.method === 'GET', sized };
+      relay(up, res, limits, release);
     });
 
     if (body) upstream.end(body);
