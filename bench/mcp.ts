@@ -80,14 +80,38 @@ export async function measureMcp(
   const { connections, warmupSec, durationSec } = opts;
   for (const c of [1, connections]) {
     let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
-    const measure = async (server: Server, token: string): Promise<LoadResult> => {
+    /** CPU per call (user + system, µs, /proc) of the server measured, and of the upstream behind it. */
+    const cpu: Record<string, { server: number; upstream: number }> = {};
+    const measure = async (who: string, server: Server, token: string): Promise<LoadResult> => {
       await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+      const before = [cpuTimes(server.child.proc.pid!), cpuTimes(upstream.child.proc.pid!)] as const;
       window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
-      return runLoad({ base: server.base, connections: c, durationSec, next: call(token), expect: [200] });
+      const result = await runLoad({
+        base: server.base,
+        connections: c,
+        durationSec,
+        next: call(token),
+        expect: [200],
+      });
+      const after = [cpuTimes(server.child.proc.pid!), cpuTimes(upstream.child.proc.pid!)] as const;
+      const perCall = (i: 0 | 1) =>
+        (after[i].userUs - before[i].userUs + after[i].systemUs - before[i].systemUs) / Math.max(1, result.requests);
+      cpu[who] = { server: perCall(0), upstream: perCall(1) };
+      return result;
     };
-    const direct = await measure(upstream, setup.directAssertion);
-    const sameWork = sameWorkProxy ? await measure(sameWorkProxy, setup.pat) : undefined;
-    const viaHub = await measure(hub, setup.pat);
+    const direct = await measure('direct', upstream, setup.directAssertion);
+    const sameWork = sameWorkProxy ? await measure('same-work', sameWorkProxy, setup.pat) : undefined;
+    const viaHub = await measure('hub', hub, setup.pat);
+    opts.log(
+      `MCP CPU per call, ${c} connection(s) (µs, /proc): ` +
+        Object.entries(cpu)
+          .map(([who, { server, upstream: up }]) =>
+            who === 'direct'
+              ? `direct: upstream ${up.toFixed(0)}`
+              : `${who} ${server.toFixed(0)} + upstream ${up.toFixed(0)}`,
+          )
+          .join(' | '),
+    );
     profiled?.({
       id: `mcp-${c}`,
       title: `MCP tools/call through /mcp, ${c} connection(s)`,
@@ -113,7 +137,7 @@ export async function measureMcp(
       if (r.unexpected > Math.max(0, r.requests * 0.01))
         broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
     }
-    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }) });
+    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }), cpuUsPerCall: cpu });
   }
   return { runs, breakdown: await mcpBreakdown(opts.sequentialCalls, hub, upstream, setup, call) };
 }

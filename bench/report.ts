@@ -8,7 +8,14 @@ export type { MissResult, ScenarioResult, SizeResult } from './report-types';
 export interface McpResult {
   notApplicable?: string;
   /** sameWork: the same calls through the same-work proxy (bench/same-work-proxy.mjs; issue 36). */
-  runs: { connections: number; direct: LoadResult; hub: LoadResult; sameWork?: LoadResult }[];
+  runs: {
+    connections: number;
+    direct: LoadResult;
+    hub: LoadResult;
+    sameWork?: LoadResult;
+    /** CPU per call (µs, user + system from /proc) of the server measured and of the upstream, by run. */
+    cpuUsPerCall?: Record<string, { server: number; upstream: number }>;
+  }[];
   /** Where a call's time goes through the Hub: mean ms per Server-Timing phase, one connection. */
   breakdown?: { calls: number; clientMs: number; directMs: number; phases: Record<string, number> };
 }
