@@ -87,12 +87,14 @@ if (argv.fleet) {
 /**
  * --only edge: the edge scenarios (against the bare server) and MCP only, one size, no cache-miss pass or
  * EXPLAIN: the quick loop for the serving-performance work (results in bench/results/tmp/, as short mode).
+ * --only mcp: as edge, without the edge scenarios: the MCP runs alone.
  * --only misses: the cache-miss pass and EXPLAIN only, full-mode probes (results in bench/results/tmp/).
  */
-const edgeOnly = argv.only === 'edge';
+const mcpOnly = argv.only === 'mcp';
+const edgeOnly = argv.only === 'edge' || mcpOnly;
 const missesOnly = argv.only === 'misses';
 if (argv.only !== undefined && !edgeOnly && !missesOnly) {
-  console.error('--only takes one value: edge or misses');
+  console.error('--only takes one value: edge, mcp or misses');
   process.exit(64);
 }
 const mode: 'full' | 'short' = argv.short || edgeOnly ? 'short' : 'full';
@@ -432,7 +434,8 @@ async function main(): Promise<number> {
       );
     }
     const acmeKeys = keys.filter((k) => k.orgId === acme.id);
-    const defs = missesOnly ? [] : [...(edgeOnly ? [] : scenarios(ctx, hub.base)), ...edgeScenarios(ctx, acmeKeys)];
+    const defs =
+      missesOnly || mcpOnly ? [] : [...(edgeOnly ? [] : scenarios(ctx, hub.base)), ...edgeScenarios(ctx, acmeKeys)];
 
     // The bare server serves the bytes of the Hub's own answer to acme's list request.
     const listAnswer = await fetch(`${hub.base}/api/v1/catalog/templates`, {
