@@ -24,7 +24,7 @@ import { rateLimitWindows } from '../db/schema';
 import { ServiceError } from '../domain/errors';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { Principal } from '../domain/principal';
-import { logger } from '../log';
+import { logger, wallClock } from '../log';
 import { flushLater, oneAtATime } from '../batched';
 import { config, type LimitName } from '../config';
 import { addressBucket } from '@shared/ops';
@@ -113,7 +113,7 @@ function windowKey(name: LimitName, subject: string): string {
 
 /** Where a key stands, without counting a hit. */
 export function peek(name: LimitName, subject: string): LimitStatus {
-  const now = Date.now();
+  const now = wallClock();
   const w = windowOf(windowKey(name, subject), now);
   const limit = limitOf(name);
   return statusOf(name, limit, w, now, w.shared + w.pending >= limit);
@@ -121,7 +121,7 @@ export function peek(name: LimitName, subject: string): LimitStatus {
 
 /** Counts one hit; the status says whether it was over the limit (remaining 0 before it). One status object, one read of the limit. */
 export function hit(name: LimitName, subject: string): LimitStatus & { exceeded: boolean } {
-  const now = Date.now();
+  const now = wallClock();
   const w = windowOf(windowKey(name, subject), now);
   const limit = limitOf(name);
   const exceeded = w.shared + w.pending >= limit;

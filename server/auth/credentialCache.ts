@@ -8,7 +8,7 @@ import { flushLater, oneAtATime } from '../batched';
 import { config } from '../config';
 import { databaseIsOpen } from '../db/client';
 import { generation } from '../db/invalidation';
-import { logger } from '../log';
+import { logger, wallClock } from '../log';
 import { gaugeOf, hubMetrics } from '../metrics';
 import { hashSecret } from '@shared/tokens';
 import { instanceKeyRows, type InstanceKeyRow, type PatRow } from './credentialRows';
@@ -25,7 +25,7 @@ function cachedRow<K extends Lookup['kind']>(kind: K, hash: string, current: num
   const hit = lookups.get(hash);
   if (!hit || hit.generation !== current || hit.lookup.kind !== kind) return undefined;
   hubMetrics.credentialCache(true);
-  if (kind === 'svh_' && Date.now() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
+  if (kind === 'svh_' && wallClock() - hit.loadedAt > config.credentialCacheTtlMs / 2) refreshLater(hash);
   return hit.lookup as { row: RowOf<K> };
 }
 

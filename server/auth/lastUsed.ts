@@ -3,7 +3,7 @@ import { and, isNull, lt, or, sql } from 'drizzle-orm';
 import { flushLater, oneAtATime } from '../batched';
 import { databaseIsOpen, getDb } from '../db/client';
 import { instanceKeys, personalAccessTokens, scriptTokens } from '../db/schema';
-import { logger } from '../log';
+import { logger, wallClock } from '../log';
 import { gaugeOf } from '../metrics';
 
 // At most one mark per credential per minute from this process; the WHERE clause keeps several
@@ -31,7 +31,7 @@ gaugeOf('hub_batched_write_queue', 'Entries waiting for a batched write', { queu
 });
 
 export function touchLastUsed(kind: LastUsedKind, id: string): void {
-  const now = Date.now();
+  const now = wallClock();
   if (now - (lastUsed.touched.get(id) ?? 0) < LAST_USED_INTERVAL_MS) return;
   if (lastUsed.touched.size > 200_000) lastUsed.touched.clear();
   lastUsed.touched.set(id, now);
