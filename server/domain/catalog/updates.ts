@@ -239,6 +239,109 @@ async function changesSince(
 }
 
 /**
+ * The changes a fleet's polls ask for after a write, from memory. Per scope (and read source) and catalog generation,
+ * the changes after a point B and before a watermark W, read once (the two queries of changesSince, on a replica that
+ * has replayed W): a poll whose since is at or after B gets its page from that list instead of three round trips of
+ * its own — what changesSince(since, W) on the same database answers, since every change after B and before W is in
+ * the list. W is a sync watermark like any other (every change stamped before it was committed when it was taken),
+ * taken under the current generation; a poll older than B builds the list again from its own since (the polls after
+ * a write come in poll order, their sinces increasing: one build per scope). A scope with more than LOG_MAX changes
+ * after the asked point is not kept (the poll reads the database, as before), nor asked again more than twice.
+ */
+const LOG_MAX = 1_000;
+type LoggedChange = Change & { micros: bigint };
+interface ChangeLog {
+  /** B: every change after it (and before the watermark) is in `changes`. */
+  from: { micros: bigint; afterId: string };
+  watermark: Date;
+  changes: LoggedChange[];
+}
+interface LogSlot {
+  generation: number;
+  /** The newest build (its from is the lowest asked for under this generation). */
+  log: Promise<ChangeLog | null>;
+  from: { micros: bigint; afterId: string };
+  overflows: number;
+}
+const changeLogs = new LRUCache<string, LogSlot>({ max: 10_000, maxSize: 20 * LOG_MAX, sizeCalculation: () => 1 });
+const logStats = { builds: 0, served: 0 };
+
+/** How many change-log builds and answers from memory so far (the tests count them). */
+export function changeLogStats(): Readonly<typeof logStats> {
+  return { ...logStats };
+}
+
+/** A point's place in the (stamp, id) order: a since without an id precedes every change of its microsecond. */
+function pointOf(from: SyncPoint): { micros: bigint; afterId: string } | null {
+  const at = micros(from.at);
+  return at === null ? null : { micros: at, afterId: from.afterId ?? '' };
+}
+
+const atOrAfter = (a: { micros: bigint; afterId: string }, b: { micros: bigint; afterId: string }) =>
+  a.micros > b.micros || (a.micros === b.micros && a.afterId >= b.afterId);
+
+/** Whether a change comes after a point (inWindow's lower bound). */
+const isAfter = (c: LoggedChange, p: { micros: bigint; afterId: string }) =>
+  c.micros > p.micros || (c.micros === p.micros && c.id > p.afterId);
+
+async function buildLog(scope: CatalogScope, from: SyncPoint, point: ChangeLog['from'], source: ReadSource) {
+  logStats.builds++;
+  const { at: watermark, lsn } = await syncWatermark(source === 'replica' && (await hasReadReplicas()));
+  const changes = await readCatalog(source, (db) => changesSince(db, scope, from, watermark, LOG_MAX + 1), lsn);
+  if (changes.length > LOG_MAX) return null;
+  return {
+    from: point,
+    watermark,
+    changes: changes.map((c) => ({ ...c, micros: micros(`${c.stamp}Z`)! })),
+  } satisfies ChangeLog;
+}
+
+/** The change log that covers `from` under the current generation (built if needed), or null: read the database. */
+async function changeLogFor(scope: CatalogScope, from: SyncPoint, source: ReadSource): Promise<ChangeLog | null> {
+  const point = pointOf(from);
+  if (point === null) return null;
+  const key = `${source} ${scope.kind === 'org' ? scope.orgId : scope.kind}`;
+  const current = generation('catalog');
+  let slot = changeLogs.get(key);
+  if (slot && slot.generation !== current) slot = undefined;
+  if (slot && atOrAfter(point, slot.from)) {
+    const log = await slot.log;
+    if (log) return log;
+  }
+  if (slot && slot.overflows >= 2) return null;
+  const log = buildLog(scope, from, point, source);
+  const next: LogSlot = { generation: current, log, from: point, overflows: slot?.overflows ?? 0 };
+  changeLogs.set(key, next);
+  log.then(
+    (built) => {
+      if (changeLogs.get(key) !== next) return;
+      if (built) changeLogs.set(key, next, { size: built.changes.length + 1 });
+      else next.overflows++;
+    },
+    () => {
+      if (changeLogs.get(key) === next) changeLogs.delete(key);
+    },
+  );
+  return log;
+}
+
+/** A page of the changes after `from` out of a change log: what changesSince and the watermark would answer. */
+function pageFromLog(log: ChangeLog, point: ChangeLog['from'], since: string) {
+  const after: LoggedChange[] = [];
+  for (const c of log.changes) if (isAfter(c, point)) after.push(c);
+  if (after.length === 0) return { rows: [], removed: [], checkedAt: since, hasMore: false };
+  const hasMore = after.length > UPDATES_PAGE_SIZE;
+  const page = after.slice(0, UPDATES_PAGE_SIZE);
+  const last = page.at(-1)!;
+  return {
+    rows: page.flatMap((c) => (c.kind === 'template' ? [c.row] : [])),
+    removed: page.flatMap((c) => (c.kind === 'removed' ? [c.row] : [])),
+    checkedAt: hasMore ? formatSyncPoint(last.stamp, last.id) : log.watermark.toISOString(),
+    hasMore,
+  };
+}
+
+/**
  * One page of changes after `since`, and the checked_at to send as the next since.
  *  - Nothing changed: checked_at is `since` itself, which is always safe (the client asks the same
  *    question again) and makes an idle client's poll the same request each time (cacheable, 304).
@@ -246,10 +349,22 @@ async function changesSince(
  *    writer can still stamp a time before W, so a point inside W's past is final. A full page
  *    (has_more) ends at its last change's point; the last page ends at W.
  */
-export async function templateUpdates(scope: CatalogScope, since: string, source: ReadSource = 'primary') {
+export async function templateUpdates(
+  scope: CatalogScope,
+  since: string,
+  source: ReadSource = 'primary',
+  { fromMemory = true }: { fromMemory?: boolean } = {},
+) {
   const from = parseSyncPoint(since);
   if (Date.parse(since) <= Date.now() && (await nothingChangedSince(scope, since, source))) {
     return { rows: [], removed: [], checkedAt: since, hasMore: false };
+  }
+  if (fromMemory && Date.parse(since) <= Date.now()) {
+    const log = await changeLogFor(scope, from, source);
+    if (log) {
+      logStats.served++;
+      return pageFromLog(log, pointOf(from)!, since);
+    }
   }
   // On a replica: "nothing changed" answers `since` itself, which is safe whatever the replica has replayed.
   const probe = await readCatalog(source, (db) => changesSince(db, scope, from, null, 1));

@@ -1,0 +1,182 @@
+/**
+ * The updates feed's change log (server/domain/catalog/updates.ts): a poll answered from memory gets exactly what the
+ * database path answers — the same templates, removals and has_more, and a checked_at that is the same or an
+ * equally final watermark (nothing changed between the two) — after creates, content updates, deletes, privacy and
+ * category changes, owner changes and grants, for every kind of caller and for sync points before, at and inside
+ * each change (a point with an id). And the log is what answers: one build per caller and catalog generation for
+ * polls that come in increasing since order.
+ */
+import { beforeAll, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { execRows, getDb } from '../../server/db/client';
+import type { CatalogScope } from '../../server/domain/principal';
+import { changeLogStats, templateUpdates } from '../../server/domain/catalog/updates';
+import { api, createOrg, createUser } from '../helpers';
+
+let admin: string;
+let orgA: { id: string };
+let orgB: { id: string };
+let scopes: Record<string, CatalogScope>;
+
+async function ok(path: string, method: string, body: unknown) {
+  const res = await api(path, { method, token: admin, body });
+  expect(res.status, `${method} ${path} ${JSON.stringify(body)} → ${JSON.stringify(res.body)}`).toBeLessThan(300);
+  return res.body;
+}
+
+function rng(seed: number) {
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+}
+
+/** A sync point inside a change's microsecond, just after that change (what a page that ends there sends). */
+function pointAfter(stamp: string, id: string): string {
+  return `${stamp}${BigInt(`0x${id.replaceAll('-', '')}`)
+    .toString()
+    .padStart(39, '0')}Z`;
+}
+
+/** The checked_at values answered so far (newest last): the sinces a fleet sends. */
+const checkeds: string[] = [];
+
+/**
+ * The sinces worth asking about after a change: the epoch, the last checked_at values, and before, at and inside
+ * (a point with an id) each of the newest changes and one older one.
+ */
+async function sincesToAsk(): Promise<string[]> {
+  const points = new Set<string>(['2000-01-01T00:00:00Z', ...checkeds.slice(-3)]);
+  for (const scope of Object.values(scopes)) {
+    const full = await templateUpdates(scope, '2000-01-01T00:00:00Z', 'primary', { fromMemory: false });
+    points.add(full.checkedAt);
+    for (const r of full.removed.slice(-2)) points.add(r.removed_at);
+  }
+  const stamps = await execRows<{ id: string; stamp: string }>(
+    await getDb(),
+    sql`select id, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as stamp
+          from templates order by updated_at desc, id desc`,
+  );
+  for (const { id, stamp } of [...stamps.slice(0, 3), ...stamps.slice(Math.floor(stamps.length / 2)).slice(0, 1)]) {
+    points.add(`${stamp}Z`);
+    points.add(new Date(Date.parse(`${stamp}Z`) - 1).toISOString());
+    points.add(pointAfter(stamp, id));
+  }
+  return [...points].sort((x, y) => Date.parse(y) - Date.parse(x));
+}
+
+async function expectSameAnswers(step: string) {
+  const points = await sincesToAsk();
+  for (const [name, scope] of Object.entries(scopes)) {
+    // Newest first (each older since builds the log again from it), then oldest first (served from the last build).
+    for (const since of [...points, ...points.toReversed()]) {
+      const fromMemory = await templateUpdates(scope, since, 'primary');
+      const fromDatabase = await templateUpdates(scope, since, 'primary', { fromMemory: false });
+      const what = `${name} since ${since} after ${step}`;
+      expect(
+        fromMemory.rows.map((t) => [t.id, t.updatedAt]),
+        what,
+      ).toEqual(fromDatabase.rows.map((t) => [t.id, t.updatedAt]));
+      expect(fromMemory.rows, what).toEqual(fromDatabase.rows);
+      expect(fromMemory.removed, what).toEqual(fromDatabase.removed);
+      expect(fromMemory.hasMore, what).toBe(fromDatabase.hasMore);
+      if (fromMemory.checkedAt !== fromDatabase.checkedAt) {
+        // Two watermarks, the log's taken earlier: nothing changed between them.
+        expect(fromMemory.rows.length + fromMemory.removed.length, what).toBeGreaterThan(0);
+        expect(Date.parse(fromMemory.checkedAt), what).toBeLessThanOrEqual(Date.parse(fromDatabase.checkedAt));
+        const between = await templateUpdates(scope, fromMemory.checkedAt, 'primary', { fromMemory: false });
+        expect([...between.rows, ...between.removed], what).toEqual([]);
+      }
+      if (fromMemory.checkedAt !== since) checkeds.push(fromMemory.checkedAt);
+    }
+  }
+}
+
+beforeAll(async () => {
+  admin = (await createUser({ role: 'admin' })).token;
+  orgA = await createOrg();
+  orgB = await createOrg();
+  scopes = {
+    anonymous: { kind: 'anonymous' },
+    'org A': { kind: 'org', orgId: orgA.id },
+    'org B': { kind: 'org', orgId: orgB.id },
+    admin: { kind: 'admin' },
+  };
+});
+
+it('answers from memory what the database answers, after every kind of change', async () => {
+  const random = rng(7);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const categories: { id: string; private: boolean }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { category } = await ok('/admin/categories', 'POST', {
+      name: `Log ${i}`,
+      slug: `log-${i}`,
+      is_private: i === 2,
+    });
+    categories.push({ id: category.id, private: category.is_private });
+  }
+  const templates: string[] = [];
+  let n = 0;
+  const create = async () => {
+    const { template } = await ok('/admin/templates', 'POST', {
+      name: `Log template ${n}`,
+      slug: `log-t-${n++}`,
+      category_id: pick(categories).id,
+      image_name: 'example/log',
+      is_public: random() < 0.7,
+      org_id: random() < 0.3 ? pick([orgA.id, orgB.id]) : null,
+    });
+    templates.push(template.id);
+  };
+  for (let i = 0; i < 6; i++) await create();
+  const before = changeLogStats();
+  await expectSameAnswers('creates');
+  const afterCreates = changeLogStats();
+  // The log answered, and built at most once per since that was older than every earlier one (per caller).
+  expect(afterCreates.served - before.served).toBeGreaterThan(0);
+  expect(afterCreates.builds - before.builds).toBeLessThan(afterCreates.served - before.served);
+
+  const operations: Record<string, () => Promise<void>> = {
+    create,
+    'content update': async () => {
+      await ok('/admin/templates', 'PUT', { id: pick(templates), description: `changed ${random()}` });
+    },
+    'make private': async () => {
+      await ok('/admin/templates', 'PUT', { id: pick(templates), is_public: false });
+    },
+    'make public': async () => {
+      await ok('/admin/templates', 'PUT', { id: pick(templates), is_public: true });
+    },
+    'move category': async () => {
+      await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: pick(categories).id });
+    },
+    'change owner': async () => {
+      await ok('/admin/templates', 'PUT', { id: pick(templates), org_id: pick([orgA.id, orgB.id, null]) });
+    },
+    delete: async () => {
+      const id = templates.splice(Math.floor(random() * templates.length), 1)[0]!;
+      await ok('/admin/templates', 'DELETE', { id });
+    },
+    'toggle category privacy': async () => {
+      const cat = pick(categories);
+      cat.private = !cat.private;
+      await ok('/admin/categories', 'PUT', { id: cat.id, is_private: cat.private });
+    },
+    'grant or revoke': async () => {
+      const cat = categories.find((c) => c.private) ?? categories[2]!;
+      if (!cat.private) await ok('/admin/categories', 'PUT', { id: cat.id, is_private: (cat.private = true) });
+      const org = pick([orgA, orgB]);
+      const grants = (await api('/admin/catalog-access', { token: admin })).body.grants as any[];
+      const existing = grants.find((g) => g.org_id === org.id && g.category_id === cat.id);
+      if (existing) await ok(`/admin/catalog-access?id=${existing.id}`, 'DELETE', undefined);
+      else await ok('/admin/catalog-access', 'POST', { org_id: org.id, category_id: cat.id });
+    },
+  };
+  for (const [name, op] of Object.entries(operations)) {
+    await op();
+    await expectSameAnswers(name);
+  }
+  const after = changeLogStats();
+  expect(after.served - afterCreates.served).toBeGreaterThan(0);
+}, 120_000);
