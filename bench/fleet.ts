@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import postgres from 'postgres';
 import { issueSecret } from '@shared/tokens';
 import { ROUTE_CLASSES } from '../server/metrics';
@@ -38,6 +39,26 @@ export interface FleetOptions {
    * ones before it ("warm") let every process meet every key, so that "idle" shows the steady state.
    */
   idleIntervals: number;
+  /**
+   * Seconds of a phase instead of its default (FLEET_PHASES, e.g. `warm=0,quiet=10,idle=20,writes=40,tail=20`): short
+   * runs for the loop of a change; the propagation targets then need their full tail. prime is always one poll interval.
+   */
+  phaseSeconds?: Partial<Record<'warm' | 'quiet' | 'bare' | 'idle' | 'writes' | 'tail', number>>;
+  /** Extra Node flags for the Hub processes (FLEET_HUB_NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`). */
+  hubNodeFlags?: string[];
+}
+
+/** FLEET_PHASES and FLEET_HUB_NODE_OPTIONS (bench/README.md) applied to a run's options. */
+export function fleetOptionsFromEnv(options: FleetOptions, env: NodeJS.ProcessEnv = process.env): FleetOptions {
+  const phaseSeconds: FleetOptions['phaseSeconds'] = {};
+  for (const part of (env.FLEET_PHASES ?? '').split(',').filter(Boolean)) {
+    const m = /^(warm|quiet|bare|idle|writes|tail)=(\d+(?:\.\d+)?)$/.exec(part.trim());
+    if (!m) throw new Error(`FLEET_PHASES: "${part}" is not <warm|quiet|bare|idle|writes|tail>=<seconds>`);
+    phaseSeconds[m[1] as keyof typeof phaseSeconds] = Number(m[2]);
+  }
+  const hubNodeFlags = (env.FLEET_HUB_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  if (Object.keys(phaseSeconds).length === 0 && hubNodeFlags.length === 0) return options;
+  return { ...options, phaseSeconds, hubNodeFlags };
 }
 
 export const FULL_FLEET: FleetOptions = {
@@ -139,17 +160,37 @@ interface Answer {
   ms: number;
 }
 
+/**
+ * What Core's Hub client sends (core/src/hub/client.ts: Node's fetch): `accept-encoding: gzip, deflate`, so a list
+ * page comes compressed as it does to a real instance.
+ */
+const ACCEPT_ENCODING = { 'accept-encoding': 'gzip, deflate' };
+
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  if (encoding === 'gzip') return zlib.gunzipSync(body);
+  if (encoding === 'deflate') return zlib.inflateSync(body);
+  if (encoding === 'br') return zlib.brotliDecompressSync(body);
+  return body;
+}
+
 function get(base: URL, pathAndQuery: string, headers: Record<string, string>): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: base.hostname, port: base.port, path: pathAndQuery, headers, agent }, (res) => {
+    const options = {
+      host: base.hostname,
+      port: base.port,
+      path: pathAndQuery,
+      headers: { ...ACCEPT_ENCODING, ...headers },
+      agent,
+    };
+    const req = http.get(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
         resolve({
           status: res.statusCode ?? 0,
           etag: res.headers.etag,
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: decoded(Buffer.concat(chunks), res.headers['content-encoding']).toString('utf8'),
           ms: performance.now() - started,
         }),
       );
@@ -170,11 +211,20 @@ function compiled(name: keyof typeof TARGETS, ...args: string[]): [string, strin
   return [process.execPath, [path.join(root, TARGETS[name].outfile), ...args]];
 }
 
+/** The same with Node flags before the bundle (the Hubs' FLEET_HUB_NODE_OPTIONS). */
+function compiledWith(flags: string[], name: keyof typeof TARGETS): [string, string[]] {
+  const [node, args] = compiled(name);
+  return [node, [...flags, ...args]];
+}
+
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 // ---------------------------------------------------------------- run
 
-export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void> {
+export async function runFleet(chosen: FleetOptions = FULL_FLEET): Promise<void> {
+  const options = fleetOptionsFromEnv(chosen);
+  // A run with phases of its own is a loop run: its results go to bench/results/tmp/.
+  const shortened = Object.keys(options.phaseSeconds ?? {}).length > 0;
   const children: ChildProcess[] = [];
   for (const name of ['hub-cli', 'edge-process'] as const) await ensureBuilt(name);
   const dbName = `hub_fleet_${randomBytes(4).toString('hex')}`;
@@ -287,7 +337,7 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
     // ---- two Hub processes
     const startHub = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(...compiled('edge-process'), {
+        const child = spawn(...compiledWith(options.hubNodeFlags ?? [], 'edge-process'), {
           cwd: root,
           env: { ...hubEnv, HUB_FIXTURE_USERS: '' },
           stdio: ['ignore', 'pipe', 'inherit'],
@@ -322,9 +372,16 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
     const n = instances.length;
     const phaseOf = new Float64Array(n).map(() => Math.random() * options.pollMs);
     const order = [...Array(n).keys()].sort((a, b) => phaseOf[a]! - phaseOf[b]!);
-    const PHASES = ['prime', 'warm', 'idle', 'writes', 'tail'] as const;
+    const PHASES = ['prime', 'warm', 'quiet', 'bare', 'idle', 'writes', 'tail'] as const;
     type Phase = (typeof PHASES)[number];
     const latencies = Object.fromEntries(PHASES.map((p) => [p, [] as number[]])) as Record<Phase, number[]>;
+    // The answers that carried changes (200) apart from the 304s: which of the two makes the tail.
+    const changedLatencies = Object.fromEntries(PHASES.map((p) => [p, [] as number[]])) as Record<Phase, number[]>;
+    // Every poll of the writes and tail phases (start ms since the run's start, ms, status, Hub, ms since the last
+    // write): bench/results/tmp/fleet-polls.json, to see when the slow ones happen.
+    const pollLog: [number, number, number, number, number][] = [];
+    let lastWriteAt = NaN;
+    const runStart = Date.now();
     const counts = Object.fromEntries(
       PHASES.map((p) => [p, { polls: 0, notModified: 0, errors: 0, fullSyncs: 0, bytes: 0 }]),
     ) as Record<Phase, { polls: number; notModified: number; errors: number; fullSyncs: number; bytes: number }>;
@@ -356,7 +413,8 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       if (inst.busy) return;
       inst.busy = true;
       inFlight++;
-      const hub = hubUrls[Math.floor(Math.random() * hubUrls.length)]!;
+      const hubIndex = Math.floor(Math.random() * hubUrls.length);
+      const hub = hubUrls[hubIndex]!;
       const auth = { authorization: `Bearer ${inst.secret}` };
       const current = phase;
       try {
@@ -369,7 +427,7 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
               const met = await get(other, '/api/v1/catalog/categories', auth);
               if (met.status !== 200) return fail(`categories ${met.status}`);
             }
-        if (Math.random() < options.fullSyncShare) {
+        if (current !== 'bare' && Math.random() < options.fullSyncShare) {
           counts[current].fullSyncs++;
           const mark = await get(
             hub,
@@ -400,6 +458,11 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
           });
           counts[current].polls++;
           latencies[current].push(answer.ms);
+          if (answer.status !== 304) changedLatencies[current].push(answer.ms);
+          if (current === 'writes' || current === 'tail') {
+            const now = Date.now();
+            pollLog.push([now - runStart - answer.ms, round(answer.ms), answer.status, hubIndex, now - lastWriteAt]);
+          }
           counts[current].bytes += answer.body.length;
           if (answer.status === 304) {
             counts[current].notModified++;
@@ -433,6 +496,7 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         is_public: true,
       });
       const at = Date.now();
+      lastWriteAt = at;
       let template: { id: string };
       try {
         const res = await fetch(`${hubs[k % 2]}/api/v1/admin/templates`, {
@@ -452,29 +516,42 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
     };
 
     // ---- the schedule: every instance at its phase, every poll interval
-    const warmMs = (options.idleIntervals - 1) * options.pollMs;
+    // quiet: no poll at all, the Hubs holding the whole fleet in memory — what a Hub costs a second with no load.
+    // bare: the idle polls without the full syncs. Beside each other they split the idle phase's CPU into the fixed
+    // part, the 304 polls and the full syncs.
+    const custom = options.phaseSeconds ?? {};
+    const msOf = (name: keyof NonNullable<FleetOptions['phaseSeconds']>, fallback: number) =>
+      custom[name] === undefined ? fallback : custom[name] * 1000;
+    const warmMs = msOf('warm', (options.idleIntervals - 1) * options.pollMs);
+    const quietMs = msOf('quiet', 20_000);
     const phases: { name: Phase; ms: number }[] = [
       { name: 'prime', ms: options.pollMs },
       ...(warmMs > 0 ? [{ name: 'warm' as const, ms: warmMs }] : []),
-      { name: 'idle', ms: options.pollMs },
-      { name: 'writes', ms: options.writesMs },
-      { name: 'tail', ms: 2 * options.pollMs + 5_000 },
+      ...(quietMs > 0 ? [{ name: 'quiet' as const, ms: quietMs }] : []),
+      ...(msOf('bare', 30_000) > 0 ? [{ name: 'bare' as const, ms: msOf('bare', 30_000) }] : []),
+      { name: 'idle', ms: msOf('idle', options.pollMs) },
+      { name: 'writes', ms: msOf('writes', options.writesMs) },
+      { name: 'tail', ms: msOf('tail', 2 * options.pollMs + 5_000) },
     ];
     const snapshots: Record<
       string,
-      { hubs: Sample[]; pooler: Awaited<ReturnType<typeof poolerStats>>; at: number; cpu: number[] }
+      { hubs: Sample[]; pooler: Awaited<ReturnType<typeof poolerStats>>; at: number; cpu: number[]; sys: number[] }
     > = {};
+    const statOf = (pid: number) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime + stime of the Hub's process (compiled: no loader process in between), in ms.
     const cpuOf = (pid: number) => {
-      // utime + stime of the Hub's process (compiled: no loader process in between).
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const stat = statOf(pid);
       return (Number(stat[11]) + Number(stat[12])) * 10;
     };
+    // stime alone: the kernel's part (on loopback the sender's syscalls also run the receiving side's TCP).
+    const sysOf = (pid: number) => Number(statOf(pid)[12]) * 10;
     const snapshot = async (label: string) => {
       snapshots[label] = {
         hubs: await Promise.all(hubs.map(scrape)),
         pooler: await poolerStats(poolerPort, dbName),
         at: Date.now(),
         cpu: pids.map(cpuOf),
+        sys: pids.map(sysOf),
       };
     };
     // Client backends only: autovacuum workers on the bench database also show its name in pg_stat_activity.
@@ -495,7 +572,7 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         .catch(() => {});
     }, 2_000);
 
-    const start = Date.now();
+    let start = Date.now();
     let cursor = 0;
     let cycle = 0;
     let writeCount = 0;
@@ -507,6 +584,14 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       log(`phase ${p.name} (${Math.round(p.ms / 1000)} s)`);
       if (p.name === 'writes') nextWrite = Date.now();
       if (p.name === 'tail') nextWrite = Infinity;
+      if (p.name === 'quiet') {
+        // No poll: wait out the phase, then resume the schedule where it stopped (no burst of missed polls).
+        const quietFrom = Date.now();
+        while (Date.now() < phaseEnd) await new Promise((r) => setTimeout(r, 50));
+        start += Date.now() - quietFrom;
+        await snapshot(p.name);
+        continue;
+      }
       while (Date.now() < phaseEnd) {
         const elapsed = Date.now() - start;
         while (phaseOf[order[cursor]!]! + cycle * options.pollMs <= elapsed) {
@@ -547,6 +632,12 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       const poolerQueries = snapshots[to]!.pooler.queries - snapshots[from]!.pooler.queries;
       const seconds = (snapshots[to]!.at - snapshots[from]!.at) / 1000;
       const sorted = Float64Array.from(latencies[to]).sort();
+      const changedSorted = Float64Array.from(changedLatencies[to]).sort();
+      // CPU of the Hub processes from /proc (utime + stime, 10 ms ticks), a second per Hub.
+      const hubCpuMs = snapshots[to]!.cpu.reduce((acc, c, i) => acc + c - snapshots[from]!.cpu[i]!, 0);
+      const hubSysMs = snapshots[to]!.sys.reduce((acc, c, i) => acc + c - snapshots[from]!.sys[i]!, 0);
+      const responseHits = delta(from, to, (s) => sum(s, 'hub_response_cache_lookups_total', 'result="hit"'));
+      const responseMisses = delta(from, to, (s) => sum(s, 'hub_response_cache_lookups_total', 'result="miss"'));
       // Statements per second by what sent them (a route class or a background job: the metric's source label).
       const sources = new Set<string>();
       for (const sample of snapshots[to]!.hubs)
@@ -570,6 +661,19 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         p50Ms: round(percentile(sorted, 50)),
         p99Ms: round(percentile(sorted, 99)),
         maxMs: round(sorted.at(-1) ?? NaN),
+        changedAnswers: changedSorted.length,
+        changedP99Ms: round(percentile(changedSorted, 99)),
+        hubCpuMsPerSecondPerHub: round(hubCpuMs / seconds / snapshots[to]!.cpu.length, 1),
+        hubSystemShare: round(hubCpuMs ? hubSysMs / hubCpuMs : 0, 3),
+        responseCacheHitRate: round(
+          responseHits + responseMisses ? responseHits / (responseHits + responseMisses) : 0,
+          4,
+        ),
+        // prom-client's event-loop delay, the largest of the Hubs over the phase (its monitor resets at each scrape).
+        eventLoopLagMaxMs: round(
+          Math.max(...snapshots[to]!.hubs.map((s) => sum(s, 'nodejs_eventloop_lag_max_seconds'))) * 1000,
+          1,
+        ),
         notModifiedShare: round(polls ? notModified / polls : 0, 4),
         hubCpuMsPerPoll: round(polls ? (cpuSeconds * 1000) / polls : 0, 3),
         hubCpuMsPerRequest: round(allRequests ? (cpuSeconds * 1000) / allRequests : 0, 3),
@@ -618,13 +722,9 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         hubPoolSize: POOL_SIZE,
         replica: 'streaming replica (pg_basebackup), no apply delay',
       },
-      phases: {
-        prime: perPhase('start', 'prime'),
-        ...(warmMs > 0 ? { warm: perPhase('prime', 'warm') } : {}),
-        idle: perPhase(warmMs > 0 ? 'warm' : 'prime', 'idle'),
-        writes: perPhase('idle', 'writes'),
-        tail: perPhase('writes', 'tail'),
-      },
+      phases: Object.fromEntries(
+        phases.map((p, i) => [p.name, perPhase(phases[i - 1]?.name ?? 'start', p.name)]),
+      ) as Record<Phase, ReturnType<typeof perPhase>>,
       propagation: {
         writes: writes.length,
         everyInstanceReached: writes.every((w) => w.count === n),
@@ -667,10 +767,34 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
       errors: errorSamples,
     };
     const idle = report.phases.idle;
+    const quiet = report.phases.quiet as ReturnType<typeof perPhase> | undefined;
+    const bare = report.phases.bare as ReturnType<typeof perPhase> | undefined;
+    // The idle phase's Hub CPU split: the fixed part (quiet), the 304 polls (bare over quiet, per poll) and the full
+    // syncs (idle over bare, per full sync). CPU a second of both Hubs.
+    const cpuPerSecond = (p: ReturnType<typeof perPhase>) => p.hubCpuMsPerSecondPerHub * hubs.length;
+    report['idleCost' as never] = (
+      quiet && bare
+        ? {
+            quietCpuMsPerSecondPerHub: quiet.hubCpuMsPerSecondPerHub,
+            bareCpuMsPerSecondPerHub: bare.hubCpuMsPerSecondPerHub,
+            idleCpuMsPerSecondPerHub: idle.hubCpuMsPerSecondPerHub,
+            cpuMsPer304Poll: round((cpuPerSecond(bare) - cpuPerSecond(quiet)) / bare.pollsPerSecond, 3),
+            cpuMsPerFullSync: round(
+              (cpuPerSecond(idle) - cpuPerSecond(bare)) / (idle.client.fullSyncs / idle.seconds),
+              2,
+            ),
+            fullSyncsPerSecond: round(idle.client.fullSyncs / idle.seconds, 2),
+          }
+        : null
+    ) as never;
+    fs.mkdirSync(path.join(root, 'bench/results/tmp'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'bench/results/tmp/fleet-polls.json'), JSON.stringify(pollLog));
     const all = [report.phases.idle, report.phases.writes, report.phases.tail];
     report['targets' as never] = {
       pollsPerSecond: { target: n / (options.pollMs / 1000), measured: report.phases.writes.pollsPerSecond },
       p99Ms: { target: 50, measured: Math.max(...all.map((p) => p.p99Ms)), met: all.every((p) => p.p99Ms <= 50) },
+      // issue 36: on this 2-core machine, with writes every 10 s.
+      writesP99Ms: { target: 250, measured: report.phases.writes.p99Ms, met: report.phases.writes.p99Ms <= 250 },
       noError: { met: all.every((p) => p.client.errors === 0 && p.hub5xx === 0) },
       statementsPerIdlePoll: { target: 0.05, measured: idle.statementsPerPoll, met: idle.statementsPerPoll <= 0.05 },
       fleet99WithinMs: {
@@ -689,13 +813,13 @@ export async function runFleet(options: FleetOptions = FULL_FLEET): Promise<void
         Math.max(...connectionSamples.filter((c) => ['idle', 'writes', 'tail'].includes(c.phase)).map((c) => c.all)),
       ),
     } as never;
-    const outDir = path.join(root, 'bench/results');
+    const outDir = path.join(root, shortened ? 'bench/results/tmp' : 'bench/results');
     fs.mkdirSync(outDir, { recursive: true });
     // The full fleet's figures stay in fleet.*; a scaled run (other options) gets a name of its own.
-    const name = options === FULL_FLEET ? 'fleet' : `fleet-${n}-keys-${options.idleIntervals}-idle`;
+    const name = chosen === FULL_FLEET ? 'fleet' : `fleet-${n}-keys-${options.idleIntervals}-idle`;
     fs.writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     fs.writeFileSync(path.join(outDir, `${name}.md`), fleetMarkdown(report));
-    log(`written bench/results/${name}.{json,md}`);
+    log(`written ${path.relative(root, outDir)}/${name}.{json,md}`);
     console.log(fleetMarkdown(report));
   } finally {
     await stop();
@@ -710,7 +834,8 @@ function fleetMarkdown(r: Record<string, any>): string {
     ([name, p]) =>
       `| ${name} | ${p.seconds} | ${p.pollsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.notModifiedShare} | ${p.hubCpuMsPerPoll} | ` +
       `${p.statementsPerPoll} | ${p.poolerQueriesPerRequest} | ${p.bytesPerPoll} | ${p.credentialCacheHitRate} | ` +
-      `${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} |`,
+      `${p.catalogReadsOnReplica} | ${p.client.errors + p.hub5xx} | ${p.hubCpuMsPerSecondPerHub} | ${p.changedP99Ms} | ` +
+      `${p.responseCacheHitRate} | ${p.eventLoopLagMaxMs} | ${p.hubSystemShare} |`,
   );
   const t = r.targets as Record<string, any>;
   const idle = r.phases.idle;
@@ -728,7 +853,8 @@ function fleetMarkdown(r: Record<string, any>): string {
   );
   const phaseHeader =
     '| phase | s | polls/s | p50 ms | p99 ms | 304 share | Hub CPU ms/poll | statements/poll | pooler queries/request | ' +
-    'bytes/poll | credential cache hits | catalog reads on replica | errors |';
+    'bytes/poll | credential cache hits | catalog reads on replica | errors | Hub CPU ms/s per Hub | p99 ms of 200s | ' +
+    'response cache hits | event-loop lag max ms | Hub CPU in the kernel |';
   const fullRate = fullFleetPollsPerSecond.toLocaleString('en', { maximumFractionDigits: 0 });
   const isFullFleet = r.fleet.instances === FULL_FLEET.orgs * FULL_FLEET.keysPerOrg;
   const idleNote =
@@ -754,8 +880,19 @@ Per-poll figures come from the Hubs' /metrics (CPU: process_cpu_seconds_total; s
 the query builder's statements without BEGIN/COMMIT) and PgBouncer's SHOW STATS (every query, per request of any kind).
 
 ${phaseHeader}
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+${
+  r.idleCost
+    ? `
+Where the idle phase's Hub CPU goes (CPU from /proc; the table's Hub CPU ms/poll divides all of it by the polls):
+the quiet phase has no poll at all (the Hubs holding the whole fleet), the bare phase the idle polls without full syncs.
+A Hub costs ${r.idleCost.quietCpuMsPerSecondPerHub} ms of CPU a second quiet, ${r.idleCost.bareCpuMsPerSecondPerHub} bare and
+${r.idleCost.idleCpuMsPerSecondPerHub} idle: **${r.idleCost.cpuMsPer304Poll} ms per 304 poll** over the quiet Hub, and
+${r.idleCost.cpuMsPerFullSync} ms per full sync (${r.idleCost.fullSyncsPerSecond}/s: the updates mark and every list page).
+`
+    : ''
+}
 
 Statements in the idle phase by what sent them (\`hub_db_statements_total\`'s source: a request's route class, or a background job), both Hubs together:
 
@@ -796,6 +933,7 @@ The largest sample of each phase, by application_name: ${Object.entries(
 |---|---|---|
 | ${t.pollsPerSecond.target.toFixed(0)} polls/s | ${t.pollsPerSecond.measured} | ${t.pollsPerSecond.measured >= 0.97 * t.pollsPerSecond.target} |
 | p99 ≤ 50 ms | ${t.p99Ms.measured} | ${t.p99Ms.met} |
+| p99 ≤ 250 ms in the writes phase (issue 36) | ${t.writesP99Ms.measured} | ${t.writesP99Ms.met} |
 | no error | ${r.errors.length} error samples | ${t.noError.met} |
 | ≤ 0.05 statements per idle poll | ${t.statementsPerIdlePoll.measured} | ${t.statementsPerIdlePoll.met} |
 | 99 % of the fleet within ${t.fleet99WithinMs.target} ms | ${t.fleet99WithinMs.measured} | ${t.fleet99WithinMs.met} |
