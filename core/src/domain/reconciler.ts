@@ -8,70 +8,42 @@
  * deployment id and spec hash; a restart of Core adopts what runs. A pass with nothing to change costs one
  * list call and no write: observations are written only when they change, and containers are inspected only
  * when they are not running (or first seen). Secret values are read only to create a container.
+ *
+ * This file is the loop and its lock, and the operations a request asks of the engine (RuntimeControl). A pass's
+ * work is in three files beside it: reconcilerObservations.ts (reading the engine), reconcilerActions.ts
+ * (create, replace, remove) and reconcilerEvents.ts (the engine's events, crashes into the activity log).
  */
 import { Readable } from 'node:stream';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { eq } from 'drizzle-orm';
 import type { RuntimeConfig } from '../config';
 import type { Database, Db, HeldLock } from '../db/client';
-import {
-  catalogTemplates,
-  deploymentObservations,
-  deploymentSecretBindings,
-  deployments,
-  secrets,
-  settings,
-} from '../db/schema';
+import { settings } from '../db/schema';
 import type { Logger } from '../log';
 import { recordReconcilePass } from '../metrics';
-import { RuntimeError, type ContainerSpec, type ObservedContainer, type Runtime } from '../runtime/runtime';
-import { ENGINE_ACTOR, recordActivity } from './activity';
-import { LABEL, planContainer, type DesiredDeployment } from './containerSpec';
-import { sealedFields, type Sealer } from './crypto';
+import { RuntimeError, type ObservedContainer, type Runtime } from '../runtime/runtime';
+import { LABEL } from './containerSpec';
+import type { Sealer } from './crypto';
 import { ServiceError } from './errors';
+import { Actions, desiredState } from './reconcilerActions';
+import { EngineEvents } from './reconcilerEvents';
+import { Observations, type PassCalls } from './reconcilerObservations';
 import {
   attachRuntime,
   detachRuntime,
   engineUnavailable,
   type EngineStatus,
-  type Observation,
   type RuntimeControl,
 } from './runtimeControl';
 
 /** pg_try_advisory_lock key of the one acting reconciler per database. */
 const RECONCILER_LOCK = 72_620_133;
-/** A failed create/start/pull is retried after this long (the reason stays shown meanwhile). */
-const RETRY_MS = 10_000;
-/** A failed pull is tried again after this long (a registry that refused stays refused for a while). */
-const PULL_RETRY_MS = 60_000;
 /** Containers handled at once in a pass (creates and starts are engine round trips). */
 const CONCURRENCY = 4;
 
 const INSTANCE_SETTING = 'runtime_instance_id';
 /** NOTIFY channel: a write in a Core process without the lock asks the one with it for a pass. */
 const NOTIFY_CHANNEL = 'core_reconcile';
-/** A container that ended unexpectedly twice within this time and runs again reads as restarting (a crash loop). */
-const CRASH_WINDOW_MS = 30_000;
-/** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
-const CRASH_ENTRY_EVERY_MS = 60_000;
-
-/** How long after a crash the engine's restart policy has to bring a container back before Core starts it. */
-const ENGINE_RESTART_GRACE_MS = 5_000;
-
-/** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
-const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const memoryOf = (row: { templateSnapshot: Record<string, unknown> | null }) =>
-  String(row.templateSnapshot?.memory_request ?? '');
-
-/** Why a container ended, in words. Exit 137 is a SIGKILL: the OOM killer's when the engine says so, else likely. */
-function exitWords(code: number | null, oom: boolean, memory: string): string {
-  if (oom) return `out of memory: killed by the kernel's OOM killer at its memory limit (${memory || 'none'})`;
-  if (code === 137)
-    return `exit code 137 (killed: out of memory at its memory limit ${memory || '(none)'}, or a SIGKILL)`;
-  return code === null ? 'an unknown exit' : `exit code ${code}`;
-}
 
 /** The id that labels everything this Core instance (this database) creates on an engine. */
 export async function runtimeInstanceId(db: Db): Promise<string> {
@@ -81,27 +53,18 @@ export async function runtimeInstanceId(db: Db): Promise<string> {
   return row!.value;
 }
 
-interface Failure {
-  /** The spec (or, for a failed pull, the image) that failed: another one is tried at once. */
-  specHash: string | null;
-  image: string | null;
-  state: 'failed';
-  reason: string;
-  retryAt: number;
+/** A pass's three jobs, on the engine this process talks to. */
+interface Jobs {
+  runtime: Runtime;
+  events: EngineEvents;
+  observations: Observations;
+  actions: Actions;
 }
-
-type Row = {
-  id: string;
-  name: string;
-  desiredState: 'running' | 'stopped';
-  templateSnapshot: Record<string, unknown> | null;
-  env: Record<string, string>;
-  secretRefs: string[];
-  hostPorts: DesiredDeployment['hostPorts'];
-};
 
 export class Reconciler implements RuntimeControl {
   private status: EngineStatus;
+  /** Null without an engine (CORE_RUNTIME=none): no pass ever runs, and requests get "engine unavailable". */
+  private readonly jobs: Jobs | null;
   private lock: HeldLock | null = null;
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
@@ -112,31 +75,8 @@ export class Reconciler implements RuntimeControl {
   private unlisten: (() => Promise<void>) | null = null;
   private again = false;
   private stopped = false;
-  private stopEvents: (() => void) | null = null;
-  /** Last observation per deployment, as written to deployment_observations. */
-  private readonly observed = new Map<string, Observation>();
-  private readonly written = new Map<string, string>();
-  private loaded = false;
-  private readonly failures = new Map<string, Failure>();
   /** Deployments whose container Core is operating on from a request (restart, delete): passes leave them alone. */
   private readonly operating = new Set<string>();
-  /** The failure reason last written to the activity log per deployment (a retry does not repeat it). */
-  private readonly failureEntries = new Map<string, string | null>();
-  /** Per container id: restarts and OOM as last inspected (inspect only when it changes state). */
-  private readonly inspected = new Map<
-    string,
-    { state: string; restarts: number; oom: boolean; exitCode: number | null; error: string }
-  >();
-  private readonly pulls = new Map<string, { promise: Promise<void>; progress: Observation['pull'] }>();
-  /** The last unexpected exit of a container (from the event stream): a crash loop reads as restarting. */
-  private readonly lastDie = new Map<string, { at: number; exitCode: number | null; oom: boolean; count: number }>();
-  /** Crash entries in the activity log: at most one per deployment per minute (a crash loop counts the rest). */
-  private readonly crashEntries = new Map<string, { at: number; suppressed: number }>();
-  /** Containers stopped or killed through the engine by someone else (their "die" is not a crash). */
-  private readonly stoppedOutside = new Set<string>();
-  /** Containers Core itself stops or removes: their "die" is not a crash. */
-  private readonly expectedExits = new Set<string>();
-  private flushTimer: NodeJS.Timeout | null = null;
   /** Engine calls of the last pass (the bench and tests read it). */
   lastPass = { listCalls: 0, otherCalls: 0, ms: 0, at: 0 };
   passes = 0;
@@ -155,7 +95,27 @@ export class Reconciler implements RuntimeControl {
     this.status = deps.runtime
       ? { state: 'up', since: new Date(), description: deps.runtime.description, error: null }
       : { state: 'none', since: new Date(), description: 'none', error: null };
+    this.jobs = deps.runtime ? this.jobsOn(deps.runtime) : null;
     attachRuntime(deps.db, this);
+  }
+
+  private jobsOn(runtime: Runtime): Jobs {
+    const { db, log, sealer, settings, instanceId } = this.deps;
+    const stopped = () => this.stopped;
+    const schedule = (delayMs: number) => this.schedule(delayMs);
+    const events: EngineEvents = new EngineEvents({
+      db,
+      log,
+      runtime,
+      instanceId,
+      stopped,
+      changed: (containerId) => observations.inspectAgain(containerId),
+      // Events come in bursts (die, restart, init, start): one pass for the burst.
+      burst: () => this.schedule(300),
+    });
+    const observations = new Observations({ db, log, runtime, events, stopped });
+    const actions = new Actions({ db, log, sealer, settings, runtime, instanceId, observations, events, schedule });
+    return { runtime, events, observations, actions };
   }
 
   get instanceId() {
@@ -168,7 +128,7 @@ export class Reconciler implements RuntimeControl {
 
   /** Begins the loop: a first pass now, then one per interval. */
   start() {
-    if (!this.deps.runtime || this.timer) return;
+    if (!this.jobs || this.timer) return;
     this.stopped = false;
     this.timer = setInterval(() => this.schedule(0), this.deps.settings.reconcileIntervalSeconds * 1000);
     this.timer.unref();
@@ -180,10 +140,9 @@ export class Reconciler implements RuntimeControl {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.timer = this.kickTimer = this.flushTimer = null;
-    this.stopEvents?.();
-    this.stopEvents = null;
+    this.timer = this.kickTimer = null;
+    this.jobs?.observations.stop();
+    this.jobs?.events.unfollow();
     await this.running?.catch(() => {});
     // A pull in flight is not waited for (it may take minutes): it ends with the process.
     await this.unlisten?.().catch(() => {});
@@ -201,7 +160,7 @@ export class Reconciler implements RuntimeControl {
 
   /** A pass in `delayMs` (the earliest asked for wins); a short one asked during a pass runs right after it. */
   private schedule(delayMs: number) {
-    if (!this.deps.runtime || this.stopped) return;
+    if (!this.jobs || this.stopped) return;
     if (this.running && delayMs <= 50) {
       this.again = true;
       return;
@@ -226,14 +185,15 @@ export class Reconciler implements RuntimeControl {
 
   /** Runs a pass now (or waits for the one in flight and runs another); resolves when done. */
   async passNow(): Promise<void> {
-    if (!this.deps.runtime || this.stopped) return;
+    const jobs = this.jobs;
+    if (!jobs || this.stopped) return;
     // A caller waits for the pass in flight and then runs its own; it must not also ask for one more (`again`):
     // two waiters that did kept each other's passes going back to back forever.
     while (this.running) await this.running.catch(() => {});
     this.again = false;
     const started = performance.now();
     let failed = false;
-    this.running = this.pass()
+    this.running = this.pass(jobs)
       .catch((err) => {
         failed = true;
         this.deps.log.error({ err }, 'reconciler pass failed');
@@ -257,8 +217,7 @@ export class Reconciler implements RuntimeControl {
         { engine: this.status.description, error: err.message },
         'container engine unreachable: deployments read unknown until it answers again (desired state is kept)',
       );
-      this.stopEvents?.();
-      this.stopEvents = null;
+      this.jobs?.events.unfollow();
     }
   }
 
@@ -269,12 +228,12 @@ export class Reconciler implements RuntimeControl {
     }
   }
 
-  private async leader(): Promise<boolean> {
+  private async leader(jobs: Jobs): Promise<boolean> {
     if (this.lock && !(await this.lock.held())) {
       this.deps.log.warn({}, 'reconciler lock lost (its database connection ended): trying to take it again');
       await this.lock.release().catch(() => {});
       this.lock = null;
-      this.loaded = false;
+      jobs.observations.unload();
       await this.unlisten?.().catch(() => {});
       this.unlisten = null;
     }
@@ -289,12 +248,12 @@ export class Reconciler implements RuntimeControl {
     return this.lock !== null;
   }
 
-  private async pass() {
-    const runtime = this.deps.runtime!;
+  private async pass(jobs: Jobs) {
+    const { runtime, events, observations, actions } = jobs;
     const started = performance.now();
-    const calls = { listCalls: 0, otherCalls: 0 };
+    const calls: PassCalls = { listCalls: 0, otherCalls: 0 };
     this.passes++;
-    const leading = await this.leader();
+    const leading = await this.leader(jobs);
     let containers: ObservedContainer[];
     try {
       calls.listCalls++;
@@ -314,39 +273,10 @@ export class Reconciler implements RuntimeControl {
       }
       throw err;
     }
-    if (!this.stopEvents) this.subscribe();
-    if (!this.loaded) await this.loadObservations();
+    events.follow();
+    await observations.load();
 
-    const db = this.deps.db;
-    const rows: Row[] = await db
-      .select({
-        id: deployments.id,
-        name: deployments.name,
-        desiredState: deployments.desiredState,
-        // A row without a snapshot (written before snapshots existed) runs the catalog's template.
-        templateSnapshot: sql<Record<
-          string,
-          unknown
-        > | null>`coalesce(${deployments.templateSnapshot}, ${catalogTemplates.data})`,
-        env: deployments.env,
-        secretRefs: deployments.secretRefs,
-        hostPorts: deployments.hostPorts,
-      })
-      .from(deployments)
-      .leftJoin(catalogTemplates, eq(catalogTemplates.id, deployments.templateId));
-    const bindingRows = rows.length > 0 ? await db.select().from(deploymentSecretBindings) : [];
-    const versions = new Map(
-      (rows.length > 0 ? await db.select({ name: secrets.name, at: secrets.updatedAt }).from(secrets) : []).map((s) => [
-        s.name,
-        s.at.toISOString(),
-      ]),
-    );
-    const bindings = new Map<string, Record<string, string>>();
-    for (const b of bindingRows) {
-      const m = bindings.get(b.deploymentId) ?? {};
-      m[b.variable] = b.secretName;
-      bindings.set(b.deploymentId, m);
-    }
+    const { rows, bindings, versions } = await desiredState(this.deps.db);
     const byDeployment = new Map<string, ObservedContainer[]>();
     for (const c of containers) {
       const id = c.labels[LABEL.deployment];
@@ -357,29 +287,24 @@ export class Reconciler implements RuntimeControl {
     const known = new Set(rows.map((r) => r.id));
     const work: (() => Promise<void>)[] = [];
     for (const row of rows)
-      work.push(() =>
-        this.convergeAndRecord(row, bindings.get(row.id) ?? {}, versions, byDeployment.get(row.id) ?? [], calls),
-      );
+      work.push(async () => {
+        if (this.operating.has(row.id)) return;
+        await actions.convergeAndRecord(
+          row,
+          bindings.get(row.id) ?? {},
+          versions,
+          byDeployment.get(row.id) ?? [],
+          calls,
+        );
+      });
     // Containers of deleted deployments.
     for (const [id, list] of byDeployment)
-      if (!known.has(id))
-        for (const c of list)
-          work.push(async () => {
-            calls.otherCalls++;
-            this.expectedExits.add(c.id);
-            await runtime.remove(c.id);
-            this.deps.log.info(
-              { deployment_id: id, container: c.name },
-              'removed the container of a deleted deployment',
-            );
-          });
-    for (const id of [...this.observed.keys()]) if (!known.has(id)) this.forget(id);
+      if (!known.has(id)) for (const c of list) work.push(() => actions.removeOrphan(id, c, calls));
+    for (const id of observations.deploymentIds()) if (!known.has(id)) this.forget(jobs, id);
     // What is remembered per container lives as long as the container.
     const present = new Set(containers.map((c) => c.id));
-    for (const map of [this.inspected, this.lastDie])
-      for (const id of [...map.keys()]) if (!present.has(id)) map.delete(id);
-    for (const set of [this.expectedExits, this.stoppedOutside])
-      for (const id of [...set]) if (!present.has(id)) set.delete(id);
+    observations.keepContainers(present);
+    events.keepContainers(present);
 
     for (let i = 0; i < work.length; i += CONCURRENCY)
       await Promise.all(
@@ -390,532 +315,25 @@ export class Reconciler implements RuntimeControl {
           }),
         ),
       );
-    await this.flush();
+    await observations.flush();
     this.lastPass = { ...calls, ms: performance.now() - started, at: Date.now() };
   }
 
-  private forget(id: string) {
-    this.observed.delete(id);
-    this.written.delete(id);
-    this.failures.delete(id);
-    this.failureEntries.delete(id);
-  }
-
-  private async loadObservations() {
-    const rows = await this.deps.db.select().from(deploymentObservations);
-    for (const r of rows) {
-      const o = r.observed as unknown as Observation;
-      this.observed.set(r.deploymentId, o);
-      this.written.set(r.deploymentId, JSON.stringify(o));
-    }
-    this.loaded = true;
-  }
-
-  /** Sets a deployment's observation; `since` moves only when the state changes. */
-  private observe(id: string, next: Omit<Observation, 'since'> & { since?: string }) {
-    const prev = this.observed.get(id);
-    const since = next.since ?? (prev && prev.state === next.state ? prev.since : new Date().toISOString());
-    const o: Observation = { ...next, since };
-    if (!o.pull) delete o.pull;
-    this.observed.set(id, o);
-  }
-
-  /** Writes the observations that changed since the last write: one statement, none when nothing changed. */
-  private async flush() {
-    const changed: { deploymentId: string; observed: Record<string, unknown>; updatedAt: Date }[] = [];
-    for (const [id, o] of this.observed) {
-      const text = JSON.stringify(o);
-      if (this.written.get(id) !== text)
-        changed.push({ deploymentId: id, observed: o as unknown as Record<string, unknown>, updatedAt: new Date() });
-    }
-    if (changed.length === 0) return;
-    try {
-      await this.deps.db
-        .insert(deploymentObservations)
-        .values(changed)
-        .onConflictDoUpdate({
-          target: deploymentObservations.deploymentId,
-          set: { observed: sql`excluded.observed`, updatedAt: sql`excluded.updated_at` },
-        });
-      for (const c of changed) this.written.set(c.deploymentId, JSON.stringify(c.observed));
-    } catch (err) {
-      // A deployment deleted meanwhile (its row gone: foreign key): forgotten on the next pass.
-      this.deps.log.debug({ err }, 'reconciler: observations not written this time');
-    }
-  }
-
-  private flushSoon() {
-    if (this.flushTimer || this.stopped) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      void this.flush();
-    }, 1000);
-    this.flushTimer.unref();
-  }
-
-  /**
-   * Converges one deployment, then writes what happened on the engine's side to the activity log: restored after
-   * a removal or stop outside Core, and failed/unschedulable once per reason (retries do not repeat it).
-   */
-  private async convergeAndRecord(
-    row: Row,
-    bound: Record<string, string>,
-    versions: Map<string, string>,
-    mine: ObservedContainer[],
-    calls: { listCalls: number; otherCalls: number },
-  ) {
-    if (this.operating.has(row.id)) return;
-    const note: { restored?: string } = {};
-    try {
-      await this.converge(row, bound, versions, mine, calls, note);
-    } finally {
-      const now = this.observed.get(row.id);
-      const entries: { action: string; after: Record<string, unknown> }[] = [];
-      if (note.restored) entries.push({ action: 'deployment.restored', after: { how: note.restored } });
-      if (now && (now.state === 'failed' || now.state === 'unschedulable')) {
-        if (this.failureEntries.get(row.id) !== now.reason) {
-          this.failureEntries.set(row.id, now.reason);
-          entries.push({ action: `deployment.${now.state}`, after: { reason: now.reason } });
-        }
-      } else if (now?.state === 'running') this.failureEntries.delete(row.id);
-      for (const e of entries)
-        await recordActivity(this.deps.db, ENGINE_ACTOR, {
-          action: e.action,
-          target: { type: 'deployment', id: row.id, name: row.name },
-          after: e.after,
-        }).catch((err) => this.deps.log.debug({ err }, 'engine-side activity not recorded'));
-    }
-  }
-
-  private async converge(
-    row: Row,
-    bound: Record<string, string>,
-    versions: Map<string, string>,
-    mine: ObservedContainer[],
-    calls: { listCalls: number; otherCalls: number },
-    note: { restored?: string },
-  ) {
-    const before = this.observed.get(row.id);
-    const runtime = this.deps.runtime!;
-    const plan = planContainer(
-      {
-        id: row.id,
-        name: row.name,
-        desiredState: row.desiredState,
-        snapshot: row.templateSnapshot,
-        env: row.env,
-        bindings: bound,
-        secretRefs: row.secretRefs,
-        hostPorts: row.hostPorts,
-      },
-      versions,
-      this.deps.settings,
-      this.deps.instanceId,
-    );
-    const base = { health: null, ports: [], restarts: 0, exit_code: null, image: null, needs_restart: false };
-    if (!plan.ok) {
-      this.observe(row.id, { ...base, state: plan.state, reason: plan.reason });
-      return;
-    }
-    const current =
-      mine.find((c) => c.labels[LABEL.specHash] === plan.specHash) ??
-      mine.find((c) => c.labels[LABEL.configHash] === plan.configHash);
-    const stale = mine.filter((c) => c !== current);
-    const removeStale = async (list: ObservedContainer[]) => {
-      for (const c of list) {
-        calls.otherCalls++;
-        this.expectedExits.add(c.id);
-        await runtime.remove(c.id);
-      }
-    };
-    const failure = this.failures.get(row.id);
-    if (
-      failure &&
-      ((failure.specHash !== null && failure.specHash !== plan.specHash) ||
-        (failure.image !== null && failure.image !== plan.image))
-    )
-      this.failures.delete(row.id);
-    const failed = (reason: string) => {
-      this.failures.set(row.id, {
-        specHash: plan.specHash,
-        image: null,
-        state: 'failed',
-        reason,
-        retryAt: Date.now() + RETRY_MS,
-      });
-      this.observe(row.id, { ...base, image: plan.image, state: 'failed', reason });
-    };
-    const waiting = () => {
-      const f = this.failures.get(row.id);
-      if (f && Date.now() < f.retryAt) {
-        this.observe(row.id, {
-          ...(this.observed.get(row.id) ?? base),
-          ...base,
-          image: plan.image,
-          state: 'failed',
-          reason: f.reason,
-        });
-        return true;
-      }
-      return false;
-    };
-
-    if (row.desiredState === 'stopped') {
-      await removeStale(stale);
-      this.failures.delete(row.id);
-      if (current && (current.state === 'running' || current.state === 'restarting' || current.state === 'paused')) {
-        calls.otherCalls++;
-        this.expectedExits.add(current.id);
-        try {
-          await runtime.stop(current.id);
-        } catch (err) {
-          if (vanished(err)) return this.schedule(100);
-          throw err;
-        }
-        const after = await runtime.inspect(current.id);
-        this.observe(row.id, {
-          ...base,
-          image: plan.image,
-          state: 'exited',
-          reason: 'stopped',
-          exit_code: after?.exitCode ?? null,
-        });
-      } else {
-        this.observe(row.id, {
-          ...base,
-          image: plan.image,
-          state: 'exited',
-          reason: 'stopped',
-          exit_code: current?.exitCode ?? null,
-        });
-      }
-      return;
-    }
-
-    if (!current) {
-      if (waiting()) return;
-      // Host ports the admin chose are taken by the old container until it goes: stop it first then.
-      const collide = stale.some((c) =>
-        c.ports.some((p) => plan.fixedHostPorts.includes(`${p.host_port}/${p.protocol}`)),
-      );
-      if (collide) await removeStale(stale);
-      calls.otherCalls++;
-      if (!(await runtime.hasImage(plan.image))) {
-        this.pullInBackground(row.id, plan.image, plan.registryHost);
-        const pull = this.pulls.get(plan.image);
-        this.observe(row.id, {
-          ...base,
-          image: plan.image,
-          state: 'pulling',
-          reason: null,
-          ...(pull?.progress ? { pull: pull.progress } : {}),
-        });
-        return;
-      }
-      this.observe(row.id, { ...base, image: plan.image, state: 'starting', reason: null });
-      let id: string;
-      try {
-        const values = await this.revealSecrets(plan.secretNames);
-        const auth = plan.registryHost ? await this.registryAuth(plan.registryHost) : null;
-        calls.otherCalls++;
-        id = await runtime.create(plan.resolve(values, auth));
-      } catch (err) {
-        if (err instanceof RuntimeError && err.kind === 'conflict') {
-          // A container of this name exists (created by a pass of another process a moment ago): adopt next pass.
-          this.schedule(200);
-          return;
-        }
-        if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
-        throw err;
-      }
-      this.deps.log.info({ deployment: row.name, container: plan.name, image: plan.image }, 'container created');
-      // It ran before and nothing of it is left (no container with an older spec either): removed outside Core.
-      if (stale.length === 0 && before && (before.state === 'running' || before.state === 'restarting'))
-        note.restored = 'its container was removed outside Core: created again';
-      try {
-        calls.otherCalls++;
-        await this.startContainer(id, calls);
-      } catch (err) {
-        if (vanished(err)) return this.schedule(100);
-        if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
-        throw err;
-      }
-      this.failures.delete(row.id);
-      await removeStale(stale);
-      const seen = await runtime.inspect(id);
-      calls.otherCalls++;
-      if (seen)
-        this.inspected.set(id, {
-          state: seen.state,
-          restarts: seen.restarts,
-          oom: seen.oomKilled,
-          exitCode: seen.exitCode,
-          error: seen.error,
-        });
-      this.observeContainer(row.id, plan, seen ?? null, memoryOf(row));
-      return;
-    }
-
-    await removeStale(stale);
-    let seen: ObservedContainer | null = current;
-    if (current.state === 'exited' || current.state === 'created' || current.state === 'dead') {
-      const inspected = await this.inspect(current, calls);
-      if (inspected?.oom && !this.failures.has(row.id)) {
-        failed(exitWords(inspected.exitCode, true, memoryOf(row)));
-        return;
-      }
-      if (waiting()) return;
-      // A crash: the engine's restart policy brings it back; Core steps in only if it has not after a while.
-      const died = this.lastDie.get(current.id);
-      if (died && Date.now() - died.at < ENGINE_RESTART_GRACE_MS) {
-        this.schedule(ENGINE_RESTART_GRACE_MS);
-        this.observeContainer(row.id, plan, current, memoryOf(row));
-        return;
-      }
-      // Stopped or removed outside Core while it should run: start it again.
-      try {
-        calls.otherCalls++;
-        await this.startContainer(current.id, calls);
-        this.inspected.delete(current.id);
-        this.failures.delete(row.id);
-        calls.otherCalls++;
-        seen = await runtime.inspect(current.id);
-        if (before?.state === 'running') note.restored = 'its container was stopped outside Core: started again';
-      } catch (err) {
-        if (vanished(err)) return this.schedule(100);
-        if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
-        throw err;
-      }
-    } else if (current.state === 'restarting') {
-      await this.inspect(current, calls);
-    } else if (current.state === 'running') {
-      if (!this.inspected.has(current.id)) await this.inspect(current, calls);
-      this.failures.delete(row.id);
-    }
-    this.observeContainer(row.id, plan, seen, memoryOf(row));
-  }
-
-  /**
-   * Starts a container. A host port "in use" is asked again a few times first: the engine may still hold it for a
-   * container of this deployment that was just removed (Podman releases it a moment after answering).
-   */
-  private async startContainer(id: string, calls: { otherCalls: number }) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.deps.runtime!.start(id);
-        return;
-      } catch (err) {
-        if (!(err instanceof RuntimeError && err.kind === 'port_in_use') || attempt >= 4) throw err;
-        await sleep(250 * attempt);
-        calls.otherCalls++;
-      }
-    }
-  }
-
-  /** Inspects a container when its state changed since the last inspect (restarts, OOM, exit code). */
-  private async inspect(c: ObservedContainer, calls: { otherCalls: number }) {
-    const prev = this.inspected.get(c.id);
-    if (prev && prev.state === c.state) return prev;
-    calls.otherCalls++;
-    const seen = await this.deps.runtime!.inspect(c.id);
-    if (!seen) return null;
-    const entry = {
-      state: c.state,
-      restarts: seen.restarts,
-      oom: seen.oomKilled,
-      exitCode: seen.exitCode,
-      error: seen.error,
-    };
-    this.inspected.set(c.id, entry);
-    return entry;
-  }
-
-  private observeContainer(
-    id: string,
-    plan: { image: string; specHash: string },
-    c: ObservedContainer | null,
-    memory: string,
-  ) {
-    if (!c) return;
-    const info = this.inspected.get(c.id);
-    const died = this.lastDie.get(c.id);
-    // One crash and a restart is running again (restarts counts it); a second within the window is a loop.
-    const looping = died !== undefined && died.count >= 2 && Date.now() - died.at < CRASH_WINDOW_MS;
-    let state: Observation['state'] =
-      c.state === 'running'
-        ? 'running'
-        : c.state === 'restarting'
-          ? 'restarting'
-          : c.state === 'created'
-            ? 'starting'
-            : 'exited';
-    let reason = state === 'exited' && info?.error ? info.error : null;
-    if (looping && (state === 'running' || state === 'restarting')) {
-      // The engine restarts it (unless-stopped): shown as restarting, with why it ended.
-      state = 'restarting';
-      reason = `ended with ${exitWords(died.exitCode, died.oom || Boolean(info?.oom), memory)}; the engine restarted it`;
-    } else if (state === 'exited' && (info?.oom || c.exitCode === 137))
-      reason = exitWords(c.exitCode ?? info?.exitCode ?? null, Boolean(info?.oom), memory);
-    this.observe(id, {
-      state,
-      reason,
-      health: c.health,
-      ports: c.ports.map((p) => ({ ...p, protocol: p.protocol === 'udp' ? 'udp' : 'tcp' })),
-      restarts: info?.restarts ?? 0,
-      exit_code: state === 'exited' ? (c.exitCode ?? info?.exitCode ?? null) : null,
-      image: plan.image,
-      needs_restart: c.labels[LABEL.specHash] !== plan.specHash,
-    });
-  }
-
-  private pullInBackground(deploymentId: string, image: string, registryHost: string | null) {
-    if (this.pulls.has(image)) return;
-    const entry: { promise: Promise<void>; progress: Observation['pull'] } = {
-      promise: Promise.resolve(),
-      progress: undefined,
-    };
-    entry.promise = (async () => {
-      try {
-        const auth = registryHost ? await this.registryAuth(registryHost) : null;
-        this.deps.log.info({ image }, 'pulling image');
-        await this.deps.runtime!.pull(image, auth, (p) => {
-          entry.progress = p;
-          for (const [id, o] of this.observed)
-            if (o.state === 'pulling' && o.image === image) this.observed.set(id, { ...o, pull: p });
-          this.flushSoon();
-        });
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        for (const [id, o] of this.observed)
-          if (o.state === 'pulling' && o.image === image) {
-            this.failures.set(id, {
-              specHash: null,
-              image,
-              state: 'failed',
-              reason,
-              retryAt: Date.now() + PULL_RETRY_MS,
-            });
-          }
-        // The failure is kept for the deployment that asked even before it was observed as pulling.
-        const f = this.failures.get(deploymentId);
-        if (!f)
-          this.failures.set(deploymentId, {
-            specHash: null,
-            image,
-            state: 'failed',
-            reason,
-            retryAt: Date.now() + RETRY_MS,
-          });
-        this.deps.log.warn({ image, error: reason }, 'image pull failed');
-      } finally {
-        this.pulls.delete(image);
-        this.schedule(0);
-      }
-    })();
-    this.pulls.set(image, entry);
-  }
-
-  /** The values of these secrets, opened now for one container create; never kept. */
-  private async revealSecrets(names: string[]): Promise<Map<string, string>> {
-    const values = new Map<string, string>();
-    if (names.length === 0) return values;
-    const rows = await this.deps.db.select().from(secrets).where(inArray(secrets.name, names));
-    for (const r of rows) values.set(r.name, this.deps.sealer.open(sealedFields.secret(r.name), r.sealedValue));
-    return values;
-  }
-
-  /** Registry credentials: Core's sealed secret `registry.<host>` holding `user:password`, when it exists. */
-  private async registryAuth(host: string): Promise<ContainerSpec['registryAuth']> {
-    const name = `registry.${host}`;
-    const values = await this.revealSecrets([name]);
-    const v = values.get(name);
-    if (!v) return null;
-    const at = v.indexOf(':');
-    return { serveraddress: host, username: at >= 0 ? v.slice(0, at) : v, password: at >= 0 ? v.slice(at + 1) : '' };
-  }
-
-  private subscribe() {
-    const runtime = this.deps.runtime!;
-    this.stopEvents = runtime.events(
-      { [LABEL.instance]: this.deps.instanceId },
-      (e) => {
-        const deploymentId = e.labels[LABEL.deployment];
-        const ended = e.action === 'oom' || e.action === 'die' || e.action === 'died';
-        // Its restart count and exit changed: inspected again on the next pass.
-        if (ended || e.action === 'restart') this.inspected.delete(e.containerId);
-        // Stopped through the engine's API by someone else (a stop or kill comes before its die): not a crash,
-        // and no restart policy brings it back — Core starts it again at once.
-        if ((e.action === 'stop' || e.action === 'kill') && !this.expectedExits.has(e.containerId))
-          this.stoppedOutside.add(e.containerId);
-        if (e.action === 'start') this.stoppedOutside.delete(e.containerId);
-        const byHand = this.stoppedOutside.has(e.containerId);
-        if (ended && !byHand && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
-          const prev = this.lastDie.get(e.containerId);
-          const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;
-          this.lastDie.set(e.containerId, {
-            at: Date.now(),
-            count: recent ? prev.count + 1 : 1,
-            exitCode: e.exitCode ?? prev?.exitCode ?? null,
-            oom: e.action === 'oom' || (prev !== undefined && prev.oom && Date.now() - prev.at < 1000),
-          });
-        }
-        if (deploymentId && ended && !byHand) void this.recordEngineEvent(deploymentId, e);
-        // Events come in bursts (die, restart, init, start): one pass for the burst.
-        this.schedule(300);
-      },
-      (err) => {
-        this.stopEvents = null;
-        if (!this.stopped) this.deps.log.debug({ err }, 'engine event stream ended: re-subscribing on the next pass');
-      },
-    );
-  }
-
-  private async recordEngineEvent(
-    deploymentId: string,
-    e: { action: string; containerId: string; exitCode: number | null },
-  ) {
-    if (e.action !== 'oom' && this.expectedExits.has(e.containerId)) return;
-    if (e.action !== 'oom' && (e.exitCode === 0 || e.exitCode === null)) return;
-    try {
-      const [row] = await this.deps.db
-        .select({ name: deployments.name, desired: deployments.desiredState })
-        .from(deployments)
-        .where(eq(deployments.id, deploymentId));
-      if (!row || (row.desired === 'stopped' && e.action !== 'oom')) return;
-      const last = this.crashEntries.get(deploymentId);
-      if (last && Date.now() - last.at < CRASH_ENTRY_EVERY_MS) {
-        last.suppressed++;
-        return;
-      }
-      this.crashEntries.set(deploymentId, { at: Date.now(), suppressed: 0 });
-      await recordActivity(this.deps.db, ENGINE_ACTOR, {
-        action: e.action === 'oom' ? 'deployment.oom_killed' : 'deployment.crashed',
-        target: { type: 'deployment', id: deploymentId, name: row.name },
-        after: {
-          container: e.containerId.slice(0, 12),
-          ...(e.exitCode !== null ? { exit_code: e.exitCode } : {}),
-          ...(last?.suppressed ? { crashes_since_last_entry: last.suppressed } : {}),
-        },
-      });
-      this.deps.log.warn(
-        { deployment: row.name, event: e.action, exit_code: e.exitCode },
-        'container ended on the engine',
-      );
-    } catch (err) {
-      this.deps.log.debug({ err }, 'engine event not recorded');
-    }
+  private forget(jobs: Jobs, id: string) {
+    jobs.observations.forget(id);
+    jobs.actions.forget(id);
   }
 
   // RuntimeControl: the operations that need the engine now.
 
-  private requireUp() {
-    if (this.status.state !== 'up') throw engineUnavailable(this.status);
-    return this.deps.runtime!;
+  private requireUp(): Jobs {
+    if (this.status.state !== 'up' || !this.jobs) throw engineUnavailable(this.status);
+    return this.jobs;
   }
 
   private async containersOf(deploymentId: string) {
     return this.engineCall(() =>
-      this.requireUp().list({ [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId }),
+      this.requireUp().runtime.list({ [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId }),
     );
   }
 
@@ -938,23 +356,23 @@ export class Reconciler implements RuntimeControl {
   }
 
   private async restartNow(deploymentId: string) {
-    const runtime = this.requireUp();
+    const { runtime, events, observations } = this.requireUp();
     const list = await this.containersOf(deploymentId);
-    const needsNew = this.observed.get(deploymentId)?.needs_restart ?? false;
+    const needsNew = observations.get(deploymentId)?.needs_restart ?? false;
     const current = list.find((c) => c.state === 'running') ?? list[0];
     if (!current || needsNew) {
       // A rotated secret is only picked up by a new container: remove, and the pass creates it.
       for (const c of list) {
-        this.expectedExits.add(c.id);
+        events.expectExit(c.id);
         await this.engineCall(() => runtime.remove(c.id));
       }
       this.operating.delete(deploymentId);
       await this.passNow();
       return;
     }
-    this.expectedExits.add(current.id);
+    events.expectExit(current.id);
     await this.engineCall(() => runtime.restart(current.id));
-    this.inspected.delete(current.id);
+    observations.inspectAgain(current.id);
     this.schedule(0);
   }
 
@@ -963,10 +381,11 @@ export class Reconciler implements RuntimeControl {
   }
 
   private async removeNow(deploymentId: string, volumes: boolean) {
-    const runtime = this.requireUp();
+    const jobs = this.requireUp();
+    const { runtime, events } = jobs;
     const labels = { [LABEL.instance]: this.deps.instanceId, [LABEL.deployment]: deploymentId };
     for (const c of await this.containersOf(deploymentId)) {
-      this.expectedExits.add(c.id);
+      events.expectExit(c.id);
       await this.engineCall(() => runtime.remove(c.id));
     }
     if (volumes) {
@@ -984,7 +403,7 @@ export class Reconciler implements RuntimeControl {
         }
       }
     }
-    this.forget(deploymentId);
+    this.forget(jobs, deploymentId);
   }
 
   /** Runs a request's engine operation on a deployment with the passes kept off it (after any pass in flight). */
@@ -1003,7 +422,7 @@ export class Reconciler implements RuntimeControl {
     const current = list.find((c) => c.state === 'running') ?? [...list].sort((a, b) => b.created - a.created)[0];
     if (!current)
       throw new ServiceError('conflict', 'this deployment has no container yet (see observed.state and reason)');
-    const stream = await this.engineCall(() => this.requireUp().logs(current.id, opts));
+    const stream = await this.engineCall(() => this.requireUp().runtime.logs(current.id, opts));
     return stream instanceof Readable ? stream : Readable.from(stream as AsyncIterable<Buffer>);
   }
 }
