@@ -105,7 +105,7 @@ export async function createCoreContext(config: CoreConfig, log: Logger): Promis
       log,
       hub,
       catalogSync,
-      loginPacer: new LoginPacer(config.loginPacing),
+      loginPacer: new LoginPacer(db, config.loginPacing),
       reconciler,
       async close() {
         await catalogSync.stop();

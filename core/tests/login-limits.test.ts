@@ -5,7 +5,8 @@
  * - IPv6 clients are counted by their /64;
  * - many clients against one username: strange clients slowed (a growing wait), never an account-wide lock;
  * - that wait is a line per username: parallel strange clients go one per delay, a full line answers 429 to them
- *   only (a known device, the temporary admin and other usernames sign in at once);
+ *   only (a known device, the temporary admin and other usernames sign in at once); the line is the database's,
+ *   so a second Core on the same database gives no second line;
  * - a client that signed in before (its device token) is neither locked nor slowed by other clients' failures,
  *   and its token ends with the password or the user.
  */
@@ -13,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientAddress, limitKey } from '../src/auth/clientAddress';
 import { parseAddressList } from '@shared/ops';
 import type { CoreConfig } from '../src/config';
-import { LOGIN_PACING } from '../src/domain/loginPacing';
+import { LOGIN_PACING, LoginPacer } from '../src/domain/loginPacing';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { buildApp } from '../src/api/app';
 import { ADMIN_PASSWORD, corePerCase, localUser, type TestCore } from './helpers';
 
 const TEMP = { username: 'root', password: 'temporary admin password' };
@@ -221,6 +225,43 @@ describe('a line per username for strange clients', () => {
     expect(answers.map((r) => r.status)).toEqual(Array(N).fill(401));
     // Each waits its delay after the one before (a sleep per request would have let all through after one delay).
     expect(took).toBeGreaterThanOrEqual((N - 1) * LINE.maxMs);
+  }, 30_000);
+
+  it('two Cores on one database share the line: together they admit one per delay and queueMax waiting', async () => {
+    const user = await localUser(t, admin, 'readonly', 'two-cores@example.test');
+    await prime(user.email, 30);
+    // A second app instance on the same database, with a line keeper of its own (as another process has).
+    const app = buildApp({ ...t.core, loginPacer: new LoginPacer(t.core.db, LINE) });
+    const second = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    const secondUrl = `http://127.0.0.1:${(second.address() as AddressInfo).port}`;
+    try {
+      const via = (url: string, from: string) =>
+        fetch(`${url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+          body: JSON.stringify({ username: user.email, password: 'wrong password!' }),
+        }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), at: performance.now() }));
+      const started = performance.now();
+      // queueMax + 3 attempts each way, alternating between the two instances.
+      const answers = await Promise.all(
+        Array.from({ length: 2 * (LINE.queueMax + 3) }, (_, i) =>
+          via(i % 2 === 0 ? t.url : secondUrl, `198.18.2.${i + 1}`),
+        ),
+      );
+      const admitted = answers.filter((a) => a.status === 401);
+      const refused = answers.filter((a) => a.status === 429);
+      // One line for both: queueMax admitted in all (two lines would have admitted twice as many).
+      expect(admitted).toHaveLength(LINE.queueMax);
+      expect(refused).toHaveLength(answers.length - LINE.queueMax);
+      for (const r of refused) expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      // ... one per delay, not one per delay on each instance.
+      const times = admitted.map((a) => a.at - started).sort((a, b) => a - b);
+      expect(times.at(-1)!).toBeGreaterThanOrEqual(LINE.queueMax * LINE.maxMs - 50);
+    } finally {
+      second.close();
+    }
   }, 30_000);
 
   it('a full line answers 429 to strange clients only; a known device, the temporary admin and other usernames sign in at once', async () => {

@@ -1,6 +1,7 @@
 /** Core's tables. One migrations folder (core/drizzle, drizzle-kit generate) serves PostgreSQL and PGlite. */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   index,
   integer,
@@ -84,6 +85,21 @@ export const loginFailures = pgTable(
     index('login_failures_address_idx').on(t.address, t.at),
     index('login_failures_at_idx').on(t.at),
   ],
+);
+
+/**
+ * The line of strange clients' sign-ins per username (domain/loginPacing.ts), shared by every Core process on the
+ * database: `slots` are the epoch milliseconds at which the attempts waiting in it go, `tail` the last of them. A
+ * row whose tail has passed holds nothing (it is deleted by the next paced attempt).
+ */
+export const loginLines = pgTable(
+  'login_lines',
+  {
+    username: text('username').primaryKey(),
+    slots: bigint('slots', { mode: 'number' }).array().notNull(),
+    tail: bigint('tail', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('login_lines_tail_idx').on(t.tail)],
 );
 
 export const machineTokens = pgTable(

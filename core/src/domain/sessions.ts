@@ -34,7 +34,7 @@ export interface SessionDeps {
   sealer: Sealer;
 }
 
-/** A sign-in also needs this process's line of strange clients per username. */
+/** A sign-in also needs the line of strange clients per username (shared through the database). */
 export type LoginDeps = SessionDeps & { loginPacer: LoginPacer };
 
 type SessionSubject = { kind: 'local'; user: UserRow } | { kind: 'temporary_admin'; username: string };
