@@ -144,7 +144,7 @@ describe('search totals', () => {
 });
 
 describe('deep search pages', () => {
-  it('read beside a cold count equal the pages read by tier once counted, for every scope', async () => {
+  it('chosen in the pass that counts their term equal the pages read by tier once counted, for every scope', async () => {
     const open = (await as('POST', '/admin/categories', { name: 'Deep', slug: unique('deep'), is_private: false }))
       .category;
     const term = `qd${letters(6)}`;
@@ -172,7 +172,7 @@ describe('deep search pages', () => {
       const ranked = searchStats.rankedPages;
       const beside = [];
       for (const p of pages) {
-        // A write first: the term is counted anew, so this deep page is read beside the count.
+        // A write first: the term is counted anew, so this deep page is chosen in the pass that counts it.
         await written(() => as('PUT', '/admin/categories', { id: open.id, description: unique('d') }));
         beside.push(await read(scope.token, 1, p));
       }

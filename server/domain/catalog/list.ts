@@ -8,16 +8,8 @@ import type { CatalogScope } from '../principal';
 import { CHECKPOINT_EVERY, checkpointBefore, checkpointStats } from './checkpoints';
 import { countedByCategory, type SearchMatch, type TemplateFilters } from './filters';
 import { listTemplatesQueries } from './listQuery';
-import { searchStats } from './search';
-import { searchTierCounts, searchTierCountsKept } from './tierCounts';
+import { searchPass, searchTierCounts, searchTierCountsKept } from './tierCounts';
 import type { TemplateRow } from './templateRow';
-
-/**
- * From this offset on, a search page whose term is not counted yet is read in one pass beside the count
- * (rankedPage). A shallower page waits for the count: its tiers are then read from their start (often by walking
- * the name index), cheaper than ranking every match.
- */
-const RANKED_FROM = 200;
 
 async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilters, page: Page, match: SearchMatch) {
   const total = async (query: Promise<{ n: number }[]>) => Number((await query)[0]?.n ?? 0);
@@ -43,14 +35,11 @@ async function listMatching(db: Db, scope: CatalogScope, filters: TemplateFilter
     return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { match, after }).list), total: known };
   }
   if (filters.search && match === 'substring') {
-    if ((page.page - 1) * page.limit >= RANKED_FROM && !searchTierCountsKept(filters)) {
-      // A deep page of a term not counted yet: the count and a one-pass page at once, side by side.
-      searchStats.rankedPages++;
-      const [tierCounts, rows] = await Promise.all([
-        searchTierCounts(db, scope, filters),
-        listTemplatesQueries(db, scope, filters, page, { ranked: true }).list,
-      ]);
-      return { rows: pageOf(rows), total: tierCounts.tiers.reduce((sum, n) => sum + n, 0) };
+    if (!searchTierCountsKept(filters)) {
+      // The term's first ask in this catalog generation: its matches counted and its page chosen in one pass.
+      const { ids, total: known } = await searchPass(db, scope, filters, page.limit, (page.page - 1) * page.limit);
+      if (ids.length === 0) return { rows: [], total: known };
+      return { rows: pageOf(await listTemplatesQueries(db, scope, filters, page, { ids }).list), total: known };
     }
     // The kept count per rank tier is the total, and says which tiers the page reads.
     const tierCounts = await searchTierCounts(db, scope, filters);

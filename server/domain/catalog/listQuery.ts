@@ -6,7 +6,7 @@ import { catalogEntries, categories, categoryTemplateCounts, templates } from '.
 import type { Page } from '../paginate';
 import type { CatalogScope } from '../principal';
 import { categoryIdOf, countedByCategory, templateFilterSql, type SearchMatch, type TemplateFilters } from './filters';
-import { rankedPage, similarPage, tieredPage, tierOf, type TierCounts } from './search';
+import { similarPage, tieredPage, tierOf, type TierCounts } from './search';
 import { templateSelection } from './templateRow';
 import { templateVisible } from './visibility';
 
@@ -26,10 +26,22 @@ export interface ListOptions {
   match?: SearchMatch;
   /** A substring search's match count per tier (searchTierCounts): which tiers the page reads, from where. */
   tierCounts?: TierCounts;
-  /** A substring search's page in one pass over every match (rankedPage), for when the tiers' counts are not known. */
-  ranked?: boolean;
+  /** A page chosen already (searchPass: its term's first ask), in rank order: its templates are read by id. */
+  ids?: string[];
   /** Start after this entry, which is at 0-based `position` of the list (keyset pagination). */
   after?: { key: OrderKey; position: number };
+}
+
+/** Templates chosen by id, in the given order (rank: the position; a JSON parameter, one value for any length). */
+function chosenIds(db: Db, ids: string[]) {
+  return db
+    .select({
+      id: sql<string>`u.id::uuid`.as('chosen_id'), // a name no joined table has
+      rank: sql<number>`u.ord`.as('rank'),
+      tie: sql<string>`''`.as('tie'),
+    })
+    .from(sql`jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) with ordinality as u(id, ord)`)
+    .as('chosen');
 }
 
 /**
@@ -60,11 +72,11 @@ export function listTemplatesQueries(
   const similar = filters.search && match === 'similar' ? similarPage(db, where, filters.search, limit, offset) : null;
   const ranked =
     similar ??
-    (filters.search
-      ? options.ranked
-        ? rankedPage(db, others, filters.search, limit, offset)
-        : tieredPage(db, others, filters.search, options.tierCounts ?? { tiers: [], visible: 0 }, limit, offset)
-      : null);
+    (options.ids
+      ? chosenIds(db, options.ids)
+      : filters.search
+        ? tieredPage(db, others, filters.search, options.tierCounts ?? { tiers: [], visible: 0 }, limit, offset)
+        : null);
   const chosen =
     ranked ??
     db

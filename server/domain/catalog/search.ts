@@ -6,7 +6,7 @@ import { and, asc, like, notLike, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client';
 import { catalogEntries } from '../../db/schema';
-import { escapeLike, tagPattern, templateFilterSql } from './filters';
+import { escapeLike, tagPattern } from './filters';
 
 const entries = catalogEntries;
 
@@ -46,7 +46,7 @@ export function tierOf(term: string): SQL {
 }
 
 /** The tie order inside a tier: the lower-cased name in byte order (an index expression), then id. */
-const tieOrder = sql`(${entries.searchName} collate "C")`;
+export const tieOrder = sql`(${entries.searchName} collate "C")`;
 
 /** How many matches each tier has for a scope and filter, and how many entries the walk may pass. */
 export interface TierCounts {
@@ -72,7 +72,7 @@ export const searchStats = {
   tierCounts: 0,
   /** Tiers read by walking the name index; the rest went through the trigram index. */
   walkedTiers: 0,
-  /** Deep pages read in one pass beside their term's count (rankedPage). */
+  /** Pages read in the one pass that counts their term (searchPass: the term's first ask in a catalog generation). */
   rankedPages: 0,
 };
 
@@ -123,22 +123,6 @@ export function tieredPage(
   return unionAll(first!, second, ...more)
     .orderBy(sql`"rank"`, sql`"tie"`, sql`"template_id"`)
     .limit(limit)
-    .as('chosen');
-}
-
-/**
- * A page of a substring search read in one pass over every match, ranked by tier in SQL (top-N sort): what a deep
- * page costs when the tiers' counts are not known yet. It runs beside the count (list.ts), so the page does not
- * wait for the count and then read the same matches a second time.
- */
-export function rankedPage(db: Db, where: SQL | undefined, term: string, limit: number, offset: number) {
-  return db
-    .select({ id: entries.templateId, rank: sql<number>`${tierOf(term)}`.as('rank'), tie: tieOrder.as('tie') })
-    .from(entries)
-    .where(and(where, ...templateFilterSql({ search: term })))
-    .orderBy(sql`"rank"`, sql`"tie"`, asc(entries.templateId))
-    .limit(limit)
-    .offset(offset)
     .as('chosen');
 }
 

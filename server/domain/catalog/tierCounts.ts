@@ -6,7 +6,7 @@
  * of rows), filtered by the same visibility predicate (visibility.ts), and are kept per scope and filter too.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { boolean, integer, pgTable, uuid } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { LRUCache } from 'lru-cache';
 import { execRows, type Db } from '../../db/client';
 import { generation } from '../../db/invalidation';
@@ -14,7 +14,7 @@ import { catalogEntries } from '../../db/schema';
 import type { CatalogScope } from '../principal';
 import { categoryIdOf, templateFilterSql, type TemplateFilters } from './filters';
 import { listTemplatesQueries } from './listQuery';
-import { searchStats, tierOf, type TierCounts } from './search';
+import { searchStats, tieOrder, tierOf, type TierCounts } from './search';
 import { templateVisible } from './visibility';
 
 const entries = catalogEntries;
@@ -66,6 +66,49 @@ export function matchGroupsQuery(db: Db, filters: TemplateFilters) {
     .groupBy(sql`1`, entries.categoryId, entries.orgId, entries.isPublic, entries.isFeatured);
 }
 
+/** One pass over a term's matches (a CTE of searchPassQuery, never a table): what the groups and a page read. */
+const pass = pgTable('search_pass', {
+  id: uuid('id').notNull(),
+  tier: integer('tier').notNull(),
+  tie: text('tie').notNull(),
+  categoryId: uuid('category_id').notNull(),
+  orgId: uuid('org_id'),
+  isPublic: boolean('is_public').notNull(),
+  isFeatured: boolean('is_featured').notNull(),
+});
+
+/** A scope and the category and featured filters, over a relation with the visibility columns (pass or groups). */
+function scoped(scope: CatalogScope, filters: TemplateFilters, t: typeof pass | typeof groups) {
+  return and(
+    templateVisible(scope, t),
+    filters.category ? eq(t.categoryId, categoryIdOf(filters.category)) : undefined,
+    filters.featured ? eq(t.isFeatured, true) : undefined,
+  );
+}
+
+/**
+ * A term's first ask in a catalog generation, as one statement that reads every match once (a materialized CTE):
+ * the groups of every scope (what matchGroupsQuery counts), this scope's total under its filters, and the ids of the
+ * page in rank order (tier, tie order, id: a top-N sort). Before, the count and the page each visited every match
+ * (a deep page read them twice, side by side; a shallow one after the count). Unexecuted (the benchmark EXPLAINs it).
+ */
+export function searchPassQuery(db: Db, scope: CatalogScope, filters: TemplateFilters, limit: number, offset: number) {
+  const term = filters.search ?? '';
+  const match = and(...templateFilterSql({ search: term, tags: filters.tags }));
+  return sql`with ${pass} as materialized (
+      select ${entries.templateId} as id, ${tierOf(term)} as tier, ${tieOrder} as tie, ${entries.categoryId} as category_id,
+             ${entries.orgId} as org_id, ${entries.isPublic} as is_public, ${entries.isFeatured} as is_featured
+        from ${entries} where ${match}),
+    ${groups} as (
+      select tier, category_id, org_id, is_public, is_featured, count(*)::int as n from ${pass} group by 1, 2, 3, 4, 5)
+    select (select coalesce(json_agg(${groups}), '[]') from ${groups}) as groups,
+           (select coalesce(sum(${groups.n}), 0)::int from ${groups} where ${scoped(scope, filters, groups)}) as total,
+           (select coalesce(json_agg(p.id order by p.tier, p.tie, p.id), '[]')
+              from (select ${pass.id} as id, ${pass.tier} as tier, ${pass.tie} as tie from ${pass}
+                     where ${scoped(scope, filters, pass)}
+                     order by 2, 3, 1 limit ${limit} offset ${offset}) p) as ids`;
+}
+
 /** A scope's count per tier from a term's groups, under the category and featured filters. */
 function scopeSum(
   db: Db,
@@ -75,11 +118,7 @@ function scopeSum(
 ): Promise<TierCounts['tiers']> {
   const tiers = [0, 0, 0, 0];
   if (found.length === 0) return Promise.resolve(tiers);
-  const where: SQL | undefined = and(
-    templateVisible(scope, groups),
-    filters.category ? eq(groups.categoryId, categoryIdOf(filters.category)) : undefined,
-    filters.featured ? eq(groups.isFeatured, true) : undefined,
-  );
+  const where: SQL | undefined = scoped(scope, filters, groups);
   const relation = sql`jsonb_to_recordset(${JSON.stringify(found)}::jsonb)
     as ${groups}(tier int, category_id uuid, org_id uuid, is_public boolean, is_featured boolean, n int)`;
   return execRows<{ tier: number; n: number }>(
@@ -132,6 +171,43 @@ function matchGroups(db: Db, filters: TemplateFilters, current: number): Promise
     },
     (v) => v.groups,
   ).groups;
+}
+
+/**
+ * A page of a term not counted in this catalog generation, and its total, in one pass (searchPassQuery); the pass's
+ * groups are kept for the generation it started in, so every later ask (any scope, page or category and featured
+ * filter) sums them and reads only the tiers its page covers.
+ */
+export async function searchPass(
+  db: Db,
+  scope: CatalogScope,
+  filters: TemplateFilters,
+  limit: number,
+  offset: number,
+): Promise<{ ids: string[]; total: number }> {
+  const current = generation('catalog');
+  searchStats.rankedPages++;
+  const parse = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+  const result = execRows<{ groups: MatchGroup[] | string; total: number | string; ids: string[] | string }>(
+    db,
+    searchPassQuery(db, scope, filters, limit, offset),
+  ).then(([row]) => ({
+    groups: parse(row!.groups),
+    total: Number(row!.total),
+    ids: parse(row!.ids),
+  }));
+  kept(
+    groupCache,
+    matchKey(filters),
+    current,
+    () => {
+      searchStats.tierCounts++;
+      return { groups: result.then((r) => r.groups) };
+    },
+    (v) => v.groups,
+  );
+  const { ids, total } = await result;
+  return { ids, total };
 }
 
 /** Whether a term's matches are counted for the current catalog generation (a scope's sum is then a small query). */
