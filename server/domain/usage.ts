@@ -13,7 +13,7 @@
  * Days are UTC. Rows older than RETENTION_DAYS are summed into one row per key dated 1970-01-01 ("earlier"),
  * at most once an hour per process (compactRollups).
  */
-import { logger } from '../log';
+import { logger, wallClock } from '../log';
 import { flushLater, oneAtATime } from '../batched';
 import { sql } from 'drizzle-orm';
 import { getDb, type Queryable } from '../db/client';
@@ -32,8 +32,8 @@ const DAY_MS = 86_400_000;
 let lastDay = { number: NaN, text: '' };
 
 /** The UTC day of a moment (by default now), as YYYY-MM-DD. */
-export function utcDay(at?: Date): string {
-  const number = Math.floor((at ? at.getTime() : Date.now()) / DAY_MS);
+export function utcDay(at?: Date | number): string {
+  const number = Math.floor((at === undefined ? wallClock() : typeof at === 'number' ? at : at.getTime()) / DAY_MS);
   if (number !== lastDay.number) lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) };
   return lastDay.text;
 }
@@ -72,10 +72,11 @@ interface PollTally {
   fullSyncs: number;
 }
 
+/** Times in epoch ms: a poll reads the clock without making a Date (Next.js wraps the global Date). */
 interface SyncMark {
-  firstPollAt: Date | null;
-  lastPollAt: Date | null;
-  lastSyncAt: Date | null;
+  firstPollAt: number | null;
+  lastPollAt: number | null;
+  lastSyncAt: number | null;
   lastCheckedAt: string | null;
   /** Latest gap of at least a second between two polls within the batch. */
   gapS: number | null;
@@ -103,7 +104,7 @@ export interface InstanceRef {
   orgId: string;
 }
 
-function tallyOf(instance: InstanceRef, at: Date): PollTally {
+function tallyOf(instance: InstanceRef, at: number): PollTally {
   const d = utcDay(at);
   const k = `${d} ${instance.keyId}`;
   let t = state.tally.get(k);
@@ -126,7 +127,7 @@ function schedule() {
 export function recordPoll(
   instance: InstanceRef,
   answer: { notModified: boolean; complete: boolean; checkedAt: string },
-  at = new Date(),
+  at = wallClock(),
 ) {
   const t = tallyOf(instance, at);
   t.polls++;
@@ -137,8 +138,8 @@ export function recordPoll(
       instance.keyId,
       (m = { firstPollAt: null, lastPollAt: null, lastSyncAt: null, lastCheckedAt: null, gapS: null }),
     );
-  if (m.lastPollAt) {
-    const gap = Math.round((at.getTime() - m.lastPollAt.getTime()) / 1000);
+  if (m.lastPollAt !== null) {
+    const gap = Math.round((at - m.lastPollAt) / 1000);
     if (gap >= 1) m.gapS = gap;
   }
   m.firstPollAt ??= at;
@@ -151,12 +152,12 @@ export function recordPoll(
 }
 
 /** The first page of the template list read with an instance key: the start of a full sync. */
-export function recordFullSync(instance: InstanceRef, at = new Date()) {
+export function recordFullSync(instance: InstanceRef, at = wallClock()) {
   tallyOf(instance, at).fullSyncs++;
   schedule();
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : '');
+const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
 
 /** Writes the poll tallies and sync marks now, after a write already under way. A failed write puts them back. */
 export const flushUsage = oneAtATime(state, async () => {

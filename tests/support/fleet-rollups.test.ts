@@ -325,7 +325,7 @@ describe('freshness and retention', () => {
       recordPoll(
         { keyId: key.id, orgId: org.id },
         { notModified: false, complete, checkedAt: new Date(at).toISOString() },
-        new Date(at),
+        at,
       );
     poll(across, t0);
     poll(within, t0);
