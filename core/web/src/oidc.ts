@@ -3,17 +3,10 @@
  * client (no secret), and the refresh grant; oauth4webapi does the protocol work.
  */
 import * as oauth from 'oauth4webapi';
+import type { AuthConfig } from './types';
 
-export interface OidcClientConfig {
-  issuer: string;
-  client_id: string;
-  audience: string | null;
-  scopes: string;
-  provider_name: string;
-  token_policy: 'jwt_audience' | 'introspection' | 'userinfo' | 'jwt_only';
-  /** Set when the provider's opaque tokens would be refused: the settings the operator is missing. */
-  setup_note: string | null;
-}
+/** The provider as /auth/config names it (setup_note: the settings missing for its opaque tokens, when any). */
+export type OidcClientConfig = NonNullable<AuthConfig['oidc']>;
 
 export interface ProviderTokens {
   access_token: string;
