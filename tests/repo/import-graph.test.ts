@@ -21,6 +21,7 @@ const SOURCES = [
   'instrumentation.ts',
   'core/src',
   'core/web/src',
+  'core/shared',
   'core/bench',
   'packages',
   'scripts',
@@ -56,7 +57,11 @@ const AREAS: { area: string; files: RegExp; imports: string[] }[] = [
   { area: 'core/base', files: /^core\/src\/(config|log|metrics)\.ts$/, imports: [] },
   { area: 'core/db', files: /^core\/src\/db\//, imports: ['core/base'] },
   { area: 'core/runtime', files: /^core\/src\/runtime\//, imports: ['core/base'] },
-  { area: 'core/domain', files: /^core\/src\/domain\//, imports: ['core/db', 'core/runtime', 'core/base'] },
+  {
+    area: 'core/domain',
+    files: /^core\/src\/domain\//,
+    imports: ['core/db', 'core/runtime', 'core/base', 'core/shared'],
+  },
   { area: 'core/hub', files: /^core\/src\/hub\//, imports: ['core/domain', 'core/db', 'core/base'] },
   { area: 'core/auth', files: /^core\/src\/auth\//, imports: ['core/hub', 'core/domain', 'core/db', 'core/base'] },
   {
@@ -77,9 +82,10 @@ const AREAS: { area: string; files: RegExp; imports: string[] }[] = [
     files: /^core\/src\/cli\.ts$/,
     imports: ['core/http', 'core/context', 'core/domain', 'core/base'],
   },
-  // The generated client's types: the web UI imports them type-only.
+  // What Core's server and its web UI both use (core/shared), and the generated client's types (type-only).
+  { area: 'core/shared', files: /^core\/shared\//, imports: [] },
   { area: 'core/client', files: /^core\/client\/core-api\.d\.ts$/, imports: [] },
-  { area: 'core/web', files: /^core\/web\//, imports: ['core/client'] },
+  { area: 'core/web', files: /^core\/web\//, imports: ['core/shared', 'core/client'] },
   // Scripts: the build tooling both services share, Core's scripts (scripts/core*), the Hub's; benchmarks.
   { area: 'tooling', files: /^scripts\/(build-server|test)\.mjs$/, imports: [] },
   { area: 'core/scripts', files: /^scripts\/core[^/]*$/, imports: ['core/*', 'tooling'] },

@@ -5,24 +5,12 @@
  * tests without an engine) the operations keep the desired state only.
  */
 import type { Readable } from 'node:stream';
+import type { ObservedState } from '../../shared/observedStates';
 import type { Db } from '../db/client';
 import { ServiceError } from './errors';
 
-/** Every observed state, in the order the overview lists them (the API's enum is this list). */
-export const OBSERVED_STATES = [
-  'pending',
-  'pulling',
-  'starting',
-  'running',
-  'restarting',
-  'exited',
-  'failed',
-  'unschedulable',
-  'template_missing',
-  'unknown',
-] as const;
-
-export type ObservedState = (typeof OBSERVED_STATES)[number];
+// The observed states are written once, for the server and the web UI (core/shared).
+export { OBSERVED_STATES, type ObservedState } from '../../shared/observedStates';
 
 /** The last observation of a deployment (deployment_observations.observed); presented as `observed`. */
 export interface Observation {

@@ -1,21 +1,12 @@
 /** A deployment's observed state as a badge and in words (the list and the deployment page share them). */
 import { useEffect, useState } from 'react';
+import { OBSERVED_STATES as ALL_STATES } from '../../shared/observedStates';
 import type { Deployment, Observed, ObservedState } from './hub';
 
 type Tone = 'ok' | 'busy' | 'warn' | 'bad' | 'idle';
 
-export const OBSERVED_STATES: ObservedState[] = [
-  'running',
-  'pending',
-  'pulling',
-  'starting',
-  'restarting',
-  'exited',
-  'failed',
-  'unschedulable',
-  'template_missing',
-  'unknown',
-];
+/** The states in the overview's order: the API's, with running first (what most deployments are). */
+export const OBSERVED_STATES: readonly ObservedState[] = ['running', ...ALL_STATES.filter((s) => s !== 'running')];
 
 /** A state's name alone (the overview counts by state; a deployment's badge says more). */
 export function stateName(state: ObservedState): string {
