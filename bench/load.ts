@@ -28,6 +28,8 @@ export interface LoadOptions {
   requests?: RequestSpec[];
   /** Statuses that count as correct answers; anything else is an error of the run. */
   expect: number[];
+  /** Requests a second over all connections (autocannon's overallRate): a paced load instead of as fast as it goes. */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -62,6 +64,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
         url: opts.base,
         connections: opts.connections,
         ...(opts.amount ? { amount: opts.amount } : { duration: opts.durationSec ?? 10 }),
+        ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
         // Generous: a slow answer is a result to report, not an error of the run.
         timeout: 30,
         requests: opts.requests

@@ -43,4 +43,14 @@ export interface SizeResult {
   hubPeakRssBytes: number;
   /** Body bytes of the cached list page (acme, 50 templates) without and with Accept-Encoding: gzip, br. */
   listBytes?: { identity: number; compressed: number; encoding: string };
+  /** The keyed 304 at one Hub's share of the fleet's pace (bench/paced.ts): CPU per request of both servers. */
+  paced?: PacedResult;
+}
+
+export interface PacedResult {
+  rate: number;
+  connections: number;
+  durationSec: number;
+  hub: { requests: number; cpuUs: number; p50: number; p99: number };
+  sameWork: { requests: number; cpuUs: number; p50: number; p99: number };
 }

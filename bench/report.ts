@@ -419,6 +419,15 @@ function scenarioTable(size: SizeResult): string[] {
         `${b ? int(b.rps) : '–'} | ${ratio(h, b)} | ${s.cpuUs ? `${fmt(s.cpuUs.hub)}, ${fmt(s.cpuUs.sameWork)}, ${fmt(s.cpuUs.bare)}` : '–'} |`,
     );
   }
+  const p = size.paced;
+  if (p)
+    out.push(
+      '',
+      `The keyed 304 at one Hub's share of the fleet's pace (${p.rate} requests/s over ${p.connections} connections, ` +
+        `${p.durationSec} s; bench/paced.ts): CPU per request Hub ${fmt(p.hub.cpuUs, 0)} µs (p50 ${fmt(p.hub.p50, 2)} ms), ` +
+        `same-work server ${fmt(p.sameWork.cpuUs, 0)} µs (p50 ${fmt(p.sameWork.p50, 2)} ms): each request wakes the process ` +
+        'on its own, which the saturated scenarios above spread over many.',
+    );
   return out;
 }
 

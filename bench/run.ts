@@ -30,6 +30,7 @@ import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes, type Pr
 import { cycle, runLoad, type RequestSpec } from './load';
 import { measureMcp } from './mcp';
 import { measureMisses, missScenarios } from './misses';
+import { measurePaced } from './paced';
 import { cpuTimes, freePort, killAllNow, RssSampler, startChild, waitReady, type Server } from './processes';
 import {
   evaluateTargets,
@@ -611,6 +612,13 @@ async function main(): Promise<number> {
       });
     }
 
+    // The keyed 304 at one Hub's share of the fleet's pace, Hub and same-work server (bench/paced.ts).
+    const keyed304 = defs.find((d) => d.id === 'edge-304')?.fixed?.hub;
+    const paced =
+      index === 0 && sameWork && keyed304?.length
+        ? await measurePaced({ hub, sameWork }, keyed304, mode === 'short' ? 5 : 20, log)
+        : undefined;
+
     // Search latency: one connection, a different product-name search per request (no answer is reused).
     const brands = await sampleBrands(pg, acme.id, searchProbeCount);
     const probe = (server: Server) => {
@@ -717,6 +725,7 @@ async function main(): Promise<number> {
       explainNote: explained.note,
       hubPeakRssBytes: Math.max(rss.peakRssBytes, missRss.peakRssBytes),
       listBytes,
+      ...(paced ? { paced } : {}),
     });
   }
 
