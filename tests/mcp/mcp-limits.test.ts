@@ -6,50 +6,25 @@
  */
 import http, { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PAT_MAX_LIVE_PER_INSTANCE } from '../../server/domain/pats';
 import { openMcpCalls, openMcpCallsOfUser } from '../../server/http/mcp/limits';
 import { api, createKey, createOrg, createUser } from '../helpers';
-import {
-  mintToken,
-  rawInitialize,
-  registerMcpUrl,
-  startHub,
-  startUpstream,
-  type RunningServer,
-  type Upstream,
-} from '../mcp-harness';
+import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { useMcpInstance } from '../fixtures/mcp-instance';
 import { reloadConfig } from '../../server/config';
 
-process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
-
-let hub: RunningServer;
-let upstream: Upstream;
-let alice: Awaited<ReturnType<typeof createUser>>;
-let org: Awaited<ReturnType<typeof createOrg>>;
-let key: Awaited<ReturnType<typeof createKey>>;
-
-beforeAll(async () => {
-  hub = await startHub();
-  alice = await createUser({ email: 'limits@example.test', name: 'Limits' });
-  org = await createOrg({ admin: alice });
-  key = await createKey(org.id, 'core-limits');
-  upstream = await startUpstream({ hubUrl: hub.url });
-  await registerMcpUrl(key, upstream.mcpUrl(key.id));
-});
+const mcp = useMcpInstance({ admin: { email: 'limits@example.test', name: 'Limits' }, keyName: 'core-limits' });
+let { hub, upstream, admin: alice, org, key } = mcp;
+beforeAll(() => void ({ hub, upstream, admin: alice, org, key } = mcp));
 
 afterEach(() => {
   delete process.env.HUB_MCP_MAX_STREAMS_PER_TOKEN;
   delete process.env.HUB_MCP_MAX_STREAMS_PER_USER;
   delete process.env.HUB_MCP_MAX_RESPONSE_BYTES;
   delete process.env.HUB_MCP_IDLE_TIMEOUT_MS;
-});
-
-afterAll(async () => {
-  await upstream?.close();
-  await hub?.close();
 });
 
 async function waitFor(check: () => boolean, ms = 5_000) {

@@ -5,47 +5,25 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eq } from 'drizzle-orm';
 import { getDb } from '../../server/db/client';
 import { mcpCalls, personalAccessTokens } from '../../server/db/schema';
 import { isPrivateAddress } from '../../server/http/mcp/outbound';
-import { createKey, createOrg, createUser } from '../helpers';
-import {
-  mintToken,
-  rawInitialize,
-  registerMcpUrl,
-  startHub,
-  startUpstream,
-  type RunningServer,
-  type Upstream,
-} from '../mcp-harness';
+import { createKey } from '../helpers';
+import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { useMcpInstance } from '../fixtures/mcp-instance';
 import { reloadConfig } from '../../server/config';
 
-process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
-
-let hub: RunningServer;
-let upstream: Upstream;
-let alice: Awaited<ReturnType<typeof createUser>>;
-let org: Awaited<ReturnType<typeof createOrg>>;
-let key: Awaited<ReturnType<typeof createKey>>;
+const mcp = useMcpInstance({ admin: { email: 'alice@example.test', name: 'Alice' }, keyName: 'core-1' });
+let { hub, upstream, admin: alice, org, key } = mcp;
 let pat: Awaited<ReturnType<typeof mintToken>>;
 
 beforeAll(async () => {
-  hub = await startHub();
-  alice = await createUser({ email: 'alice@example.test', name: 'Alice' });
-  org = await createOrg({ admin: alice });
-  key = await createKey(org.id, 'core-1');
-  upstream = await startUpstream({ hubUrl: hub.url });
-  await registerMcpUrl(key, upstream.mcpUrl(key.id));
+  ({ hub, upstream, admin: alice, org, key } = mcp);
   pat = await mintToken(alice.token, key.id, { name: 'claude' });
-});
-
-afterAll(async () => {
-  await upstream?.close();
-  await hub?.close();
 });
 
 function connect(token: string) {

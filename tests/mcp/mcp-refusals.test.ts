@@ -4,42 +4,17 @@
  * organization), WWW-Authenticate: Bearer and a JSON body, and the instance must not have received anything.
  */
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '../../server/db/client';
 import { personalAccessTokens } from '../../server/db/schema';
 import { bump } from '../../server/db/invalidation';
-import { api, createKey, createOrg, createUser, joinByInvitation } from '../helpers';
-import {
-  mintToken,
-  rawInitialize,
-  registerMcpUrl,
-  startHub,
-  startUpstream,
-  type RunningServer,
-  type Upstream,
-} from '../mcp-harness';
+import { api, createKey, createUser, joinByInvitation } from '../helpers';
+import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { useMcpInstance } from '../fixtures/mcp-instance';
 
-process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
-
-let hub: RunningServer;
-let upstream: Upstream;
-let admin: Awaited<ReturnType<typeof createUser>>;
-let org: Awaited<ReturnType<typeof createOrg>>;
-let key: Awaited<ReturnType<typeof createKey>>;
-
-beforeAll(async () => {
-  hub = await startHub();
-  upstream = await startUpstream({ hubUrl: hub.url });
-  admin = await createUser({ name: 'Org Admin' });
-  org = await createOrg({ admin });
-  key = await createKey(org.id, 'core');
-  await registerMcpUrl(key, upstream.mcpUrl(key.id));
-});
-
-afterAll(async () => {
-  await upstream?.close();
-  await hub?.close();
-});
+const mcp = useMcpInstance({ admin: { name: 'Org Admin' }, keyName: 'core' });
+let { hub, upstream, admin, org, key } = mcp;
+beforeAll(() => void ({ hub, upstream, admin, org, key } = mcp));
 
 async function member(name = 'Member') {
   const user = await createUser({ name });
