@@ -4,40 +4,16 @@
  * (no stale authority), and its expiry is capped at the script token's. A token minted in a browser session
  * (a Hub JWT without `jti`) is unaffected.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signUserToken } from '../../server/domain/jwt';
 import { issueScriptToken } from '../../server/domain/scriptTokens';
-import { api, createKey, createOrg, createUser } from '../helpers';
-import {
-  mintToken,
-  rawInitialize,
-  registerMcpUrl,
-  startHub,
-  startUpstream,
-  type RunningServer,
-  type Upstream,
-} from '../mcp-harness';
+import { api } from '../helpers';
+import { mintToken, rawInitialize } from '../mcp-harness';
+import { useMcpInstance } from '../fixtures/mcp-instance';
 
-process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
-
-let hub: RunningServer;
-let upstream: Upstream;
-let person: Awaited<ReturnType<typeof createUser>>;
-let key: Awaited<ReturnType<typeof createKey>>;
-
-beforeAll(async () => {
-  hub = await startHub();
-  upstream = await startUpstream({ hubUrl: hub.url });
-  person = await createUser({ email: 'scripter@example.test' });
-  const org = await createOrg({ admin: person });
-  key = await createKey(org.id, 'core-derived');
-  await registerMcpUrl(key, upstream.mcpUrl(key.id));
-});
-
-afterAll(async () => {
-  await upstream?.close();
-  await hub?.close();
-});
+const mcp = useMcpInstance({ admin: { email: 'scripter@example.test' }, keyName: 'core-derived' });
+let { hub, admin: person, key } = mcp;
+beforeAll(() => void ({ hub, admin: person, key } = mcp));
 
 const scriptToken = (ttlSeconds = 3600) =>
   issueScriptToken({

@@ -4,7 +4,7 @@
  * one, an instance without an MCP URL, a revoked token), and the fleet overview reads no raw table.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { execRows, getDb } from '../../server/db/client';
 import { observeStatements } from '../../server/db/statements';
 import {
@@ -20,43 +20,27 @@ import { flushDownloads } from '../../server/domain/catalog/downloads';
 import { flushMcpCalls } from '../../server/domain/mcpCalls';
 import { compactRollups, EARLIER_DAY, flushUsage, recordPoll, utcDay } from '../../server/domain/usage';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from '../helpers';
-import {
-  mintToken,
-  rawInitialize,
-  registerMcpUrl,
-  startHub,
-  startUpstream,
-  type RunningServer,
-  type Upstream,
-} from '../mcp-harness';
+import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { useMcpInstance } from '../fixtures/mcp-instance';
 import { trpcAs } from '../support-helpers';
 
-process.env.HUB_ALLOW_PRIVATE_UPSTREAMS = 'true';
-
-let hub: RunningServer;
-let upstream: Upstream;
+// Organization A (Alice's) with a1, on the live upstream; B (Bob's) with b1, on a dead one; a2 in A, no MCP URL.
+const mcp = useMcpInstance({ admin: { name: 'Alice' }, keyName: 'a1-live' });
+let { hub, admin: aliceA, org: orgA, key: a1 } = mcp;
 let admin: Awaited<ReturnType<typeof createUser>>;
-let aliceA: Awaited<ReturnType<typeof createUser>>;
 let bobB: Awaited<ReturnType<typeof createUser>>;
-let orgA: Awaited<ReturnType<typeof createOrg>>;
 let orgB: Awaited<ReturnType<typeof createOrg>>;
-let a1: Awaited<ReturnType<typeof createKey>>;
 let a2: Awaited<ReturnType<typeof createKey>>;
 let b1: Awaited<ReturnType<typeof createKey>>;
 const tpl: { id: string; slug: string }[] = [];
 
 beforeAll(async () => {
-  hub = await startHub();
-  upstream = await startUpstream({ hubUrl: hub.url });
+  ({ hub, admin: aliceA, org: orgA, key: a1 } = mcp);
   admin = await createUser({ role: 'admin' });
-  aliceA = await createUser({ name: 'Alice' });
   bobB = await createUser({ name: 'Bob' });
-  orgA = await createOrg({ admin: aliceA });
   orgB = await createOrg({ admin: bobB });
-  a1 = await createKey(orgA.id, 'a1-live');
   a2 = await createKey(orgA.id, 'a2-no-mcp');
   b1 = await createKey(orgB.id, 'b1-dead-upstream');
-  await registerMcpUrl(a1, upstream.mcpUrl(a1.id));
   // A port nothing listens on: the proxy's calls fail upstream.
   await registerMcpUrl(b1, 'http://127.0.0.1:9/mcp');
   const cat = await createCategory();
@@ -64,11 +48,6 @@ beforeAll(async () => {
     const t = await createTemplate({ categoryId: cat.id, slug });
     tpl.push({ id: t.id, slug });
   }
-});
-
-afterAll(async () => {
-  await upstream?.close();
-  await hub?.close();
 });
 
 async function mcpPost(token: string, method: string) {
