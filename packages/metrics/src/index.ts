@@ -35,9 +35,17 @@ export interface MetricsOptions {
   responseBytes?: boolean;
 }
 
+/**
+ * How often the event-loop delay (nodejs_eventloop_lag_*) is sampled. prom-client's default, 10 ms, is a timer that
+ * wakes an idle process 100 times a second: at a fleet's pace (~83 polls/s, each on its own wake-up) those wake-ups
+ * cost more CPU than the polls (issue 36, docs/performance.md). At 100 ms a stall longer than that is still always
+ * seen, shorter ones in proportion to their length.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 function create(service: string, { responseBytes: countBytes = true }: MetricsOptions) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 
   const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
