@@ -6,6 +6,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { api, createKey, createOrg, createUser } from '../helpers';
+import { catalogChanges } from '../fixtures/catalog-changes';
 
 type Client = { token: string | null; since: string; state: Map<string, string> };
 
@@ -13,19 +14,6 @@ let admin: string;
 let orgA: { id: string };
 let orgB: { id: string };
 const clients: Record<string, Client> = {};
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-}
-
-async function ok(path: string, method: string, body: unknown) {
-  const res = await api(path, { method, token: admin, body });
-  expect(res.status, `${method} ${path} ${JSON.stringify(body)} → ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
 
 async function sync(c: Client) {
   const res = await api(`/catalog/templates/updates?since=${encodeURIComponent(c.since)}`, { token: c.token });
@@ -64,72 +52,15 @@ beforeAll(async () => {
 });
 
 it('every client converges after each kind of change', async () => {
-  const random = rng(42);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
-  const categories: { id: string; private: boolean }[] = [];
-  for (let i = 0; i < 3; i++) {
-    const { category } = await ok('/admin/categories', 'POST', {
-      name: `Conv ${i}`,
-      slug: `conv-${i}`,
-      is_private: i === 2,
-    });
-    categories.push({ id: category.id, private: category.is_private });
-  }
-  const templates: string[] = [];
-  let n = 0;
-  const create = async () => {
-    const cat = pick(categories);
-    const { template } = await ok('/admin/templates', 'POST', {
-      name: `Conv template ${n}`,
-      slug: `conv-t-${n++}`,
-      category_id: cat.id,
-      image_name: 'example/conv',
-      is_public: random() < 0.7,
-      org_id: random() < 0.3 ? pick([orgA.id, orgB.id]) : null,
-    });
-    templates.push(template.id);
-  };
+  const { pick, create, addCategories, operations } = catalogChanges({
+    admin,
+    orgs: [orgA, orgB],
+    seed: 42,
+    prefix: 'conv',
+  });
+  await addCategories();
   for (let i = 0; i < 8; i++) await create();
   await expectConverged('initial creates');
-
-  const operations: Record<string, () => Promise<void>> = {
-    create,
-    'content update': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), description: `changed ${random()}` });
-    },
-    'toggle public': async () => {
-      const id = pick(templates);
-      const current = (await api(`/admin/templates?limit=100`, { token: admin })).body.templates.find(
-        (t: any) => t.id === id,
-      );
-      await ok('/admin/templates', 'PUT', { id, is_public: !current.is_public });
-    },
-    'move category': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: pick(categories).id });
-    },
-    'change owner': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), org_id: pick([orgA.id, orgB.id, null]) });
-    },
-    delete: async () => {
-      if (templates.length < 3) return;
-      const id = templates.splice(Math.floor(random() * templates.length), 1)[0]!;
-      await ok('/admin/templates', 'DELETE', { id });
-    },
-    'toggle category privacy': async () => {
-      const cat = pick(categories);
-      cat.private = !cat.private;
-      await ok('/admin/categories', 'PUT', { id: cat.id, is_private: cat.private });
-    },
-    'grant or revoke': async () => {
-      const cat = categories.find((c) => c.private) ?? categories[2]!;
-      if (!cat.private) return;
-      const org = pick([orgA, orgB]);
-      const grants = (await api('/admin/catalog-access', { token: admin })).body.grants as any[];
-      const existing = grants.find((g) => g.org_id === org.id && g.category_id === cat.id);
-      if (existing) await ok(`/admin/catalog-access?id=${existing.id}`, 'DELETE', undefined);
-      else await ok('/admin/catalog-access', 'POST', { org_id: org.id, category_id: cat.id });
-    },
-  };
 
   // Each kind of change once, then a longer random mix with syncs only every few steps.
   for (const [name, op] of Object.entries(operations)) {

@@ -11,25 +11,13 @@ import { sql } from 'drizzle-orm';
 import { execRows, getDb } from '../../server/db/client';
 import type { CatalogScope } from '../../server/domain/principal';
 import { changeLogStats, templateUpdates } from '../../server/domain/catalog/updates';
-import { api, createOrg, createUser } from '../helpers';
+import { createOrg, createUser } from '../helpers';
+import { catalogChanges } from '../fixtures/catalog-changes';
 
 let admin: string;
 let orgA: { id: string };
 let orgB: { id: string };
 let scopes: Record<string, CatalogScope>;
-
-async function ok(path: string, method: string, body: unknown) {
-  const res = await api(path, { method, token: admin, body });
-  expect(res.status, `${method} ${path} ${JSON.stringify(body)} → ${JSON.stringify(res.body)}`).toBeLessThan(300);
-  return res.body;
-}
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
-}
 
 /** A sync point inside a change's microsecond, just after that change (what a page that ends there sends). */
 function pointAfter(stamp: string, id: string): string {
@@ -105,30 +93,8 @@ beforeAll(async () => {
 });
 
 it('answers from memory what the database answers, after every kind of change', async () => {
-  const random = rng(7);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
-  const categories: { id: string; private: boolean }[] = [];
-  for (let i = 0; i < 3; i++) {
-    const { category } = await ok('/admin/categories', 'POST', {
-      name: `Log ${i}`,
-      slug: `log-${i}`,
-      is_private: i === 2,
-    });
-    categories.push({ id: category.id, private: category.is_private });
-  }
-  const templates: string[] = [];
-  let n = 0;
-  const create = async () => {
-    const { template } = await ok('/admin/templates', 'POST', {
-      name: `Log template ${n}`,
-      slug: `log-t-${n++}`,
-      category_id: pick(categories).id,
-      image_name: 'example/log',
-      is_public: random() < 0.7,
-      org_id: random() < 0.3 ? pick([orgA.id, orgB.id]) : null,
-    });
-    templates.push(template.id);
-  };
+  const { create, addCategories, operations } = catalogChanges({ admin, orgs: [orgA, orgB], seed: 7, prefix: 'log' });
+  await addCategories();
   for (let i = 0; i < 6; i++) await create();
   const before = changeLogStats();
   await expectSameAnswers('creates');
@@ -137,42 +103,6 @@ it('answers from memory what the database answers, after every kind of change', 
   expect(afterCreates.served - before.served).toBeGreaterThan(0);
   expect(afterCreates.builds - before.builds).toBeLessThan(afterCreates.served - before.served);
 
-  const operations: Record<string, () => Promise<void>> = {
-    create,
-    'content update': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), description: `changed ${random()}` });
-    },
-    'make private': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), is_public: false });
-    },
-    'make public': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), is_public: true });
-    },
-    'move category': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), category_id: pick(categories).id });
-    },
-    'change owner': async () => {
-      await ok('/admin/templates', 'PUT', { id: pick(templates), org_id: pick([orgA.id, orgB.id, null]) });
-    },
-    delete: async () => {
-      const id = templates.splice(Math.floor(random() * templates.length), 1)[0]!;
-      await ok('/admin/templates', 'DELETE', { id });
-    },
-    'toggle category privacy': async () => {
-      const cat = pick(categories);
-      cat.private = !cat.private;
-      await ok('/admin/categories', 'PUT', { id: cat.id, is_private: cat.private });
-    },
-    'grant or revoke': async () => {
-      const cat = categories.find((c) => c.private) ?? categories[2]!;
-      if (!cat.private) await ok('/admin/categories', 'PUT', { id: cat.id, is_private: (cat.private = true) });
-      const org = pick([orgA, orgB]);
-      const grants = (await api('/admin/catalog-access', { token: admin })).body.grants as any[];
-      const existing = grants.find((g) => g.org_id === org.id && g.category_id === cat.id);
-      if (existing) await ok(`/admin/catalog-access?id=${existing.id}`, 'DELETE', undefined);
-      else await ok('/admin/catalog-access', 'POST', { org_id: org.id, category_id: cat.id });
-    },
-  };
   for (const [name, op] of Object.entries(operations)) {
     await op();
     await expectSameAnswers(name);
