@@ -130,3 +130,39 @@ export function cycle<T>(items: T[]): () => T {
   let i = 0;
   return () => items[i++ % items.length]!;
 }
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Several windows of one server as one result: counts and time summed, so req/s is over all of them; the latency
+ * percentiles are the median of the windows' (the raw latencies are not kept).
+ */
+export function mergeWindows(windows: LoadResult[]): LoadResult {
+  const sum = (pick: (w: LoadResult) => number) => windows.reduce((a, w) => a + pick(w), 0);
+  const requests = sum((w) => w.requests);
+  const durationSec = sum((w) => w.durationSec);
+  const statuses: Record<string, number> = {};
+  for (const w of windows)
+    for (const [code, n] of Object.entries(w.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  return {
+    requests,
+    durationSec,
+    rps: durationSec > 0 ? requests / durationSec : 0,
+    p50: median(windows.map((w) => w.p50)),
+    p90: median(windows.map((w) => w.p90)),
+    p99: median(windows.map((w) => w.p99)),
+    mean: requests > 0 ? sum((w) => w.mean * w.requests) / requests : NaN,
+    max: Math.max(...windows.map((w) => w.max)),
+    statuses,
+    unexpected: sum((w) => w.unexpected),
+    errors: sum((w) => w.errors),
+    timeouts: sum((w) => w.timeouts),
+    bytesPerResponse: requests > 0 ? sum((w) => w.bytesPerResponse * w.requests) / requests : 0,
+  };
+}

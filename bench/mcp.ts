@@ -4,10 +4,10 @@
  * `connections` connections; then where a call's time goes inside the Hub (its Server-Timing phases).
  */
 import type { McpSetup } from './credentials';
-import { runLoad, type LoadResult, type RequestSpec } from './load';
+import { mergeWindows, runLoad, type LoadResult, type RequestSpec } from './load';
 import { cpuTimes, type Server } from './processes';
 import type { ProfiledWindow } from './profile';
-import type { McpResult } from './report';
+import type { McpPair, McpResult } from './report';
 import { bearer, fetchJson } from './scenarios';
 
 export interface McpOptions {
@@ -16,6 +16,8 @@ export interface McpOptions {
   durationSec: number;
   /** Sequential calls for the Server-Timing breakdown. */
   sequentialCalls: number;
+  /** The Hub and the same-work proxy alternate this many windows, durationSec in all for each. */
+  rounds: number;
   log: (message: string) => void;
 }
 
@@ -82,26 +84,57 @@ export async function measureMcp(
     let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
     /** CPU per call (user + system, µs, /proc) of the server measured, and of the upstream behind it. */
     const cpu: Record<string, { server: number; upstream: number }> = {};
-    const measure = async (who: string, server: Server, token: string): Promise<LoadResult> => {
-      await runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+    const used: Record<string, { server: number; upstream: number; calls: number }> = {};
+    /** One measured window of `seconds`; its CPU is added to the server's tally. */
+    const measure = async (who: string, server: Server, token: string, seconds: number): Promise<LoadResult> => {
       const before = [cpuTimes(server.child.proc.pid!), cpuTimes(upstream.child.proc.pid!)] as const;
-      window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
+      if (who === 'hub' && window.fromUs === 0)
+        window = { fromUs: Number(process.hrtime.bigint() / 1000n), cpu: cpuTimes(hub.child.proc.pid!) };
       const result = await runLoad({
         base: server.base,
         connections: c,
-        durationSec,
+        durationSec: seconds,
         next: call(token),
         expect: [200],
       });
       const after = [cpuTimes(server.child.proc.pid!), cpuTimes(upstream.child.proc.pid!)] as const;
-      const perCall = (i: 0 | 1) =>
-        (after[i].userUs - before[i].userUs + after[i].systemUs - before[i].systemUs) / Math.max(1, result.requests);
-      cpu[who] = { server: perCall(0), upstream: perCall(1) };
+      const spent = (i: 0 | 1) => after[i].userUs - before[i].userUs + after[i].systemUs - before[i].systemUs;
+      const tally = (used[who] ??= { server: 0, upstream: 0, calls: 0 });
+      tally.server += spent(0);
+      tally.upstream += spent(1);
+      tally.calls += result.requests;
+      cpu[who] = {
+        server: tally.server / Math.max(1, tally.calls),
+        upstream: tally.upstream / Math.max(1, tally.calls),
+      };
       return result;
     };
-    const direct = await measure('direct', upstream, setup.directAssertion);
-    const sameWork = sameWorkProxy ? await measure('same-work', sameWorkProxy, setup.pat) : undefined;
-    const viaHub = await measure('hub', hub, setup.pat);
+    const warm = (server: Server, token: string) =>
+      runLoad({ base: server.base, connections: c, durationSec: warmupSec, next: call(token), expect: [200] });
+    await warm(upstream, setup.directAssertion);
+    const direct = await measure('direct', upstream, setup.directAssertion, durationSec);
+    // The Hub and the same-work proxy in alternating windows (as the edge scenarios, bench/run.ts): the machine's
+    // speed drifts within a minute, so each pair of adjacent windows is compared and the report takes the median.
+    let sameWork: LoadResult | undefined;
+    let viaHub: LoadResult;
+    const pairs: McpPair[] = [];
+    if (sameWorkProxy) {
+      await warm(sameWorkProxy, setup.pat);
+      await warm(hub, setup.pat);
+      const windows: { hub: LoadResult[]; sameWork: LoadResult[] } = { hub: [], sameWork: [] };
+      for (let round = 0; round < opts.rounds; round++) {
+        const w = await measure('same-work', sameWorkProxy, setup.pat, durationSec / opts.rounds);
+        const h = await measure('hub', hub, setup.pat, durationSec / opts.rounds);
+        windows.sameWork.push(w);
+        windows.hub.push(h);
+        pairs.push({ hub: h.rps, sameWork: w.rps, hubP50: h.p50, sameWorkP50: w.p50 });
+      }
+      sameWork = mergeWindows(windows.sameWork);
+      viaHub = mergeWindows(windows.hub);
+    } else {
+      await warm(hub, setup.pat);
+      viaHub = await measure('hub', hub, setup.pat, durationSec);
+    }
     opts.log(
       `MCP CPU per call, ${c} connection(s) (µs, /proc): ` +
         Object.entries(cpu)
@@ -137,7 +170,7 @@ export async function measureMcp(
       if (r.unexpected > Math.max(0, r.requests * 0.01))
         broken.push(`MCP ${who} with ${c} connections answered ${JSON.stringify(r.statuses)}`);
     }
-    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork }), cpuUsPerCall: cpu });
+    runs.push({ connections: c, direct, hub: viaHub, ...(sameWork && { sameWork, pairs }), cpuUsPerCall: cpu });
   }
   return { runs, breakdown: await mcpBreakdown(opts.sequentialCalls, hub, upstream, setup, call) };
 }

@@ -16,6 +16,8 @@ export interface ScenarioResult {
   againstBare?: boolean;
   /** Edge scenarios: the same-work server (bench/same-work-server.mjs) with the Hub's requests (issue 36). */
   sameWork?: LoadResult | null;
+  /** Edge scenarios: the Hub and the same-work server in alternating windows (bench/run.ts), one entry per pair. */
+  pairs?: SameWorkPair[];
   /** Edge scenarios: each server's CPU per request (user + system, /proc), µs. */
   cpuUs?: { hub: number; bare: number; sameWork?: number };
 }
@@ -53,4 +55,12 @@ export interface PacedResult {
   durationSec: number;
   hub: { requests: number; cpuUs: number; p50: number; p99: number };
   sameWork: { requests: number; cpuUs: number; p50: number; p99: number };
+}
+
+/** One pair of adjacent windows, the Hub's then the same-work server's: req/s and CPU per request (µs) of each. */
+export interface SameWorkPair {
+  hub: number;
+  sameWork: number;
+  hubCpuUs: number;
+  sameWorkCpuUs: number;
 }

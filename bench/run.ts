@@ -27,7 +27,7 @@ import { makeAdminJwt, makeInstanceKeys, makeMcpSetup } from './credentials';
 import { edgeScenarios, wireBytes, writeSameWorkManifest } from './edge';
 import { explainAll } from './explain';
 import { summarize, summaryMarkdown, withOriginalSources, type CpuTimes, type ProfiledWindow } from './profile';
-import { cycle, runLoad, type RequestSpec } from './load';
+import { cycle, median, mergeWindows, runLoad, type LoadResult, type RequestSpec } from './load';
 import { measureMcp } from './mcp';
 import { measureMisses, missScenarios } from './misses';
 import { measurePaced } from './paced';
@@ -39,6 +39,7 @@ import {
   type BenchReport,
   type McpResult,
   type Parity,
+  type SameWorkPair,
   type ScenarioResult,
   type SizeResult,
 } from './report';
@@ -111,6 +112,9 @@ const keysPerOrg = mode === 'short' ? 4 : 20;
 const searchProbeCount = mode === 'short' ? 100 : 300;
 const missProbeCount = mode === 'short' ? 60 : 200;
 const missDurationSec = Math.min(durationSec, 5);
+/** Edge scenarios: the Hub and the same-work server alternate this many times; each measures durationSec in all. */
+const SAME_WORK_ROUNDS = mode === 'short' ? 2 : 4;
+const pairWindowSec = durationSec / SAME_WORK_ROUNDS;
 if (sizes.some((n) => !Number.isInteger(n) || n < 100) || !(durationSec > 0) || !(connections > 0)) {
   console.error(
     'usage: npm run bench [-- --short] [--build] [--sizes 1000,10000,100000] [--duration 10] [--connections 32]',
@@ -504,7 +508,7 @@ async function main(): Promise<number> {
     }
 
     const results: ScenarioResult[] = [];
-    const edgeExtra = new Map<string, Pick<ScenarioResult, 'sameWork' | 'cpuUs'>>();
+    const edgeExtra = new Map<string, Pick<ScenarioResult, 'sameWork' | 'pairs' | 'cpuUs'>>();
     hub.rss!.window();
     for (const d of defs) {
       const notApplicable = await d.prepare?.();
@@ -540,6 +544,26 @@ async function main(): Promise<number> {
         }
         return result;
       };
+      /** One measured window of `pairWindowSec` on a warm server: its result and the server's CPU in it (µs). */
+      const loadWindow = async (
+        server: Server,
+        next: () => RequestSpec,
+        expect: number[],
+        requests?: RequestSpec[],
+      ): Promise<[LoadResult, number]> => {
+        await new Promise((r) => setTimeout(r, 300));
+        const before = cpuTimes(server.child.proc.pid!);
+        const result = await runLoad({
+          base: server.base,
+          connections,
+          durationSec: pairWindowSec,
+          next,
+          requests,
+          expect,
+        });
+        const after = cpuTimes(server.child.proc.pid!);
+        return [result, after.userUs - before.userUs + after.systemUs - before.systemUs];
+      };
       hub.rss!.window();
       const fromUs = Number(process.hrtime.bigint() / 1000n);
       const h = await measure(hub, d.hub, d.expectHub, d.fixed?.hub, cpu);
@@ -568,16 +592,40 @@ async function main(): Promise<number> {
           `${d.title}: CPU per request: Hub ${hubPer.toFixed(1)} µs, bare server ${barePer.toFixed(1)} µs (CPU-bound ratio ${(barePer / hubPer).toFixed(2)}×)`,
         );
         cpuPerRequest.push({ size, id: d.id, title: d.title, hubUs: hubPer, bareUs: barePer });
-        // The same-work server with the Hub's own requests (issue 36).
-        const w = await measure(await sameWorkServer(), d.hub, d.expectHub, d.fixed?.hub, cpu);
-        const sameWorkPer = cpu.last / w.requests;
+        // The same-work server with the Hub's own requests (issue 36), in windows alternating with the Hub's: this
+        // machine's speed drifts by a third within a minute, so the ratio is taken per pair of adjacent windows
+        // (the report gives their median), not from two runs 20 s apart.
+        const same = await sameWorkServer();
+        await runLoad({
+          base: same.base,
+          connections,
+          durationSec: warmupSec,
+          next: d.hub,
+          requests: d.fixed?.hub,
+          expect: d.expectHub,
+        });
+        const pairs: SameWorkPair[] = [];
+        const windows: LoadResult[] = [];
+        for (let round = 0; round < SAME_WORK_ROUNDS; round++) {
+          const [hw, hubCpu] = await loadWindow(hub, d.hub, d.expectHub, d.fixed?.hub);
+          const [ww, sameCpu] = await loadWindow(same, d.hub, d.expectHub, d.fixed?.hub);
+          windows.push(ww);
+          pairs.push({
+            hub: hw.rps,
+            sameWork: ww.rps,
+            hubCpuUs: hubCpu / hw.requests,
+            sameWorkCpuUs: sameCpu / ww.requests,
+          });
+        }
+        const w = mergeWindows(windows);
+        const sameWorkPer = median(pairs.map((p) => p.sameWorkCpuUs));
         log(
           `${d.title}: same-work server ${w.rps.toFixed(0)} req/s p50 ${w.p50.toFixed(2)} ms, CPU ${sameWorkPer.toFixed(1)} µs ` +
-            `(Hub ÷ same-work ${(h.rps / w.rps).toFixed(2)}×)`,
+            `(Hub ÷ same-work, ${SAME_WORK_ROUNDS} alternating pairs: ${pairs.map((p) => (p.hub / p.sameWork).toFixed(2)).join(', ')})`,
         );
         if (w.unexpected > Math.max(0, w.requests * 0.01))
           broken.push(`${d.title} at ${size} templates: the same-work server answered ${JSON.stringify(w.statuses)}`);
-        edgeExtra.set(d.id, { sameWork: w, cpuUs: { hub: hubPer, bare: barePer, sameWork: sameWorkPer } });
+        edgeExtra.set(d.id, { sameWork: w, pairs, cpuUs: { hub: hubPer, bare: barePer, sameWork: sameWorkPer } });
       } else await quietBaseline();
       log(
         `${d.title}: Hub ${h.rps.toFixed(0)} req/s p50 ${h.p50.toFixed(2)} p99 ${h.p99.toFixed(2)} ms | ` +
@@ -643,7 +691,14 @@ async function main(): Promise<number> {
     // MCP: once (it does not depend on the catalog size).
     if (index === 0 && upstream && !missesOnly && !('unavailable' in mcpSetup)) {
       mcp = await measureMcp(
-        { connections, warmupSec, durationSec, sequentialCalls: mode === 'short' ? 100 : 300, log },
+        {
+          connections,
+          warmupSec,
+          durationSec,
+          sequentialCalls: mode === 'short' ? 100 : 300,
+          rounds: SAME_WORK_ROUNDS,
+          log,
+        },
         hub,
         upstream,
         sameWorkProxy,

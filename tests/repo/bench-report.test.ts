@@ -190,6 +190,45 @@ describe('bench targets', () => {
     expect(md).toContain('| edge-304 | 8,000 | 12,000 | 0.67× | 40,000 | 0.20× | 90.0, 50.0, 12.0 |');
   });
 
+  it('takes the median of alternating pairs of windows when the run has them (edge and /mcp)', () => {
+    const withEdge = size(1_000, { ...hub, 'edge-304': load(8000, 3, 6, { 304: 80000 }) }, {}, 4);
+    const edge = withEdge.scenarios.find((s) => s.id === 'edge-304')!;
+    edge.baseline = load(40000, 1, 2, { 304: 400000 });
+    edge.againstBare = true;
+    edge.sameWork = load(12000, 2, 4, { 304: 120000 });
+    edge.cpuUs = { hub: 90, bare: 12, sameWork: 50 };
+    // Three pairs: 0.9, 0.5 and 0.85; the machine slowed down in the second pair's Hub window only.
+    edge.pairs = [
+      { hub: 9000, sameWork: 10000, hubCpuUs: 60, sameWorkCpuUs: 50 },
+      { hub: 5000, sameWork: 10000, hubCpuUs: 100, sameWorkCpuUs: 50 },
+      { hub: 8500, sameWork: 10000, hubCpuUs: 64, sameWorkCpuUs: 50 },
+    ];
+    const mcp = report([withEdge]).mcp!;
+    mcp.runs[0]!.pairs = [
+      { hub: 600, sameWork: 800, hubP50: 1.5, sameWorkP50: 1.3 },
+      { hub: 600, sameWork: 800, hubP50: 2.9, sameWorkP50: 1.3 },
+      { hub: 600, sameWork: 800, hubP50: 1.6, sameWorkP50: 1.35 },
+    ];
+    mcp.runs[1]!.pairs = [
+      { hub: 700, sameWork: 1000, hubP50: 30, sameWorkP50: 25 },
+      { hub: 850, sameWork: 1000, hubP50: 30, sameWorkP50: 25 },
+      { hub: 820, sameWork: 1000, hubP50: 30, sameWorkP50: 25 },
+    ];
+    const targets = evaluateTargets(report([withEdge], { mcp }));
+    const at = (id: string) => targets.find((t) => t.id === id)!;
+    expect(at('samework-edge-304')).toMatchObject({ met: true });
+    expect(at('samework-edge-304').result).toContain('0.85× (8,500 vs 12,000 req/s; CPU per request 64.0 vs 50.0 µs');
+    expect(at('samework-edge-304').result).toContain('median of 3 alternating pairs: 0.90, 0.50, 0.85');
+    // Added p50 per pair: 0.2, 1.6, 0.25 → 0.25 ms (met), not the 1.30 of the merged runs
+    expect(at('mcp-overhead')).toMatchObject({ met: true });
+    expect(at('mcp-overhead').result).toContain('adds 0.25 ms');
+    // 0.70, 0.85, 0.82 → 0.82×
+    expect(at('mcp-concurrency')).toMatchObject({ met: true });
+    expect(at('mcp-concurrency').result).toContain('0.82×');
+    const md = markdown({ ...report([withEdge], { mcp }), targets });
+    expect(md).toContain('| edge-304 | 8,500 | 12,000 | 0.85× | 40,000 | 0.20× | 64.0, 50.0, 12.0 |');
+  });
+
   it('marks what a run did not measure as not applicable, never as met', () => {
     const targets = evaluateTargets(
       report([size(1_000, hub, baseline, 4)], { mcp: { notApplicable: 'no /mcp route', runs: [] } }),
