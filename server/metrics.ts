@@ -98,7 +98,9 @@ function countedWhenRead(counter: Counter<string>, values: readonly string[]): F
   return pending;
 }
 const HIT_MISS = ['hit', 'miss'] as const;
-const responseCache = countedWhenRead(m.responseCache, HIT_MISS);
+/** shared: a miss that waited for the same answer another request was computing (responseCache.ts computeOnce). */
+const CACHE_RESULTS = ['hit', 'miss', 'shared'] as const;
+const responseCache = countedWhenRead(m.responseCache, CACHE_RESULTS);
 const credentialCache = countedWhenRead(m.credentialCache, HIT_MISS);
 const catalogReads = bound((target) => m.catalogReads.labels(target!));
 const rateLimited = bound((limit) => m.rateLimited.labels(limit!));
@@ -106,7 +108,7 @@ const mcpCalls = bound((outcome) => m.mcpCalls.labels(outcome!));
 const statements = bound((pool, source) => m.statements.labels(pool!, source!));
 
 export const hubMetrics = {
-  responseCache: (hit: boolean) => void (responseCache[hit ? 0 : 1]! += 1),
+  responseCache: (result: (typeof CACHE_RESULTS)[number]) => void (responseCache[CACHE_RESULTS.indexOf(result)]! += 1),
   credentialCache: (hit: boolean) => void (credentialCache[hit ? 0 : 1]! += 1),
   catalogRead: (target: 'replica' | 'primary' | 'fallback') => catalogReads(target).inc(),
   statementTimeout: () => m.statementTimeouts.inc(),

@@ -93,11 +93,39 @@ export function cacheKeyOf(keys: CacheKeys, principal: Principal): string {
   return key;
 }
 
+/** The cached answer under `key` for the current catalog generation; a miss is counted by computeOnce. */
 export function lookUp(key: string): CachedResponse | undefined {
   const hit = cache.get(key);
-  const valid = hit && hit.generation === generation('catalog') ? hit : undefined;
-  hubMetrics.responseCache(valid !== undefined);
-  return valid;
+  if (hit && hit.generation === generation('catalog')) {
+    hubMetrics.responseCache('hit');
+    return hit;
+  }
+  return undefined;
+}
+
+/** Answers being computed, by catalog generation and cache key (the process's own, never shared across processes). */
+const computing = new Map<string, Promise<CachedResponse>>();
+
+/**
+ * A missed answer computed once however many identical requests miss at the same time (after a catalog write, a
+ * fleet's polls of one list all miss together): they wait for the one computation. Keyed by the generation too: a
+ * request that arrives after a write never waits for an answer computed before it.
+ */
+export function computeOnce(
+  key: string,
+  compute: (computedUnder: number) => Promise<CachedResponse>,
+): Promise<CachedResponse> {
+  const computedUnder = generation('catalog');
+  const flight = `${computedUnder}\n${key}`;
+  const pending = computing.get(flight);
+  if (pending) {
+    hubMetrics.responseCache('shared');
+    return pending;
+  }
+  hubMetrics.responseCache('miss');
+  const computed = compute(computedUnder).finally(() => computing.delete(flight));
+  computing.set(flight, computed);
+  return computed;
 }
 
 /** Stores an answer computed while `computedUnder` was the generation, unless a write happened meanwhile. */

@@ -12,7 +12,6 @@
 import type { AnyProcedure, ProcedureType } from '@trpc/server';
 import { createProcedureCache, normalizePath } from 'trpc-to-openapi';
 import { credentialFromHeaders, type HeaderReader } from '../auth/credentials';
-import { generation } from '../db/invalidation';
 import { sourceAddress } from './clientAddress';
 import { errorBody, logUnexpected, toHttpError, TransportError } from './errors';
 import { inRequestContext } from '../log';
@@ -21,6 +20,7 @@ import {
   cachedAnswer,
   cacheKeyOf,
   cacheKeysOf,
+  computeOnce,
   lookUp,
   store,
   type CacheKeys,
@@ -288,10 +288,12 @@ async function computed(
   };
 }
 
-async function computeEntry(req: RestRequest, target: Target, route: Route, ctx: Context, key: string) {
-  const computedUnder = generation('catalog');
-  const input = await readInput(req, route, target.url);
-  return store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
+/** A missed answer, computed once for every identical request that misses meanwhile (responseCache.ts computeOnce). */
+function computeEntry(req: RestRequest, target: Target, route: Route, ctx: Context, key: string) {
+  return computeOnce(key, async (computedUnder) => {
+    const input = await readInput(req, route, target.url);
+    return store(key, computedUnder, JSON.stringify(await call(route, ctx, input)), ctx.readEffects);
+  });
 }
 
 function fromCache(

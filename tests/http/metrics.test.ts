@@ -1,7 +1,8 @@
 /**
  * GET /metrics (server/http/metrics.ts): off without HUB_METRICS_TOKEN, 401 without the token, and the
- * figures move with real calls through the REST handler: response-cache and credential-cache look-ups,
- * statements (by what sent them: the request's route class, or the background job), catalog reads.
+ * figures move with real calls through the REST handler: response-cache look-ups (identical misses at once computed
+ * once) and credential-cache look-ups, statements (by what sent them: the request's route class, or the background
+ * job), catalog reads.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,9 @@ import { afterEach, expect, it } from 'vitest';
 import { getDatabase } from '../../server/db/client';
 import { createEdge } from '../../server/http/edge';
 import { metricsAnswer } from '../../server/http/metrics';
-import { api, createKey, createOrg } from '../helpers';
+import { bump, generation } from '../../server/db/invalidation';
+import { computeOnce, type CachedResponse } from '../../server/api/responseCache';
+import { api, createCategory, createKey, createOrg, createTemplate } from '../helpers';
 import { reloadConfig } from '../../server/config';
 
 function value(text: string, series: string): number {
@@ -102,4 +105,49 @@ it('attributes statements to the route class of the request that sent them, and 
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+it('computes identical misses at once only once, counted as shared; after a write they are computed again', async () => {
+  process.env.HUB_METRICS_TOKEN = 'test-metrics-token';
+  reloadConfig();
+  const category = await createCategory();
+  await createTemplate({ categoryId: category.id, slug: `${category.slug}-one` });
+  // On PostgreSQL this process also hears its own writes' notifications a moment later (a new generation): a round
+  // during which the generation moved starts over, with a page no round asked before.
+  for (let round = 0; ; round++) {
+    expect(round).toBeLessThan(5);
+    const generationBefore = generation('catalog');
+    const before = await scrape();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => api(`/catalog/templates?category=${category.slug}&page=${round + 1}`)),
+    );
+    const after = await scrape();
+    if (generation('catalog') !== generationBefore) continue;
+    const delta = (series: string) => value(after, series) - value(before, series);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.headers.get('etag'))).size).toBe(1);
+    expect(delta('hub_response_cache_lookups_total{result="miss"}')).toBe(1);
+    expect(delta('hub_response_cache_lookups_total{result="shared"}')).toBe(5);
+    break;
+  }
+
+  // A computation is shared within its catalog generation only: a request after a write computes its own answer.
+  const finish: ((entry: CachedResponse) => void)[] = [];
+  const computations: number[] = [];
+  const compute = (computedUnder: number) => {
+    computations.push(computedUnder);
+    return new Promise<CachedResponse>((resolve) => finish.push(resolve));
+  };
+  const first = computeOnce('single-flight-test', compute);
+  expect(computeOnce('single-flight-test', compute)).toBe(first);
+  bump('catalog');
+  const afterWrite = computeOnce('single-flight-test', compute);
+  expect(afterWrite).not.toBe(first);
+  expect(computations).toEqual([computations[0], computations[0]! + 1]);
+  for (const resolve of finish) resolve({} as CachedResponse);
+  await Promise.all([first, afterWrite]);
+  // Once answered, the next miss computes again (the cache, not the flight, keeps answers).
+  void computeOnce('single-flight-test', compute);
+  expect(computations).toHaveLength(3);
+  for (const resolve of finish) resolve({} as CachedResponse);
 });
