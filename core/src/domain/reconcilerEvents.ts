@@ -3,12 +3,17 @@
  * turned into what a pass needs to know (a container that crashed, one stopped through the engine by someone
  * else, one Core itself ends) and into the activity log (a crash or an OOM kill, at most one entry per deployment
  * per minute). What is remembered per container lives as long as the container (keepContainers).
+ *
+ * A stop or removal by hand is told from a crash by what the engine does next: its restart policy (unless-stopped)
+ * brings a crashed container back, never one stopped or removed. Docker reports a stop or kill before the die;
+ * Podman 4.3 reports a stop by hand as a bare die (137 when the process ignores SIGTERM) followed by cleanup, and a
+ * forced removal as die 137 then cleanup or remove, with a `stop` event only sometimes and in either order.
  */
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { deployments } from '../db/schema';
 import type { Logger } from '../log';
-import type { Runtime } from '../runtime/runtime';
+import type { Runtime, RuntimeEvent } from '../runtime/runtime';
 import { ENGINE_ACTOR, recordActivity } from './activity';
 import { LABEL } from './containerSpec';
 
@@ -16,6 +21,13 @@ import { LABEL } from './containerSpec';
 export const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
 const CRASH_ENTRY_EVERY_MS = 60_000;
+/** An unexpected exit with no word from the engine after it within this time counts as a crash. */
+const VERDICT_MS = 10_000;
+/** Core's own stop, restart or removal whose exit has not come within this time expects it no more. */
+const EXPECT_MS = 60_000;
+/** After an unexpected exit: the engine restarted it (a crash), or cleaned it up or removed it (stopped by hand). */
+const RESTARTED = new Set(['restart', 'start']);
+const NOT_RESTARTED = new Set(['cleanup', 'stop', 'kill', 'remove', 'destroy']);
 
 /** The last unexpected exit of a container: `count` exits within CRASH_WINDOW_MS of each other. */
 export interface Death {
@@ -33,8 +45,17 @@ export class EngineEvents {
   private readonly crashEntries = new Map<string, { at: number; suppressed: number }>();
   /** Containers stopped or killed through the engine by someone else (their "die" is not a crash). */
   private readonly stoppedOutside = new Set<string>();
-  /** Containers Core itself stops or removes: their "die" is not a crash. */
-  private readonly expectedExits = new Set<string>();
+  /**
+   * Containers Core itself stops, restarts or removes: their next "die" is not a crash. That die marks the entry
+   * `exited`, and the container's next start ends it, so that a later crash counts again; an exit that never came
+   * (a restart of a container that had ended) is expected no more after EXPECT_MS.
+   */
+  private readonly expectedExits = new Map<string, { at: number; exited: boolean }>();
+  /** Unexpected non-zero exits waiting for the engine's next event on the container (RESTARTED or NOT_RESTARTED). */
+  private readonly pending = new Map<
+    string,
+    { deploymentId: string | undefined; event: RuntimeEvent; before: Death | undefined; timer: NodeJS.Timeout }
+  >();
 
   constructor(
     private readonly deps: {
@@ -57,27 +78,38 @@ export class EngineEvents {
     this.stopEvents = this.deps.runtime.events(
       { [LABEL.instance]: this.deps.instanceId },
       (e) => {
+        const id = e.containerId;
         const deploymentId = e.labels[LABEL.deployment];
-        const ended = e.action === 'oom' || e.action === 'die' || e.action === 'died';
+        const exited = e.action === 'die' || e.action === 'died';
         // Its restart count and exit changed: inspected again on the next pass.
-        if (ended || e.action === 'restart') this.deps.changed(e.containerId);
-        // Stopped through the engine's API by someone else (a stop or kill comes before its die): not a crash,
-        // and no restart policy brings it back — Core starts it again at once.
-        if ((e.action === 'stop' || e.action === 'kill') && !this.expectedExits.has(e.containerId))
-          this.stoppedOutside.add(e.containerId);
-        if (e.action === 'start') this.stoppedOutside.delete(e.containerId);
-        const byHand = this.stoppedOutside.has(e.containerId);
-        if (ended && !byHand && !this.expectedExits.has(e.containerId) && e.exitCode !== 0) {
-          const prev = this.lastDie.get(e.containerId);
-          const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;
-          this.lastDie.set(e.containerId, {
-            at: Date.now(),
-            count: recent ? prev.count + 1 : 1,
-            exitCode: e.exitCode ?? prev?.exitCode ?? null,
-            oom: e.action === 'oom' || (prev !== undefined && prev.oom && Date.now() - prev.at < 1000),
-          });
+        if (exited || e.action === 'oom' || e.action === 'restart') this.deps.changed(id);
+        this.verdict(id, e.action);
+        const expected = this.expected(id);
+        // Stopped through the engine's API by someone else (Docker: a stop or kill comes before its die): not a
+        // crash, and no restart policy brings it back — Core starts it again at once.
+        if ((e.action === 'stop' || e.action === 'kill') && !expected) this.stoppedOutside.add(id);
+        if (e.action === 'start') {
+          this.stoppedOutside.delete(id);
+          if (expected?.exited) this.expectedExits.delete(id);
         }
-        if (deploymentId && ended && !byHand) void this.record(deploymentId, e);
+        const byHand = this.stoppedOutside.has(id);
+        const expectsExit = expected !== undefined && !expected.exited;
+        if (exited && expectsExit) expected.exited = true;
+        else if ((exited || e.action === 'oom') && !expectsExit && !byHand && e.exitCode !== 0) {
+          // An exit still pending had been followed by a start (this one ran): it was a crash.
+          if (exited) this.verdict(id, 'restart');
+          const before = this.lastDie.get(id);
+          this.died(id, e);
+          // Counted now (the engine's restart is left to it), recorded once the engine has restarted it.
+          if (exited)
+            this.pending.set(id, {
+              deploymentId,
+              event: e,
+              before,
+              timer: setTimeout(() => this.verdict(id, 'restart'), VERDICT_MS).unref(),
+            });
+          else if (deploymentId) void this.record(deploymentId, e);
+        }
         this.deps.burst();
       },
       (err) => {
@@ -92,11 +124,53 @@ export class EngineEvents {
   unfollow() {
     this.stopEvents?.();
     this.stopEvents = null;
+    if (this.deps.stopped()) {
+      for (const p of this.pending.values()) clearTimeout(p.timer);
+      this.pending.clear();
+    }
   }
 
-  /** Core itself is about to stop or remove this container: its "die" is not a crash. */
+  /** Core itself is about to stop, restart or remove this container: its next "die" is not a crash. */
   expectExit(containerId: string) {
-    this.expectedExits.add(containerId);
+    this.expectedExits.set(containerId, { at: Date.now(), exited: false });
+  }
+
+  /** Core's expectation for this container, if it holds. */
+  private expected(containerId: string) {
+    const x = this.expectedExits.get(containerId);
+    if (x && !x.exited && Date.now() - x.at > EXPECT_MS) {
+      this.expectedExits.delete(containerId);
+      return undefined;
+    }
+    return x;
+  }
+
+  /** Counts an unexpected exit (a crash loop reads as restarting; Core leaves the restart to the engine). */
+  private died(containerId: string, e: RuntimeEvent) {
+    const prev = this.lastDie.get(containerId);
+    const recent = prev !== undefined && Date.now() - prev.at < CRASH_WINDOW_MS;
+    this.lastDie.set(containerId, {
+      at: Date.now(),
+      count: recent ? prev.count + 1 : 1,
+      exitCode: e.exitCode ?? prev?.exitCode ?? null,
+      oom: e.action === 'oom' || (prev !== undefined && prev.oom && Date.now() - prev.at < 1000),
+    });
+  }
+
+  /** The engine's next event after an unexpected exit: a crash is recorded, a stop or removal by hand uncounted. */
+  private verdict(containerId: string, action: string) {
+    const p = this.pending.get(containerId);
+    if (!p || !(RESTARTED.has(action) || NOT_RESTARTED.has(action))) return;
+    clearTimeout(p.timer);
+    this.pending.delete(containerId);
+    if (RESTARTED.has(action)) {
+      if (p.deploymentId) void this.record(p.deploymentId, p.event);
+      return;
+    }
+    if (p.before) this.lastDie.set(containerId, p.before);
+    else this.lastDie.delete(containerId);
+    // Not the engine's to restart: the next pass starts it (or creates it) without waiting for the engine.
+    this.deps.changed(containerId);
   }
 
   /** The container's last unexpected exit, if any. */
@@ -107,13 +181,12 @@ export class EngineEvents {
   /** Forgets what was remembered of containers that are gone. */
   keepContainers(present: Set<string>) {
     for (const id of [...this.lastDie.keys()]) if (!present.has(id)) this.lastDie.delete(id);
-    for (const set of [this.expectedExits, this.stoppedOutside])
-      for (const id of [...set]) if (!present.has(id)) set.delete(id);
+    for (const id of [...this.expectedExits.keys()]) if (!present.has(id)) this.expectedExits.delete(id);
+    for (const id of [...this.stoppedOutside]) if (!present.has(id)) this.stoppedOutside.delete(id);
   }
 
   /** A crash or OOM kill of a deployment that should run, in the activity log (one entry per minute at most). */
   private async record(deploymentId: string, e: { action: string; containerId: string; exitCode: number | null }) {
-    if (e.action !== 'oom' && this.expectedExits.has(e.containerId)) return;
     if (e.action !== 'oom' && (e.exitCode === 0 || e.exitCode === null)) return;
     try {
       const [row] = await this.deps.db

@@ -1,7 +1,8 @@
 /**
  * Core runs its deployments on a real engine (issue 33, "Done when"): create → running and answering on its
  * published port, with the env literal and the bound secret in the process and a secret_ref file of mode 0400;
- * update → replaced; stop/start/restart; removed by hand → restored within one pass; delete keeps the volume
+ * update → replaced; stop/start/restart; removed by hand → restored within one pass; a crash is one entry, a stop
+ * or removal by hand none (Podman reports no stop before such an exit), nor hides one; delete keeps the volume
  * unless asked; missing image and port in use → failed naming them; bad quantity and unmet node_selector;
  * readonly sees status but not logs; the secret's value in no answer and nowhere in Core's log.
  */
@@ -47,6 +48,19 @@ async function call(method: string, path: string, opts: { token?: string; body?:
 
 const running = (d: any) => d.observed.state === 'running' && d.observed.ports.length > 0;
 
+/**
+ * A stop by hand. Podman cleans up after the exit: when Core has already started the container again, it answers
+ * 500 "refusing to clean up" — the stop did happen.
+ */
+async function stopByHand(id: string) {
+  await engine.docker
+    .getContainer(id)
+    .stop({ t: 1 })
+    .catch((err: Error) => {
+      if (!/refusing to clean up/.test(err.message)) throw err;
+    });
+}
+
 beforeAll(async () => {
   engine = await sharedEngine();
   ({ t, admin, instance } = await coreOnEngine(engine));
@@ -58,6 +72,14 @@ beforeAll(async () => {
     appTemplate('gpu-zone', { node_selector: { zone: 'gpu-east' } }),
     // Doubles a string until the memory limit kills it: the engine restarts it, over and over.
     appTemplate('memory-hog', { memory_request: '16Mi', command: ['sh', '-c', 'x=a; while :; do x=$x$x; done'] }),
+    // Ignores SIGTERM (as many a PID 1 does): a stop ends it with SIGKILL, exit 137. /cgi-bin/exit still works.
+    appTemplate('deaf', {
+      command: [
+        'sh',
+        '-c',
+        'trap "" TERM; trap \'exit $(cat /tmp/exit-code)\' USR1; httpd -f -p 8080 -h /www & wait $!',
+      ],
+    }),
   ]);
   expect((await call('PUT', '/api/v1/secrets/db.password', { body: { value: SECRET } })).status).toBe(200);
   expect((await call('PUT', '/api/v1/secrets/tls-key', { body: { value: FILE_SECRET } })).status).toBe(200);
@@ -188,7 +210,7 @@ describe('a deployment of the test app', () => {
     expect(restored).toHaveLength(1);
     expect(restored[0]!.State).toBe('running');
 
-    await engine.docker.getContainer(restored[0]!.Id).stop({ t: 1 });
+    await stopByHand(restored[0]!.Id);
     await t.core.reconciler.passNow();
     expect((await containersOf(engine, app.id))[0]!.State).toBe('running');
     const d = await waitForDeployment(t, admin, app.id, running, 'running after restore');
@@ -203,6 +225,9 @@ describe('a deployment of the test app', () => {
   });
 
   it('records a crash as an engine-side activity entry and comes back', async () => {
+    // Restarted by Core first: its exit then was expected, a crash after it is not.
+    expect((await call('POST', `/api/v1/deployments/${app.id}/restart`)).status).toBe(200);
+    await waitUntilAnswers(publishedUrl(app));
     const [before] = await containersOf(engine, app.id);
     await fetch(`${publishedUrl(app)}/cgi-bin/exit?3`).catch(() => {});
     const entry = await waitFor(
@@ -215,12 +240,56 @@ describe('a deployment of the test app', () => {
       { timeoutMs: 20_000, what: 'a crash entry' },
     );
     expect(entry).toMatchObject({ actor: { kind: 'engine' }, via: 'engine', after: { exit_code: 3 } });
+    // The removal and the stop by hand before were no crashes (one entry per minute: one would have hidden this).
+    const activity = await call('GET', `/api/v1/activity?target_type=deployment&target_id=${app.id}`);
+    expect(activity.body.entries.filter((e: any) => e.action === 'deployment.crashed')).toHaveLength(1);
     const d = await waitForDeployment(t, admin, app.id, running, 'running after the crash');
     expect((await containersOf(engine, app.id))[0]!.Id).toBe(before!.Id);
     await waitUntilAnswers(publishedUrl(d));
     await t.core.reconciler.passNow();
     const counted = (await call('GET', `/api/v1/deployments/${app.id}`)).body;
     expect(counted.observed.state).toBe('running');
+  });
+
+  it('is no crash when stopped by hand with exit 137 (a process ignoring SIGTERM; Podman reports no stop)', async () => {
+    const port = await freePort();
+    const created = await call('POST', '/api/v1/deployments', {
+      body: {
+        name: 'deaf',
+        template_slug: 'deaf',
+        host_ports: [{ container_port: 8080, protocol: 'tcp', host_port: port }],
+      },
+    });
+    const deaf = await waitForDeployment(t, admin, created.body.id, running, 'deaf running');
+    const url = publishedUrl(deaf);
+    await waitUntilAnswers(url);
+    const [c] = await containersOf(engine, deaf.id);
+    const container = engine.docker.getContainer(c!.Id);
+    const startedAt = (await container.inspect()).State.StartedAt;
+    await stopByHand(c!.Id);
+    // Core starts it again (stopped outside Core).
+    await waitFor(
+      async () => {
+        const state = (await container.inspect()).State;
+        if (!state.Running || state.StartedAt === startedAt) throw new Error(`not started again: ${state.Status}`);
+      },
+      { timeoutMs: 15_000, what: 'started again' },
+    );
+    const crashes = async () =>
+      (await call('GET', `/api/v1/activity?target_type=deployment&target_id=${deaf.id}`)).body.entries.filter(
+        (e: any) => e.action === 'deployment.crashed',
+      );
+    await waitUntilAnswers(url);
+    // A crash now is recorded: taking the stop for one would have hidden it (one crash entry per minute).
+    await fetch(`${url}/cgi-bin/exit?3`).catch(() => {});
+    await waitFor(
+      async () => {
+        if (!(await crashes()).some((e: any) => e.after.exit_code === 3)) throw new Error('no crash entry yet');
+      },
+      { timeoutMs: 20_000, what: 'a crash entry' },
+    );
+    expect((await crashes()).map((e: any) => e.after.exit_code)).toEqual([3]);
+    expect((await call('DELETE', `/api/v1/deployments/${deaf.id}`)).status).toBe(204);
   });
 
   it('shows its logs to an admin only', async () => {
