@@ -8,7 +8,7 @@
  * and whoever signs in first with the development provider becomes superadmin, which must be that person.
  */
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { signIn, uniqueSuffix } from './helpers';
+import { signedIn, uniqueSuffix } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -66,7 +66,7 @@ test.afterAll(async () => {
 });
 
 test('set-up: a platform admin with an organization, instance keys and a ticket', async () => {
-  await signIn(page, admin.email, admin.name, { from: '/signin?callbackUrl=/account', expectPath: /\/account$/ });
+  await signedIn(page, admin.email, admin.name);
   await page.getByLabel('Organization name').fill(org.name);
   await page.getByLabel('Slug').fill(org.slug);
   await page.getByRole('button', { name: 'Create organization' }).click();

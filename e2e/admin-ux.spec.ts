@@ -8,7 +8,7 @@
  * first to sign in and becomes superadmin.
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { expectAccessible, gotoBeforeHydration, signIn, uniqueSuffix, waitForHydration } from './helpers';
+import { expectAccessible, gotoBeforeHydration, signedIn, signIn, uniqueSuffix, waitForHydration } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -38,7 +38,7 @@ async function roleOf(email: string) {
 
 test.beforeAll(async ({ browser }) => {
   ({ context: adminContext, page } = await newPage(browser));
-  await signIn(page, admin.email, admin.name, { from: '/signin?callbackUrl=/account', expectPath: /\/account$/ });
+  await signedIn(page, admin.email, admin.name);
   // Bob: a second user with an organization and an instance key (rows for the users, organizations and keys tables).
   const { context, page: bobPage } = await newPage(browser);
   await signIn(bobPage, bob.email, bob.name, { from: '/signin?callbackUrl=/account', expectPath: /\/account$/ });

@@ -6,7 +6,7 @@
  * Leaving the organization asks first; the last admin is told they cannot leave.
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { checkPage, signIn, uniqueSuffix } from './helpers';
+import { checkPage, signedIn, signIn, uniqueSuffix } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -39,10 +39,7 @@ const memberRow = (page: Page, email: string) => page.getByTestId('member-row').
 
 test.beforeAll(async ({ browser }) => {
   const first = await newPage(browser);
-  await signIn(first.page, platformAdmin.email, platformAdmin.name, {
-    from: '/signin?callbackUrl=/account',
-    expectPath: /\/account$/,
-  });
+  await signedIn(first.page, platformAdmin.email, platformAdmin.name);
   await first.context.close();
   ({ context: ownerContext, page: ownerPage } = await newPage(browser));
   ({ context: bobContext, page: bobPage } = await newPage(browser));

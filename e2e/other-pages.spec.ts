@@ -4,7 +4,7 @@
  * Runs after journeys.spec.ts (one worker, files in order) with the same people: E2E_RUN names them.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { checkPage, signIn } from './helpers';
+import { checkPage, signedIn, signIn } from './helpers';
 
 const run = process.env.E2E_RUN;
 
@@ -25,10 +25,7 @@ test('personal access token and support pages, as an organization admin', async 
 });
 
 test('support pages, as a platform admin', async ({ page }) => {
-  await signIn(page, `admin-${run}@example.test`, 'Ada Admin', {
-    from: '/signin?callbackUrl=/account',
-    expectPath: /\/account$/,
-  });
+  await signedIn(page, `admin-${run}@example.test`, 'Ada Admin');
   for (const path of ['/support', '/support/instances', '/support/addon-events'])
     await visit(page, path, 'platform admin');
 });
