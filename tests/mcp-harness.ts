@@ -264,6 +264,16 @@ export async function mintToken(
   return res.body.token as { id: string; name: string; token: string; instance_id: string; expires_at: string | null };
 }
 
+/** The headers of a raw /mcp request in an open MCP session; `accept` is what the caller takes (a GET stream: SSE). */
+export function sessionHeaders(token: string, sessionId: string, accept = 'application/json, text/event-stream') {
+  return {
+    authorization: `Bearer ${token}`,
+    accept,
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': '2025-06-18',
+  };
+}
+
 /** A raw MCP initialize POST to the Hub's /mcp. */
 export async function rawInitialize(hubUrl: string, authorization: string | null) {
   const headers: Record<string, string> = {

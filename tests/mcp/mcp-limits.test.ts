@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { PAT_MAX_LIVE_PER_INSTANCE } from '../../server/domain/pats';
 import { openMcpCalls, openMcpCallsOfUser } from '../../server/http/mcp/limits';
 import { api, createKey, createOrg, createUser } from '../helpers';
-import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { mintToken, rawInitialize, registerMcpUrl, sessionHeaders } from '../mcp-harness';
 import { useMcpInstance } from '../fixtures/mcp-instance';
 import { reloadConfig } from '../../server/config';
 
@@ -46,13 +46,7 @@ async function session(token: string) {
 function callTool(token: string, sessionId: string, id: number, name: string, args: Record<string, unknown>) {
   return fetch(`${hub.url}/mcp`, {
     method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': '2025-06-18',
-    },
+    headers: { ...sessionHeaders(token, sessionId), 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
   });
 }
@@ -121,12 +115,7 @@ describe('open calls and streams per token', () => {
     reloadConfig();
     const controller = new AbortController();
     const res = await fetch(`${hub.url}/mcp`, {
-      headers: {
-        authorization: `Bearer ${pat.token}`,
-        accept: 'text/event-stream',
-        'mcp-session-id': sid,
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: sessionHeaders(pat.token, sid, 'text/event-stream'),
       signal: controller.signal,
     });
     expect(res.status).toBe(200);

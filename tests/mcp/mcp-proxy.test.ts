@@ -13,7 +13,7 @@ import { getDb } from '../../server/db/client';
 import { mcpCalls, personalAccessTokens } from '../../server/db/schema';
 import { isPrivateAddress } from '../../server/http/mcp/outbound';
 import { createKey } from '../helpers';
-import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
+import { mintToken, rawInitialize, registerMcpUrl, sessionHeaders } from '../mcp-harness';
 import { useMcpInstance } from '../fixtures/mcp-instance';
 import { reloadConfig } from '../../server/config';
 
@@ -165,12 +165,7 @@ describe('MCP client through the Hub', () => {
     const controller = new AbortController();
     const started = Date.now();
     const res = await fetch(`${hub.url}/mcp`, {
-      headers: {
-        authorization: `Bearer ${pat.token}`,
-        accept: 'text/event-stream',
-        'mcp-session-id': sessionId!,
-        'mcp-protocol-version': '2025-06-18',
-      },
+      headers: sessionHeaders(pat.token, sessionId!, 'text/event-stream'),
       signal: controller.signal,
     });
     expect(res.status).toBe(200);

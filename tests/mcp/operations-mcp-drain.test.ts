@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { rawInitialize, startUpstream, type Upstream } from '../mcp-harness';
+import { rawInitialize, sessionHeaders, startUpstream, type Upstream } from '../mcp-harness';
 import { node } from '../compiled';
 
 const DEADLINE_MS = 4_000;
@@ -91,13 +91,7 @@ it('SIGTERM during open /mcp streams: calls in flight complete, the GET stream r
     .token.token as string;
   const init = await rawInitialize(base, `Bearer ${pat}`);
   expect(init.status).toBe(200);
-  const headers = {
-    authorization: `Bearer ${pat}`,
-    accept: 'application/json, text/event-stream',
-    'content-type': 'application/json',
-    'mcp-session-id': init.headers.get('mcp-session-id')!,
-    'mcp-protocol-version': '2025-06-18',
-  };
+  const headers = { ...sessionHeaders(pat, init.headers.get('mcp-session-id')!), 'content-type': 'application/json' };
   const post = (body: unknown) => fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
 
   // The client's standalone GET stream (server-to-client messages).
