@@ -78,6 +78,17 @@ function report(sizes: SizeResult[], extra: Partial<BenchReport> = {}): Omit<Ben
   };
 }
 
+/** A run whose first size has the keyed 304 edge scenario: Hub 8,000, same-work 12,000, bare 40,000 req/s. */
+function edgeRun() {
+  const withEdge = size(1_000, { 'edge-304': load(8000, 3, 6, { 304: 80000 }) }, {}, 4);
+  const edge = withEdge.scenarios.find((s) => s.id === 'edge-304')!;
+  edge.baseline = load(40000, 1, 2, { 304: 400000 });
+  edge.againstBare = true;
+  edge.sameWork = load(12000, 2, 4, { 304: 120000 });
+  edge.cpuUs = { hub: 90, bare: 12, sameWork: 50 };
+  return { withEdge, edge };
+}
+
 describe('bench targets', () => {
   const hub = {
     'anon-list': load(5000, 5, 10),
@@ -169,12 +180,7 @@ describe('bench targets', () => {
   });
 
   it('judges the edge against the same-work server (issue 36) and reports the bare ratios as figures', () => {
-    const withEdge = size(1_000, { ...hub, 'edge-304': load(8000, 3, 6, { 304: 80000 }) }, {}, 4);
-    const edge = withEdge.scenarios.find((s) => s.id === 'edge-304')!;
-    edge.baseline = load(40000, 1, 2, { 304: 400000 });
-    edge.againstBare = true;
-    edge.sameWork = load(12000, 2, 4, { 304: 120000 });
-    edge.cpuUs = { hub: 90, bare: 12, sameWork: 50 };
+    const { withEdge, edge } = edgeRun();
     const targets = evaluateTargets(report([withEdge]));
     const at = (id: string) => targets.find((t) => t.id === id)!;
     // 8,000 vs 12,000 req/s = 0.67×, 17% short of 0.8×
@@ -191,12 +197,7 @@ describe('bench targets', () => {
   });
 
   it('takes the median of alternating pairs of windows when the run has them (edge and /mcp)', () => {
-    const withEdge = size(1_000, { ...hub, 'edge-304': load(8000, 3, 6, { 304: 80000 }) }, {}, 4);
-    const edge = withEdge.scenarios.find((s) => s.id === 'edge-304')!;
-    edge.baseline = load(40000, 1, 2, { 304: 400000 });
-    edge.againstBare = true;
-    edge.sameWork = load(12000, 2, 4, { 304: 120000 });
-    edge.cpuUs = { hub: 90, bare: 12, sameWork: 50 };
+    const { withEdge, edge } = edgeRun();
     // Three pairs: 0.9, 0.5 and 0.85; the machine slowed down in the second pair's Hub window only.
     edge.pairs = [
       { hub: 9000, sameWork: 10000, hubCpuUs: 60, sameWorkCpuUs: 50 },
