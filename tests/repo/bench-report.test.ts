@@ -180,7 +180,7 @@ describe('bench targets', () => {
   });
 
   it('judges the edge against the same-work server (issue 36) and reports the bare ratios as figures', () => {
-    const { withEdge, edge } = edgeRun();
+    const { withEdge } = edgeRun();
     const targets = evaluateTargets(report([withEdge]));
     const at = (id: string) => targets.find((t) => t.id === id)!;
     // 8,000 vs 12,000 req/s = 0.67×, 17% short of 0.8×
