@@ -82,8 +82,7 @@ export async function measureMcp(
   const { connections, warmupSec, durationSec } = opts;
   for (const c of [1, connections]) {
     let window = { fromUs: 0, cpu: { userUs: 0, systemUs: 0 } };
-    /** CPU per call (user + system, µs, /proc) of the server measured, and of the upstream behind it. */
-    const cpu: Record<string, { server: number; upstream: number }> = {};
+    /** CPU (user + system, µs, /proc) of the server measured and of the upstream behind it, over its windows. */
     const used: Record<string, { server: number; upstream: number; calls: number }> = {};
     /** One measured window of `seconds`; its CPU is added to the server's tally. */
     const measure = async (who: string, server: Server, token: string, seconds: number): Promise<LoadResult> => {
@@ -103,10 +102,6 @@ export async function measureMcp(
       tally.server += spent(0);
       tally.upstream += spent(1);
       tally.calls += result.requests;
-      cpu[who] = {
-        server: tally.server / Math.max(1, tally.calls),
-        upstream: tally.upstream / Math.max(1, tally.calls),
-      };
       return result;
     };
     const warm = (server: Server, token: string) =>
@@ -135,6 +130,13 @@ export async function measureMcp(
       await warm(hub, setup.pat);
       viaHub = await measure('hub', hub, setup.pat, durationSec);
     }
+    /** CPU per call of each server measured, and of the upstream behind it. */
+    const cpu = Object.fromEntries(
+      Object.entries(used).map(([who, t]) => [
+        who,
+        { server: t.server / Math.max(1, t.calls), upstream: t.upstream / Math.max(1, t.calls) },
+      ]),
+    );
     opts.log(
       `MCP CPU per call, ${c} connection(s) (µs, /proc): ` +
         Object.entries(cpu)

@@ -526,6 +526,20 @@ async function main(): Promise<number> {
         continue;
       }
       const cpu = { last: NaN, split: { userUs: NaN, systemUs: NaN } };
+      /** One measured window of `seconds` on a warm server: its result and the server's CPU in it (user, system µs). */
+      const loadWindow = async (
+        server: Server,
+        next: () => RequestSpec,
+        expect: number[],
+        requests: RequestSpec[] | undefined,
+        seconds: number,
+      ): Promise<[LoadResult, CpuTimes]> => {
+        await new Promise((r) => setTimeout(r, 300));
+        const before = cpuTimes(server.child.proc.pid!);
+        const result = await runLoad({ base: server.base, connections, durationSec: seconds, next, requests, expect });
+        const after = cpuTimes(server.child.proc.pid!);
+        return [result, { userUs: after.userUs - before.userUs, systemUs: after.systemUs - before.systemUs }];
+      };
       const measure = async (
         server: Server,
         next: () => RequestSpec,
@@ -534,35 +548,12 @@ async function main(): Promise<number> {
         used?: { last: number; split: CpuTimes },
       ) => {
         await runLoad({ base: server.base, connections, durationSec: warmupSec, next, requests, expect });
-        await new Promise((r) => setTimeout(r, 300));
-        const before = cpuTimes(server.child.proc.pid!);
-        const result = await runLoad({ base: server.base, connections, durationSec, next, requests, expect });
+        const [result, split] = await loadWindow(server, next, expect, requests, durationSec);
         if (used) {
-          const after = cpuTimes(server.child.proc.pid!);
-          used.split = { userUs: after.userUs - before.userUs, systemUs: after.systemUs - before.systemUs };
-          used.last = used.split.userUs + used.split.systemUs;
+          used.split = split;
+          used.last = split.userUs + split.systemUs;
         }
         return result;
-      };
-      /** One measured window of `pairWindowSec` on a warm server: its result and the server's CPU in it (µs). */
-      const loadWindow = async (
-        server: Server,
-        next: () => RequestSpec,
-        expect: number[],
-        requests?: RequestSpec[],
-      ): Promise<[LoadResult, number]> => {
-        await new Promise((r) => setTimeout(r, 300));
-        const before = cpuTimes(server.child.proc.pid!);
-        const result = await runLoad({
-          base: server.base,
-          connections,
-          durationSec: pairWindowSec,
-          next,
-          requests,
-          expect,
-        });
-        const after = cpuTimes(server.child.proc.pid!);
-        return [result, after.userUs - before.userUs + after.systemUs - before.systemUs];
       };
       hub.rss!.window();
       const fromUs = Number(process.hrtime.bigint() / 1000n);
@@ -607,14 +598,14 @@ async function main(): Promise<number> {
         const pairs: SameWorkPair[] = [];
         const windows: LoadResult[] = [];
         for (let round = 0; round < SAME_WORK_ROUNDS; round++) {
-          const [hw, hubCpu] = await loadWindow(hub, d.hub, d.expectHub, d.fixed?.hub);
-          const [ww, sameCpu] = await loadWindow(same, d.hub, d.expectHub, d.fixed?.hub);
+          const [hw, hubCpu] = await loadWindow(hub, d.hub, d.expectHub, d.fixed?.hub, pairWindowSec);
+          const [ww, sameCpu] = await loadWindow(same, d.hub, d.expectHub, d.fixed?.hub, pairWindowSec);
           windows.push(ww);
           pairs.push({
             hub: hw.rps,
             sameWork: ww.rps,
-            hubCpuUs: hubCpu / hw.requests,
-            sameWorkCpuUs: sameCpu / ww.requests,
+            hubCpuUs: (hubCpu.userUs + hubCpu.systemUs) / hw.requests,
+            sameWorkCpuUs: (sameCpu.userUs + sameCpu.systemUs) / ww.requests,
           });
         }
         const w = mergeWindows(windows);
