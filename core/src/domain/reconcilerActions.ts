@@ -29,6 +29,17 @@ const ENGINE_RESTART_GRACE_MS = 5_000;
 /** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
 const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';
 
+/**
+ * It ran when a pass last looked, or had ended since without Core stopping it: starting it now restores what was
+ * ended outside Core. "Ended since" covers a pass that saw the exit while the engine had yet to say whether it would
+ * restart the container (a stop by hand on Podman is a bare die, its cleanup a moment later).
+ */
+const ranUntilOutside = (before: Observation | undefined) =>
+  before !== undefined &&
+  (before.state === 'running' ||
+    before.state === 'restarting' ||
+    (before.state === 'exited' && before.reason !== 'stopped'));
+
 interface Failure {
   /** The spec (or, for a failed pull, the image) that failed: another one is tried at once. */
   specHash: string | null;
@@ -289,7 +300,7 @@ export class Actions {
       }
       this.deps.log.info({ deployment: row.name, container: plan.name, image: plan.image }, 'container created');
       // It ran before and nothing of it is left (no container with an older spec either): removed outside Core.
-      if (stale.length === 0 && before && (before.state === 'running' || before.state === 'restarting'))
+      if (stale.length === 0 && ranUntilOutside(before))
         note.restored = 'its container was removed outside Core: created again';
       try {
         calls.otherCalls++;
@@ -332,7 +343,7 @@ export class Actions {
         this.failures.delete(row.id);
         calls.otherCalls++;
         seen = await runtime.inspect(current.id);
-        if (before?.state === 'running') note.restored = 'its container was stopped outside Core: started again';
+        if (ranUntilOutside(before)) note.restored = 'its container was stopped outside Core: started again';
       } catch (err) {
         if (vanished(err)) return schedule(100);
         if (err instanceof RuntimeError && err.kind !== 'engine_down') return failed(err.message);
