@@ -29,6 +29,9 @@ const ENGINE_RESTART_GRACE_MS = 5_000;
 /** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
 const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';
 
+/** The reason of an observation Core itself stopped (desired state `stopped`). */
+const STOPPED_BY_CORE = 'stopped';
+
 /**
  * It ran when a pass last looked, or had ended since without Core stopping it: starting it now restores what was
  * ended outside Core. "Ended since" covers a pass that saw the exit while the engine had yet to say whether it would
@@ -38,7 +41,7 @@ const ranUntilOutside = (before: Observation | undefined) =>
   before !== undefined &&
   (before.state === 'running' ||
     before.state === 'restarting' ||
-    (before.state === 'exited' && before.reason !== 'stopped'));
+    (before.state === 'exited' && before.reason !== STOPPED_BY_CORE));
 
 interface Failure {
   /** The spec (or, for a failed pull, the image) that failed: another one is tried at once. */
@@ -256,7 +259,7 @@ export class Actions {
         ...base,
         image: plan.image,
         state: 'exited',
-        reason: 'stopped',
+        reason: STOPPED_BY_CORE,
         exit_code: exitCode,
       });
       return;
