@@ -19,6 +19,7 @@ import {
 import { flushDownloads } from '../../server/domain/catalog/downloads';
 import { flushMcpCalls } from '../../server/domain/mcpCalls';
 import { compactRollups, EARLIER_DAY, flushUsage, recordPoll, utcDay } from '../../server/domain/usage';
+import { currentWork, runInBackground } from '../../server/log';
 import { api, createCategory, createKey, createOrg, createTemplate, createUser } from '../helpers';
 import { mintToken, rawInitialize, registerMcpUrl } from '../mcp-harness';
 import { useMcpInstance } from '../fixtures/mcp-instance';
@@ -314,10 +315,11 @@ describe('freshness and retention', () => {
     await flushUsage();
     // The next batch: the gap to the stored last poll (a minute and a half).
     poll(across, t0 + 90_000);
+    // Only this flush's statements: another writer's timer (an earlier test's traffic) may fire meanwhile.
     const statements: string[] = [];
-    const stop = observeStatements((q) => statements.push(q));
+    const stop = observeStatements((q) => void (currentWork() === 'observed flush' && statements.push(q)));
     try {
-      await flushUsage();
+      await runInBackground('observed flush', flushUsage);
     } finally {
       stop();
     }
