@@ -423,7 +423,7 @@ export async function removeByLabel(
   if (Object.keys(labels).length === 0) throw new Error('removeByLabel needs a label (the store is machine-wide)');
   const filters = labelFilter(labels);
   const containers = await docker.listContainers({ all: true, filters });
-  await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true }).catch(gone)));
+  await Promise.all(containers.map((c) => removeContainer(docker, c.Id)));
   const { Volumes } = await docker.listVolumes({ filters });
   await Promise.all((Volumes ?? []).map((v) => docker.getVolume(v.Name).remove().catch(gone)));
   return { containers: containers.length, volumes: (Volumes ?? []).length };
@@ -441,6 +441,18 @@ export async function removeTestImages(docker: Docker): Promise<number> {
       .remove()
       .then(() => removed++, goneOrInUse);
   return removed;
+}
+
+/**
+ * A forced removal, retried for a while: Podman refuses one that races a stop under way (HTTP 500 "could not be
+ * stopped … container state improper: stopped"), and the next attempt succeeds.
+ */
+function removeContainer(docker: Docker, id: string): Promise<void> {
+  return waitFor(() => docker.getContainer(id).remove({ force: true, v: true }).catch(gone), {
+    timeoutMs: 15_000,
+    intervalMs: 250,
+    what: `container ${id.slice(0, 12)} removed`,
+  });
 }
 
 function gone(err: { statusCode?: number }) {
