@@ -66,6 +66,11 @@ const messageOf = (err: unknown) => {
 };
 
 /** Not there (any more): a 404, or Podman's 500 "no such container" of a container removed meanwhile. */
+/** A forced removal refused for a container in transition (Podman), and how often and how far apart it is retried. */
+const IN_TRANSITION = /container state improper/i;
+const REMOVE_ATTEMPTS = 10;
+const REMOVE_RETRY_MS = 200;
+
 const isGone = (err: unknown) =>
   (err as EngineError).statusCode === 404 || /no such container|does not exist in database/i.test(messageOf(err));
 
@@ -362,11 +367,19 @@ export class DockerRuntime implements Runtime {
   }
 
   async remove(id: string) {
-    try {
-      await this.docker.getContainer(id).remove({ force: true });
-    } catch (err) {
-      if (isGone(err)) return;
-      this.fail(err, 'removing the container');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return void (await this.docker.getContainer(id).remove({ force: true }));
+      } catch (err) {
+        if (isGone(err)) return;
+        // Podman refuses a forced removal while the container is between exiting and its restart or clean-up
+        // (HTTP 500 "could not be stopped … container state improper"); a moment later it is removed.
+        if (attempt < REMOVE_ATTEMPTS && IN_TRANSITION.test(messageOf(err))) {
+          await new Promise((resolve) => setTimeout(resolve, REMOVE_RETRY_MS));
+          continue;
+        }
+        this.fail(err, 'removing the container');
+      }
     }
   }
 
