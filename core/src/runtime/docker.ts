@@ -65,12 +65,12 @@ const messageOf = (err: unknown) => {
     .trim();
 };
 
-/** Not there (any more): a 404, or Podman's 500 "no such container" of a container removed meanwhile. */
 /** A forced removal refused for a container in transition (Podman), and how often and how far apart it is retried. */
 const IN_TRANSITION = /container state improper/i;
 const REMOVE_ATTEMPTS = 10;
 const REMOVE_RETRY_MS = 200;
 
+/** Not there (any more): a 404, or Podman's 500 "no such container" of a container removed meanwhile. */
 const isGone = (err: unknown) =>
   (err as EngineError).statusCode === 404 || /no such container|does not exist in database/i.test(messageOf(err));
 

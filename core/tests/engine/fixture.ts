@@ -444,8 +444,8 @@ export async function removeTestImages(docker: Docker): Promise<number> {
 }
 
 /**
- * A forced removal, retried for a while: Podman refuses one that races a stop under way (HTTP 500 "could not be
- * stopped … container state improper: stopped"), and the next attempt succeeds.
+ * A forced removal, retried for a while: Podman refuses one while the container is between exiting and its restart
+ * or clean-up (HTTP 500 "could not be stopped … container state improper: stopped"); a later attempt succeeds.
  */
 function removeContainer(docker: Docker, id: string): Promise<void> {
   return waitFor(() => docker.getContainer(id).remove({ force: true, v: true }).catch(gone), {
