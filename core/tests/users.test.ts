@@ -3,6 +3,7 @@
  * emails, OIDC provisioning (default role, admin groups re-read at sign-in, deleted people blocked), no
  * password hash in any answer.
  */
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../src/db/schema';
@@ -66,8 +67,33 @@ describe('the last admin', () => {
         t.call('PUT', `/api/v1/users/${all[(i + 1) % all.length]}`, { token: temp, body: { role: 'readonly' } }),
       ]),
     );
-    expect(results.every((r) => [200, 204, 404, 409].includes(r.status))).toBe(true);
+    // The unexpected answers themselves, so that a failure shows them.
+    expect(results.filter((r) => ![200, 204, 404, 409].includes(r.status)).map((r) => [r.status, r.body])).toEqual([]);
     expect(results.some((r) => r.status === 409)).toBe(true);
+    expect(await admins()).toBe(1);
+  });
+
+  it('answers a change to a person deleted at the same moment with 404, never a 500', async () => {
+    const unexpected: unknown[] = [];
+    for (let i = 0; i < 12; i++) {
+      const email = `race-${i}-${randomBytes(3).toString('hex')}@example.test`;
+      const created = await t.call('POST', '/api/v1/users', {
+        token: temp,
+        body: { email, password: ADMIN_PASSWORD, role: 'admin' },
+      });
+      expect(created.status).toBe(201);
+      // A demotion (under the last-admin lock) or a rename (no lock), sent with the delete.
+      const [put, del] = await Promise.all([
+        t.call('PUT', `/api/v1/users/${created.body.id}`, {
+          token: temp,
+          body: i % 2 === 0 ? { role: 'readonly' } : { name: 'Renamed' },
+        }),
+        t.call('DELETE', `/api/v1/users/${created.body.id}`, { token: temp }),
+      ]);
+      if (![200, 404].includes(put.status)) unexpected.push(['PUT', put.status, put.body]);
+      if (del.status !== 204) unexpected.push(['DELETE', del.status, del.body]);
+    }
+    expect(unexpected).toEqual([]);
     expect(await admins()).toBe(1);
   });
 

@@ -96,13 +96,19 @@ export async function createLocalUser(
   return publicUser(row);
 }
 
-/** Serializes every change that could remove an admin, then refuses to remove the last one. */
-async function guardLastAdmin(tx: Tx, target: UserRow, losesAdmin: boolean) {
-  if (!losesAdmin || target.role !== 'admin') return;
-  await tx.execute(sql`select pg_advisory_xact_lock(${ADMIN_LOCK})`);
+/**
+ * The user `id` as it is now (undefined when there is none), read for a change that `losesAdmin` under the lock that
+ * serializes every such change, and checked there: the last admin is neither deleted nor demoted. Read after the
+ * lock, so that no concurrent change (a demotion, a promotion, a delete) falls between the read and the check.
+ */
+async function lockedTarget(tx: Tx, id: string, losesAdmin: boolean): Promise<UserRow | undefined> {
+  if (losesAdmin) await tx.execute(sql`select pg_advisory_xact_lock(${ADMIN_LOCK})`);
+  const target = await getUser(tx, id);
+  if (!target || !losesAdmin || target.role !== 'admin') return target;
   const [admins] = await tx.select({ n: count() }).from(users).where(eq(users.role, 'admin'));
   if ((admins?.n ?? 0) <= 1)
     throw new ServiceError('conflict', 'the last admin cannot be deleted or demoted; make another user admin first');
+  return target;
 }
 
 export async function updateUser(
@@ -115,7 +121,7 @@ export async function updateUser(
   const passwordHash = patch.password !== undefined ? await hashPassword(patch.password) : undefined;
   return uniqueEmail(() =>
     db.transaction(async (tx) => {
-      const target = await getUser(tx, id);
+      const target = await lockedTarget(tx, id, patch.role === 'readonly');
       if (!target) throw notFound('user');
       if (target.kind === 'oidc' && (patch.email !== undefined || patch.password !== undefined)) {
         throw new ServiceError(
@@ -123,12 +129,13 @@ export async function updateUser(
           `${patch.email !== undefined ? 'email' : 'password'}: an OIDC user's sign-in is managed by the identity provider`,
         );
       }
-      await guardLastAdmin(tx, target, patch.role === 'readonly');
       const [row] = await tx
         .update(users)
         .set({ email: patch.email, name: patch.name, role: patch.role, passwordHash, updatedAt: new Date() })
         .where(eq(users.id, id))
         .returning();
+      // Deleted meanwhile (a change that keeps the role takes no lock).
+      if (!row) throw notFound('user');
       // A new password ends the user's sessions (their refresh tokens); access tokens run out within minutes.
       if (passwordHash)
         await tx
@@ -153,9 +160,8 @@ export async function updateUser(
 /** Deletes a person; an OIDC person is blocked too, so that their next token does not provision them again. */
 export async function deleteUser(db: Db, id: string, actor: Actor) {
   await db.transaction(async (tx) => {
-    const target = await getUser(tx, id);
+    const target = await lockedTarget(tx, id, true);
     if (!target) throw notFound('user');
-    await guardLastAdmin(tx, target, true);
     await tx.delete(users).where(eq(users.id, id));
     if (target.kind === 'oidc' && target.oidcIssuer && target.oidcSubject) {
       await tx
@@ -221,7 +227,8 @@ export async function provisionOidcUser(
     if (wanted === existing.role) return existing;
     return db.transaction(async (tx) => {
       try {
-        await guardLastAdmin(tx, existing, wanted !== 'admin');
+        // Deleted meanwhile: this token was checked as it began; the person's next one is refused.
+        if (!(await lockedTarget(tx, existing.id, wanted !== 'admin'))) return existing;
       } catch (err) {
         if (err instanceof ServiceError) return existing; // the last admin stays admin
         throw err;
@@ -231,7 +238,7 @@ export async function provisionOidcUser(
         .set({ role: wanted, updatedAt: new Date() })
         .where(eq(users.id, existing.id))
         .returning();
-      return row!;
+      return row ?? existing;
     });
   }
   const [blocked] = await db
