@@ -38,7 +38,7 @@ async function waitFor(check: () => boolean, ms = 5_000) {
 /** A session opened with a raw initialize; its id for the calls that follow. */
 async function session(token: string) {
   const init = await rawInitialize(hub.url, `Bearer ${token}`);
-  expect(init.status).toBe(200);
+  expect(init.status, JSON.stringify(init.body)).toBe(200);
   return init.headers.get('mcp-session-id')!;
 }
 
@@ -346,6 +346,35 @@ describe('bytes per response', () => {
       expect(short.status).toBe(200);
       await expect(short.text()).rejects.toThrow();
       await waitFor(() => openMcpCalls(pat.id) === 0);
+    } finally {
+      instance.closeAllConnections();
+      instance.close();
+    }
+  });
+});
+
+describe('connections to the instance', () => {
+  it("drops an idle connection before the instance's own keep-alive timeout ends it (no reset on reuse)", async () => {
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} });
+    let connections = 0;
+    const instance = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer),
+    );
+    // Answers carry `Keep-Alive: timeout=2`: the Hub may reuse a connection for a second, then must not.
+    instance.keepAliveTimeout = 2_000;
+    instance.on('connection', () => connections++);
+    await new Promise<void>((r) => instance.listen(0, '127.0.0.1', () => r()));
+    try {
+      const k = await createKey(org.id, 'keep-alive');
+      await registerMcpUrl(k, `http://127.0.0.1:${(instance.address() as AddressInfo).port}/mcp`);
+      const pat = await mintToken(alice.token, k.id);
+      expect((await rawInitialize(hub.url, `Bearer ${pat.token}`)).status).toBe(200);
+      expect((await rawInitialize(hub.url, `Bearer ${pat.token}`)).status).toBe(200);
+      expect(connections).toBe(1); // reused while the instance keeps it
+      // Past the instance's timeout less a second, before its own: the Hub has let the connection go.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await rawInitialize(hub.url, `Bearer ${pat.token}`)).status).toBe(200);
+      expect(connections).toBe(2);
     } finally {
       instance.closeAllConnections();
       instance.close();

@@ -103,6 +103,13 @@ export function checkLiteralHost(hostname: string): UpstreamBlockedError | null 
   return null;
 }
 
+/**
+ * How long an idle connection to an instance is kept at most. Setting it also makes Node's agent honour the
+ * instance's own `Keep-Alive: timeout=N` (dropping the connection a second before the instance would): without it,
+ * Node 20 keeps the connection past N and a call sent as the instance closes it fails with ECONNRESET (a 502).
+ */
+const UPSTREAM_IDLE_MS = 30_000;
+
 // Keep-alive pools shared by every proxied call (no per-request connection set-up when the instance
 // keeps the connection open). The guarded lookup runs whenever a new connection is made.
 export const upstreamAgents = {
@@ -110,12 +117,14 @@ export const upstreamAgents = {
     keepAlive: true,
     keepAliveMsecs: 15_000,
     maxFreeSockets: 64,
+    timeout: UPSTREAM_IDLE_MS,
     lookup: guardedLookup,
   } as http.AgentOptions),
   'https:': new https.Agent({
     keepAlive: true,
     keepAliveMsecs: 15_000,
     maxFreeSockets: 64,
+    timeout: UPSTREAM_IDLE_MS,
     lookup: guardedLookup,
   } as https.AgentOptions),
 };
