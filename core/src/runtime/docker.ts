@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import { pack } from 'tar-stream';
 import type { RuntimeConfig } from '../config';
@@ -375,7 +376,7 @@ export class DockerRuntime implements Runtime {
         // Podman refuses a forced removal while the container is between exiting and its restart or clean-up
         // (HTTP 500 "could not be stopped … container state improper"); a moment later it is removed.
         if (attempt < REMOVE_ATTEMPTS && IN_TRANSITION.test(messageOf(err))) {
-          await new Promise((resolve) => setTimeout(resolve, REMOVE_RETRY_MS));
+          await sleep(REMOVE_RETRY_MS);
           continue;
         }
         this.fail(err, 'removing the container');

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseUlimits } from '../../src/config';
+import { LABEL } from '../../src/domain/containerSpec';
 import { DockerRuntime } from '../../src/runtime/docker';
 import type { ContainerSpec } from '../../src/runtime/runtime';
 import {
@@ -15,6 +16,7 @@ import {
   ULIMITS_TEXT,
   type TestEngine,
 } from './fixture';
+import { runtimeSettings } from './coreOnEngine';
 
 let engine: TestEngine;
 let runtime: DockerRuntime;
@@ -22,16 +24,7 @@ const labels = runLabel('runtime-test');
 
 beforeAll(async () => {
   engine = await sharedEngine();
-  runtime = new DockerRuntime({
-    mode: 'docker',
-    dockerHost: engine.dockerHost,
-    dockerTlsVerify: false,
-    dockerCertPath: null,
-    ulimits: parseUlimits(ULIMITS_TEXT),
-    publishAddress: '127.0.0.1',
-    nodeLabels: {},
-    reconcileIntervalSeconds: 30,
-  });
+  runtime = new DockerRuntime(runtimeSettings(engine.dockerHost));
 });
 afterAll(async () => {
   if (engine) await removeByLabel(engine.docker, labels);
@@ -52,7 +45,7 @@ const crashLooping = (name: string): ContainerSpec => ({
   memoryBytes: null,
   gpuCount: 0,
   ulimits: parseUlimits(ULIMITS_TEXT),
-  labels: { ...labels, 'io.fleet.core.instance': 'runtime-test', 'io.fleet.core.deployment': name },
+  labels: { ...labels, [LABEL.instance]: 'runtime-test', [LABEL.deployment]: name },
 });
 
 it('removes a container caught between exiting and its restart (Podman refuses that moment with a 500)', async () => {
