@@ -205,7 +205,9 @@ async function startHub(port: number, env: NodeJS.ProcessEnv, label: string, pro
   // The production server of `npm start` (server/http/serve.ts).
   const [command, served] = serveCommand(root);
   // --profile: V8's CPU profile of the whole process, written when it exits (bench/profile.ts reads it).
-  const args = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...served] : served;
+  // BENCH_HUB_NODE_OPTIONS: extra Node flags for the Hub (e.g. `--heap-prof --heap-prof-dir=/tmp/h`), as the fleet's.
+  const extra = (process.env.BENCH_HUB_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const args = [...extra, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...served];
   const child = startChild(`hub (${label})`, command, args, {
     cwd: root,
     env,
