@@ -14,7 +14,8 @@ export { requestIdFrom };
 
 // Non-blocking stdout, written in blocks: lines are gathered up to LOG_BLOCK_BYTES (one access line per request
 // must not cost a write each: under load that write was a tenth of a cached answer's CPU), and what is gathered
-// is written at least every LOG_FLUSH_MS. pino writes what is pending when the process exits.
+// is written at least every LOG_FLUSH_MS (only when a line is pending: patches/sonic-boom+*.patch). pino writes what is
+// pending when the process exits.
 const LOG_BLOCK_BYTES = 4_096;
 const LOG_FLUSH_MS = 100;
 const destination = pino.destination({

@@ -117,4 +117,26 @@ describe('the batched log destination', () => {
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(sent);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('flushes gathered lines periodically, and makes no write while nothing is gathered (patched)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'log-destination-'));
+    const file = path.join(dir, 'out.log');
+    // As the Hub's (server/log.ts): lines gathered up to minLength, written at least every periodicFlush.
+    const destination = pino.destination({ dest: file, sync: false, minLength: 4096, periodicFlush: 10 });
+    const writes: number[] = [];
+    destination.on('write', (n: number) => writes.push(n));
+    await new Promise((resolve) => destination.once('ready', resolve));
+    const idle = () => new Promise((resolve) => setTimeout(resolve, 120));
+    await idle();
+    expect(writes).toEqual([]); // before the patch: an empty write every 10 ms
+    createLogger({ service: 'test', level: 'info', destination }).info('one line');
+    await idle();
+    expect(writes).toHaveLength(1); // the periodic flush wrote the line, then nothing more
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).msg).toBe('one line');
+    const flushed = new Promise<void>((resolve, reject) => destination.flush((err) => (err ? reject(err) : resolve())));
+    await flushed; // a flush with nothing gathered still calls back
+    expect(writes).toHaveLength(1);
+    destination.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
