@@ -115,6 +115,9 @@ export async function expectAccessible(page: Page, label: string) {
     undefined,
     { timeout: 5_000 },
   );
+  // After a client-side navigation (router.push) Next.js streams the new page's metadata after its content: the
+  // document has no <title> for a moment (CI: ~300 ms after the list showed). The settled page is what is checked.
+  await page.waitForFunction(() => document.title.trim() !== '', undefined, { timeout: 5_000 }).catch(() => {});
   const builder = new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .exclude('[data-sonner-toast][data-removed="true"]')
