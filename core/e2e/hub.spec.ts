@@ -96,8 +96,10 @@ test('the catalog sorts by name whatever the case, filters by category, and each
 }) => {
   await signInWithPassword(page, E2E.admin);
   await openPage(page, 'Catalog');
-  const names = await page.getByRole('rowheader').getByRole('link').allTextContents();
-  expect(names.length).toBeGreaterThan(3);
+  // The heading shows before the catalog's rows have loaded: wait for them, then read them.
+  const links = page.getByRole('rowheader').getByRole('link');
+  await expect(links.nth(3)).toBeVisible();
+  const names = await links.allTextContents();
   expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' })));
   // Descriptions are not bold.
   const weight = await page
@@ -107,6 +109,7 @@ test('the catalog sorts by name whatever the case, filters by category, and each
   expect(Number(weight)).toBeLessThan(600);
 
   const category = page.getByLabel('Category');
+  await expect(category.locator('option').nth(1)).toBeAttached(); // the categories load beside the rows
   const option = (await category.locator('option').allTextContents())[1]!;
   await category.selectOption({ label: option });
   await expect(page).toHaveURL(/\/catalog\?category=/);
