@@ -22,6 +22,7 @@ import postgres from 'postgres';
 import { issueSecret } from '@shared/tokens';
 import { ROUTE_CLASSES } from '../server/metrics';
 import { ensureBuilt, TARGETS } from '../scripts/build-server.mjs';
+import { nodeFlags } from './processes';
 
 const root = path.resolve(import.meta.dirname, '..');
 const log = (message: string) => console.error(`[fleet ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -56,7 +57,7 @@ export function fleetOptionsFromEnv(options: FleetOptions, env: NodeJS.ProcessEn
     if (!m) throw new Error(`FLEET_PHASES: "${part}" is not <warm|quiet|bare|idle|writes|tail>=<seconds>`);
     phaseSeconds[m[1] as keyof typeof phaseSeconds] = Number(m[2]);
   }
-  const hubNodeFlags = (env.FLEET_HUB_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const hubNodeFlags = nodeFlags(env.FLEET_HUB_NODE_OPTIONS);
   if (Object.keys(phaseSeconds).length === 0 && hubNodeFlags.length === 0) return options;
   return { ...options, phaseSeconds, hubNodeFlags };
 }

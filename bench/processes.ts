@@ -64,6 +64,11 @@ export function startChild(
   return child;
 }
 
+/** Node flags given in an environment variable (FLEET_HUB_NODE_OPTIONS, BENCH_HUB_NODE_OPTIONS), space-separated. */
+export function nodeFlags(value: string | undefined): string[] {
+  return (value ?? '').split(/\s+/).filter(Boolean);
+}
+
 export function tail(file: string, lines = 30): string {
   try {
     return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');

@@ -31,7 +31,7 @@ import { cycle, median, mergeWindows, runLoad, type LoadResult, type RequestSpec
 import { measureMcp } from './mcp';
 import { measureMisses, missScenarios } from './misses';
 import { measurePaced } from './paced';
-import { cpuTimes, freePort, killAllNow, RssSampler, startChild, waitReady, type Server } from './processes';
+import { cpuTimes, freePort, killAllNow, nodeFlags, RssSampler, startChild, waitReady, type Server } from './processes';
 import {
   evaluateTargets,
   markdown,
@@ -206,7 +206,7 @@ async function startHub(port: number, env: NodeJS.ProcessEnv, label: string, pro
   const [command, served] = serveCommand(root);
   // --profile: V8's CPU profile of the whole process, written when it exits (bench/profile.ts reads it).
   // BENCH_HUB_NODE_OPTIONS: extra Node flags for the Hub (e.g. `--heap-prof --heap-prof-dir=/tmp/h`), as the fleet's.
-  const extra = (process.env.BENCH_HUB_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const extra = nodeFlags(process.env.BENCH_HUB_NODE_OPTIONS);
   const args = [...extra, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...served];
   const child = startChild(`hub (${label})`, command, args, {
     cwd: root,

@@ -112,19 +112,14 @@ const UPSTREAM_IDLE_MS = 30_000;
 
 // Keep-alive pools shared by every proxied call (no per-request connection set-up when the instance
 // keeps the connection open). The guarded lookup runs whenever a new connection is made.
+const agentOptions = {
+  keepAlive: true,
+  keepAliveMsecs: 15_000,
+  maxFreeSockets: 64,
+  timeout: UPSTREAM_IDLE_MS,
+  lookup: guardedLookup,
+} as http.AgentOptions;
 export const upstreamAgents = {
-  'http:': new http.Agent({
-    keepAlive: true,
-    keepAliveMsecs: 15_000,
-    maxFreeSockets: 64,
-    timeout: UPSTREAM_IDLE_MS,
-    lookup: guardedLookup,
-  } as http.AgentOptions),
-  'https:': new https.Agent({
-    keepAlive: true,
-    keepAliveMsecs: 15_000,
-    maxFreeSockets: 64,
-    timeout: UPSTREAM_IDLE_MS,
-    lookup: guardedLookup,
-  } as https.AgentOptions),
+  'http:': new http.Agent(agentOptions),
+  'https:': new https.Agent(agentOptions),
 };
