@@ -1,8 +1,10 @@
 /**
  * How the production server (server/http/serve.ts) is started — by `npm start`, the end-to-end tests
- * and the benchmark alike. The one place its Node flags live: a small young generation and a capped
- * old generation keep the process near 250 MB under load (the default heuristics let it grow past
- * 800 MB on a busy admin list with no gain in throughput).
+ * and the benchmark alike. The one place its Node flags live: a capped old generation keeps the process
+ * under 300 MB under load (the default heuristics let it grow past 800 MB on a busy admin list with no gain in
+ * throughput). The young generation keeps V8's usual 16 MB semi-spaces: with 4 MB, objects of requests still in
+ * flight (32 /mcp calls at once) outlived two scavenges and were promoted, and GC took 2-3x the CPU per request
+ * (docs/performance.md, "The young generation, measured by GC time").
  *
  * The server runs compiled JavaScript (dist/server/serve.mjs, bundled by scripts/build-server.mjs with
  * esbuild), not TypeScript through a loader: serveCommand() compiles it first when the bundle is missing or
@@ -12,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { isStale } from './build-server.mjs';
 
-export const SERVE_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'];
+export const SERVE_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'];
 
 /** Compiles the server when its bundle is missing or stale; returns the bundle's path. */
 export function ensureServerBuild(root) {

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { flushLater, oneAtATime } from '../batched';
 import { getDb } from '../db/client';
-import { logger, runInBackground } from '../log';
+import { logger, runInBackground, wallClock } from '../log';
 import { gaugeOf, hubMetrics } from '../metrics';
 import type { ResolvedPat } from './pats';
 import { mcpOutcomeOf, type McpOutcome } from './usage';
@@ -27,7 +27,8 @@ interface QueuedMcpCall {
   method: string | null;
   upstream_status: number | null;
   outcome: McpOutcome;
-  created_at: Date;
+  /** When it was recorded, epoch milliseconds (log.ts wallClock: the per-call path does not construct a Date). */
+  created_ms: number;
 }
 
 /**
@@ -62,8 +63,9 @@ gaugeOf(
 function storeMcpCalls(batch: QueuedMcpCall[]) {
   return sql`
     with v as (
-      select * from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(org_id uuid, token_id uuid,
-        instance_key_id uuid, user_id uuid, method text, upstream_status int, outcome text, created_at timestamptz)
+      select *, to_timestamp(created_ms / 1000.0) as created_at
+        from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as v(org_id uuid, token_id uuid,
+          instance_key_id uuid, user_id uuid, method text, upstream_status int, outcome text, created_ms float8)
     ), stored as (
       insert into mcp_calls (org_id, token_id, instance_key_id, user_id, method, upstream_status, outcome, created_at)
       select org_id, token_id, instance_key_id, user_id, method, upstream_status, outcome, created_at from v
@@ -116,7 +118,7 @@ export function recordMcpCall({ pat, method, upstreamStatus, outcome }: McpCallR
     method: method === null ? null : recordableText(method.slice(0, 200)),
     upstream_status: upstreamStatus,
     outcome: outcome ?? mcpOutcomeOf(upstreamStatus, pat.mcpUrl !== null),
-    created_at: new Date(),
+    created_ms: wallClock(),
   });
   // A full batch goes now (the flush writes whatever has queued by then); otherwise with the next interval.
   if (calls.queued.length === BATCH_ROWS) void runInBackground('mcp_calls', flushMcpCalls);

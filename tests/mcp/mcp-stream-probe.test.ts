@@ -63,6 +63,7 @@ it("does not count a client's stream probe answered 405 as a call the instance r
   await registerMcpUrl(key, `http://127.0.0.1:${(instance.address() as AddressInfo).port}/mcp`);
   const pat = await mintToken(alice.token, key.id, { name: 'assistant' });
 
+  const before = Date.now();
   for (let connection = 0; connection < 2; connection++) {
     const client = new Client({ name: 'assistant', version: '1.0.0' });
     await client.connect(
@@ -83,10 +84,14 @@ it("does not count a client's stream probe answered 405 as a call the instance r
   const calls = await db.select().from(mcpCalls).where(eq(mcpCalls.tokenId, pat.id));
   expect(calls.map((c) => c.upstreamStatus).filter((s) => s !== 200 && s !== 202)).toEqual([]);
   expect(calls.filter((c) => c.method === 'tools/call')).toHaveLength(2);
+  // Stored as the moment each call was recorded (queued as epoch milliseconds), and counted on that UTC day.
+  const after = Date.now();
+  for (const { createdAt } of calls) expect(createdAt.getTime()).toSatisfy((t: number) => t >= before && t <= after);
   const [usage] = await db
     .select()
     .from(instanceUsageDaily)
     .where(and(eq(instanceUsageDaily.instanceKeyId, key.id), eq(instanceUsageDaily.orgId, org.id)));
   expect(usage).toMatchObject({ mcpRefusedInstance: 0, mcpUpstreamError: 0, mcpRefusedHub: 0 });
   expect(usage!.mcpOk).toBe(calls.length);
+  expect([before, after].map((t) => new Date(t).toISOString().slice(0, 10))).toContain(usage!.day);
 });
