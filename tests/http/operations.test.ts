@@ -72,7 +72,13 @@ describe('health, request ids, logs and headers', () => {
     const odd = await fetch(`${base}/healthz`, { headers: { 'x-request-id': 'x y<script>' } });
     expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
-    for (const h of [res.headers, mine.headers]) {
+    // /mcp's own answers (here a refused call) carry the same set as REST.
+    const mcp = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'x-request-id': 'req-test-0002' } });
+    await mcp.arrayBuffer();
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers.get('x-request-id')).toBe('req-test-0002');
+
+    for (const h of [res.headers, mine.headers, mcp.headers]) {
       expect(h.get('x-content-type-options')).toBe('nosniff');
       expect(h.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
       expect(h.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
