@@ -44,6 +44,8 @@ const CONCURRENCY = 4;
 const INSTANCE_SETTING = 'runtime_instance_id';
 /** NOTIFY channel: a write in a Core process without the lock asks the one with it for a pass. */
 const NOTIFY_CHANNEL = 'core_reconcile';
+/** How long a delete with its volumes waits for the engine to release them (a request waits that long at most). */
+const VOLUME_RELEASE_MS = 30_000;
 
 /** The id that labels everything this Core instance (this database) creates on an engine. */
 export async function runtimeInstanceId(db: Db): Promise<string> {
@@ -389,17 +391,19 @@ export class Reconciler implements RuntimeControl {
       await this.engineCall(() => runtime.remove(c.id));
     }
     if (volumes) {
-      // A forced removal can answer before the engine lets go of the volumes (Podman): wait for the containers
-      // to be gone, and give a volume still "in use" a few more tries.
-      for (let i = 0; i < 50 && (await this.containersOf(deploymentId)).length > 0; i++) await sleep(100);
+      // A forced removal can answer before the engine lets go of the volumes (Podman's clean-up process, seconds
+      // late on a busy machine): wait for the containers to be gone, and try a volume still "in use" again for up
+      // to VOLUME_RELEASE_MS.
+      const deadline = Date.now() + VOLUME_RELEASE_MS;
+      while ((await this.containersOf(deploymentId)).length > 0 && Date.now() < deadline) await sleep(100);
       for (let attempt = 1; ; attempt++) {
         try {
           await runtime.removeVolumes(labels);
           break;
         } catch (err) {
-          if (!(err instanceof RuntimeError && err.kind === 'conflict') || attempt >= 10)
+          if (!(err instanceof RuntimeError && err.kind === 'conflict') || Date.now() >= deadline)
             return this.engineCall(() => Promise.reject(err));
-          await sleep(200 * attempt);
+          await sleep(Math.min(200 * attempt, 1_000));
         }
       }
     }

@@ -23,8 +23,13 @@ import type { Observation } from './runtimeControl';
 const RETRY_MS = 10_000;
 /** A failed pull is tried again after this long (a registry that refused stays refused for a while). */
 const PULL_RETRY_MS = 60_000;
-/** How long after a crash the engine's restart policy has to bring a container back before Core starts it. */
-const ENGINE_RESTART_GRACE_MS = 5_000;
+/**
+ * How long after an unexpected exit the engine has to say what it does (restart it, or clean it up: stopped by hand)
+ * before Core starts the container itself. As long as reconcilerEvents.ts waits for that word: Core's own start
+ * before it would be taken for the engine's restart, and a stop by hand for a crash. Podman's word comes from a
+ * clean-up process it spawns, seconds late on a busy machine.
+ */
+const ENGINE_RESTART_GRACE_MS = 15_000;
 
 /** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
 const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';

@@ -21,8 +21,11 @@ import { LABEL } from './containerSpec';
 export const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
 const CRASH_ENTRY_EVERY_MS = 60_000;
-/** An unexpected exit with no word from the engine after it within this time counts as a crash. */
-const VERDICT_MS = 10_000;
+/**
+ * An unexpected exit with no word from the engine after it within this time counts as a crash (reconcilerActions.ts
+ * starts the container itself after as long).
+ */
+const VERDICT_MS = 15_000;
 /** Core's own stop, restart or removal whose exit has not come within this time expects it no more. */
 const EXPECT_MS = 60_000;
 /** After an unexpected exit: the engine restarted it (a crash), or cleaned it up or removed it (stopped by hand). */

@@ -310,7 +310,9 @@ describe('a deployment of the test app', () => {
     await fetch(`${url}/cgi-bin/exit?3`).catch(() => {});
     await waitFor(
       async () => {
-        if (!(await crashes()).some((e: any) => e.after.exit_code === 3)) throw new Error('no crash entry yet');
+        const seen = await crashes();
+        if (!seen.some((e: any) => e.after.exit_code === 3))
+          throw new Error(`no crash entry yet (crash entries: ${JSON.stringify(seen.map((e: any) => e.after))})`);
       },
       { timeoutMs: 20_000, what: 'a crash entry' },
     );
@@ -361,7 +363,8 @@ describe('a deployment of the test app', () => {
     await waitForDeployment(t, admin, again.body.id, running, 'second app running');
     const volumes = JSON.stringify({ label: [`${LABEL.deployment}=${again.body.id}`] });
     expect((await engine.docker.listVolumes({ filters: volumes })).Volumes).toHaveLength(1);
-    expect((await call('DELETE', `/api/v1/deployments/${again.body.id}?volumes=true`)).status).toBe(204);
+    const deleted = await call('DELETE', `/api/v1/deployments/${again.body.id}?volumes=true`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
     expect(await containersOf(engine, again.body.id)).toHaveLength(0);
     expect((await engine.docker.listVolumes({ filters: volumes })).Volumes).toHaveLength(0);
   });
