@@ -3,7 +3,7 @@
  * and the benchmark alike. The one place its Node flags live: a capped old generation keeps the process
  * under 300 MB under load (the default heuristics let it grow past 800 MB on a busy admin list with no gain in
  * throughput). The young generation keeps V8's usual 16 MB semi-spaces: with 4 MB, objects of requests still in
- * flight (32 /mcp calls at once) outlived two scavenges and were promoted, and GC took 2-3x the CPU per request
+ * flight (32 /mcp calls at once) outlived two scavenges and were promoted, and GC took 1.5-2x the CPU per request
  * (docs/performance.md, "The young generation, measured by GC time").
  *
  * The server runs compiled JavaScript (dist/server/serve.mjs, bundled by scripts/build-server.mjs with
