@@ -15,7 +15,7 @@ import { RuntimeError, type ContainerSpec, type ObservedContainer, type Runtime 
 import { ENGINE_ACTOR, recordActivity } from './activity';
 import { LABEL, planContainer, type DesiredDeployment } from './containerSpec';
 import { sealedFields, type Sealer } from './crypto';
-import type { EngineEvents } from './reconcilerEvents';
+import { ENGINE_WORD_MS, type EngineEvents } from './reconcilerEvents';
 import { exitWords, memoryOf, type Observations, type PassCalls } from './reconcilerObservations';
 import type { Observation } from './runtimeControl';
 
@@ -23,13 +23,6 @@ import type { Observation } from './runtimeControl';
 const RETRY_MS = 10_000;
 /** A failed pull is tried again after this long (a registry that refused stays refused for a while). */
 const PULL_RETRY_MS = 60_000;
-/**
- * How long after an unexpected exit the engine has to say what it does (restart it, or clean it up: stopped by hand)
- * before Core starts the container itself. As long as reconcilerEvents.ts waits for that word: Core's own start
- * before it would be taken for the engine's restart, and a stop by hand for a crash. Podman's word comes from a
- * clean-up process it spawns, seconds late on a busy machine.
- */
-const ENGINE_RESTART_GRACE_MS = 15_000;
 
 /** The container went away under Core's hands (removed outside it meanwhile): the next pass sees what is left. */
 const vanished = (err: unknown) => err instanceof RuntimeError && err.kind === 'not_found';
@@ -338,8 +331,8 @@ export class Actions {
       if (waiting()) return;
       // A crash: the engine's restart policy brings it back; Core steps in only if it has not after a while.
       const died = events.lastDeath(current.id);
-      if (died && Date.now() - died.at < ENGINE_RESTART_GRACE_MS) {
-        schedule(ENGINE_RESTART_GRACE_MS);
+      if (died && Date.now() - died.at < ENGINE_WORD_MS) {
+        schedule(ENGINE_WORD_MS);
         observations.observeContainer(row.id, plan, current, memoryOf(row));
         return;
       }

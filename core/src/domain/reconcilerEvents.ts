@@ -22,10 +22,12 @@ export const CRASH_WINDOW_MS = 30_000;
 /** At most one crash entry per deployment in this time (a crash loop would flood the activity log). */
 const CRASH_ENTRY_EVERY_MS = 60_000;
 /**
- * An unexpected exit with no word from the engine after it within this time counts as a crash (reconcilerActions.ts
- * starts the container itself after as long).
+ * How long after an unexpected exit the engine has to say what it does (restart it, or clean it up: stopped by hand).
+ * No word within it counts as a crash, and Core then starts the container itself (reconcilerActions.ts): its own
+ * start any earlier would be taken for the engine's restart, and a stop by hand for a crash. Podman's word comes
+ * from a clean-up process it spawns, seconds late on a busy machine.
  */
-const VERDICT_MS = 15_000;
+export const ENGINE_WORD_MS = 15_000;
 /** Core's own stop, restart or removal whose exit has not come within this time expects it no more. */
 const EXPECT_MS = 60_000;
 /** After an unexpected exit: the engine restarted it (a crash), or cleaned it up or removed it (stopped by hand). */
@@ -109,7 +111,7 @@ export class EngineEvents {
               deploymentId,
               event: e,
               before,
-              timer: setTimeout(() => this.verdict(id, 'restart'), VERDICT_MS).unref(),
+              timer: setTimeout(() => this.verdict(id, 'restart'), ENGINE_WORD_MS).unref(),
             });
           else if (deploymentId) void this.record(deploymentId, e);
         }
