@@ -358,7 +358,16 @@ it('instances converge when the replica stops mid-run; the processes report it d
   expect(await readyReplicas()).toEqual([
     expect.objectContaining({ state: 'ok', url: expect.stringContaining(':5633/') }),
   ]);
-  await randomRun(11, 16, { midway: async () => void script('stop-replica') });
+  let stoppedAt = 0;
+  await randomRun(11, 16, {
+    midway: async () => {
+      script('stop-replica');
+      stoppedAt = Date.now();
+    },
+  });
+  // Each process learns of the stop from a failed read or from its monitor (a round a second); the edge process
+  // serves no catalog read, so from its monitor alone. Two rounds after the stop, every one of them knows.
+  await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + 2_000 - Date.now())));
   expect(await metric(hubA, 'hub_replica_up')).toBe(0);
   expect(await metric(hubB, 'hub_replica_up')).toBe(0);
   expect(await metric(hubB, 'hub_http_requests_total', 'status="5')).toBe(0);
