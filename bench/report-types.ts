@@ -31,6 +31,8 @@ export interface MissResult {
   one: LoadResult;
   /** Full concurrency: throughput. */
   many: LoadResult;
+  /** The search mix only: the same URLs on one connection as a plain SQL statement each (bench/plain-search.ts). */
+  plain?: { requests: number; p50: number; p99: number; max: number };
 }
 
 export interface SizeResult {

@@ -43,7 +43,8 @@ import {
   type ScenarioResult,
   type SizeResult,
 } from './report';
-import { buildSearchMix, searchMixMisses } from './search-mix';
+import { plainDisagreements, plainSearchMix } from './plain-search';
+import { buildSearchMix, searchMixCallers, searchMixMisses } from './search-mix';
 import { bearer, checkParity, fetchJson, scenarios, type Ctx } from './scenarios';
 import { ORGS, sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
 import { reloadConfig } from '../server/config';
@@ -724,18 +725,35 @@ async function main(): Promise<number> {
       { ...serverEnv, PORT: String(hubPort), HUB_RESPONSE_CACHE_MB: '0' },
       `${size}-no-cache`,
     );
+    const mix = edgeOnly ? null : await buildSearchMix(pg);
     const misses = await measureMisses(
       missHub.base,
-      edgeOnly
-        ? []
-        : [
+      mix
+        ? [
             ...missScenarios(ctx, acmeKeys, brands, Math.max(1, Math.ceil(visible / 50)), recent),
-            ...searchMixMisses(await buildSearchMix(pg), keys),
-          ],
+            ...searchMixMisses(mix, keys),
+          ]
+        : [],
       { probes: missProbeCount, connections, durationSec: missDurationSec, size },
       broken,
       log,
     );
+    // The mix's one-connection URLs again, as one plain SQL statement each: the database's part of the work.
+    for (const [id, urls] of mix
+      ? ([
+          ['miss-search-mix', mix.urls],
+          ['miss-search-mix-tags', mix.urlsWithTags],
+        ] as const)
+      : []) {
+      const miss = misses.find((m) => m.id === id);
+      if (!miss) continue;
+      const callers = searchMixCallers(keys);
+      // The same work: the plain answers' totals and pages are the Hub's (checked on the first URLs).
+      for (const d of await plainDisagreements(pg, missHub.base, urls, callers, 40))
+        broken.push(`the plain search (bench/plain-search.ts) disagrees with the Hub at ${size} templates: ${d}`);
+      miss.plain = await plainSearchMix(pg, urls.slice(0, miss.one.requests), callers);
+      log(`plain SQL, ${miss.title}: p50 ${miss.plain.p50.toFixed(2)} p99 ${miss.plain.p99.toFixed(2)} ms`);
+    }
 
     const explained = edgeOnly
       ? { results: [], note: 'not run (--only edge)' }

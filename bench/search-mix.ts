@@ -114,13 +114,31 @@ export async function buildSearchMix(pg: Sql, count = SEARCH_MIX_URLS): Promise<
   return { urls, urlsWithTags: distinct(true), kinds, commonWords: common };
 }
 
+function keysByOrg<K extends { orgId: string }>(keys: K[]): Map<string, K[]> {
+  const byOrg = new Map<string, K[]>();
+  for (const k of keys) byOrg.set(k.orgId, [...(byOrg.get(k.orgId) ?? []), k]);
+  return byOrg;
+}
+
+/** The mix's callers in turn (org null: anonymous), with headers for one of their keys (plain-search.ts). */
+export function searchMixCallers(keys: { orgId: string; secret: string }[]): MixCaller[] {
+  return [
+    { org: null, headers: {} },
+    ...[...keysByOrg(keys)].map(([org, own]) => ({ org, headers: { authorization: `Bearer ${own[0]!.secret}` } })),
+  ];
+}
+
+export interface MixCaller {
+  org: string | null;
+  headers: Record<string, string>;
+}
+
 /**
  * The two cache-miss scenarios of the mix, in the shape of bench/run.ts's missScenarios. The callers take turns:
  * anonymous, then each organization (its keys in turn), so every visibility scope asks about as often.
  */
 export function searchMixMisses(mix: SearchMix, keys: { orgId: string; secret: string }[]) {
-  const byOrg = new Map<string, { secret: string }[]>();
-  for (const k of keys) byOrg.set(k.orgId, [...(byOrg.get(k.orgId) ?? []), k]);
+  const byOrg = keysByOrg(keys);
   const callers: (() => Record<string, string>)[] = [
     () => ({}),
     ...[...byOrg.values()].map((own) => {
