@@ -739,15 +739,13 @@ async function main(): Promise<number> {
       log,
     );
     // The mix's one-connection URLs again, as one plain SQL statement each: the database's part of the work.
-    for (const [id, urls] of mix
-      ? ([
-          ['miss-search-mix', mix.urls],
-          ['miss-search-mix-tags', mix.urlsWithTags],
-        ] as const)
-      : []) {
-      const miss = misses.find((m) => m.id === id);
-      if (!miss) continue;
-      const callers = searchMixCallers(keys);
+    const mixUrls: Record<string, string[]> = mix
+      ? { 'miss-search-mix': mix.urls, 'miss-search-mix-tags': mix.urlsWithTags }
+      : {};
+    const callers = searchMixCallers(keys);
+    for (const miss of misses) {
+      const urls = mixUrls[miss.id];
+      if (!urls) continue;
       // The same work: the plain answers' totals and pages are the Hub's (checked on the first URLs).
       for (const d of await plainDisagreements(pg, missHub.base, urls, callers, 40))
         broken.push(`the plain search (bench/plain-search.ts) disagrees with the Hub at ${size} templates: ${d}`);
