@@ -49,7 +49,8 @@ export interface LoadResult {
   bytesPerResponse: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The p-th percentile of ascending values (nearest rank). */
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index]!;

@@ -11,6 +11,7 @@
  * `plainDisagreements` checks that it is the same work: the Hub's total and page for the same URLs.
  */
 import type { Sql } from 'postgres';
+import { percentile } from './load';
 import type { MixCaller } from './search-mix';
 
 const PAGE_SIZE = 50;
@@ -38,7 +39,7 @@ function parse(url: string) {
   };
 }
 
-/** Each URL in turn, timed from the statement's start to its last row. */
+/** Each URL in turn, timed from its first statement's start to its answer. */
 export async function plainSearchMix(pg: Sql, urls: string[], callers: MixCaller[]): Promise<PlainResult> {
   const times: number[] = [];
   for (const [at, url] of urls.entries()) {
@@ -46,9 +47,8 @@ export async function plainSearchMix(pg: Sql, urls: string[], callers: MixCaller
     await answer(pg, parse(url), callers[at % callers.length]!.org);
     times.push(performance.now() - started);
   }
-  const sorted = times.toSorted((a, b) => a - b);
-  const pick = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-  return { requests: sorted.length, p50: pick(50), p99: pick(99), max: sorted.at(-1)! };
+  const sorted = Float64Array.from(times).sort();
+  return { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1)! };
 }
 
 /** URLs (of the first `count`) where the plain answer's total or page differs from the Hub's at `base`. */
