@@ -1,0 +1,166 @@
+/**
+ * Variants of the production server side by side (issue 36): the CPU each spends per 304 poll, measured in
+ * alternating windows on the same machine, so that a change to how the Hub runs can be judged before a full bench.
+ *
+ *   npx tsx bench/variants.ts [--anonymous] [--rounds 8] [--seconds 2] [variant ...]
+ *
+ * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundle with Next.js replaced by a stub
+ * that answers 404: what the REST edge costs without Next.js in its process), or `name=--flag,--flag` (the shipped
+ * server with extra Node flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next`.
+ *
+ * Every variant runs at once on its own port against one database seeded here (1,000 templates, its own name, dropped
+ * at the end). Each round loads each variant in turn (the order reversed every other round) with 32 connections for
+ * the window's seconds, and reads the process's CPU from /proc around it: the keyed updates poll with
+ * If-None-Match (20 instance keys in turn), or with --anonymous the anonymous list with If-None-Match. CPU per request
+ * is steadier than throughput on a shared machine (docs/performance.md, "Next.js in the process, measured by CPU per
+ * request"). The medians and every round go to stdout; progress to stderr.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { serveCommand } from '../scripts/serve-command.mjs';
+import { closeDatabase, getDatabase } from '../server/db/client';
+import { reloadConfig } from '../server/config';
+import { makeInstanceKeys } from './credentials';
+import { runLoad, type RequestSpec } from './load';
+import { cpuTimes, freePort, killAllNow, startChild, waitReady, type Child } from './processes';
+import { seedAccountsAndCategories, seedTemplates } from './seed';
+
+const root = path.resolve(import.meta.dirname, '..');
+const log = (message: string) => process.stderr.write(`[variants] ${message}\n`);
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    anonymous: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '8' },
+    seconds: { type: 'string', default: '2' },
+  },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+if (!(Number.isInteger(rounds) && rounds > 0 && seconds > 0)) {
+  process.stderr.write('--rounds must be a whole number above 0 and --seconds a number above 0\n');
+  process.exit(2);
+}
+
+/** A variant: the Node flags it adds in front of the shipped server's. */
+function variant(spec: string): { name: string; flags: string[] } {
+  if (spec === 'shipped') return { name: spec, flags: [] };
+  if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, 'bench/variants/no-next.mjs')] };
+  const [name, flags] = spec.split('=', 2);
+  if (!name || flags === undefined) {
+    process.stderr.write(`unknown variant "${spec}": use shipped, no-next or name=--flag,--flag\n`);
+    process.exit(2);
+  }
+  return { name, flags: flags.split(',').filter(Boolean) };
+}
+const variants = (positionals.length ? positionals : ['shipped', 'no-next']).map(variant);
+
+const dbName = `hub_variants_${process.pid}`;
+const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const admin = postgres(serverUrl, { max: 1 });
+const dbUrl = new URL(serverUrl);
+dbUrl.pathname = `/${dbName}`;
+const children: Child[] = [];
+const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-variants-'));
+process.on('exit', killAllNow);
+
+async function main() {
+  await admin.unsafe(`create database ${dbName}`);
+  process.env.DATABASE_URL = dbUrl.toString();
+  process.env.HUB_SECRET = 'hub-bench-master-secret';
+  process.env.HUB_URL = 'http://127.0.0.1:1';
+  reloadConfig();
+  await getDatabase(); // migrations
+  const pg = postgres(dbUrl.toString(), { max: 2, onnotice: () => {} });
+  const orgs = await seedAccountsAndCategories(pg);
+  await seedTemplates(pg, orgs, 1, 1_000);
+  const keys = (await makeInstanceKeys(orgs.slice(0, 1), 20)).map((k) => k.secret);
+  await pg.end();
+  await closeDatabase();
+
+  const [command, served] = serveCommand(root);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    OIDC_ISSUER: 'https://issuer.bench.invalid',
+    OIDC_CLIENT_ID: 'hub-bench',
+    OIDC_CLIENT_SECRET: 'hub-bench-secret',
+    HUB_LOG_LEVEL: 'info',
+    ...Object.fromEntries(
+      ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
+    ),
+  };
+  const servers = [];
+  for (const v of variants) {
+    const port = await freePort();
+    const child = startChild(v.name, command, [...v.flags, ...served], {
+      cwd: root,
+      env: { ...env, PORT: String(port) },
+      log: path.join(logDir, `${v.name}.log`),
+    });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitReady(child, `${base}/api/v1/catalog/categories`, 120_000);
+    servers.push({ ...v, base, pid: child.proc.pid!, cpu: [] as number[], rps: [] as number[] });
+  }
+
+  const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
+  const target = values.anonymous ? '/api/v1/catalog/templates' : `/api/v1/catalog/templates/updates?since=${since}`;
+  const callers: Record<string, string>[] = values.anonymous
+    ? [{}]
+    : keys.map((secret) => ({ authorization: `Bearer ${secret}` }));
+  const requestsOf = async (base: string): Promise<RequestSpec[]> => {
+    const res = await fetch(`${base}${target}`, { headers: callers[0] });
+    await res.arrayBuffer();
+    const etag = res.headers.get('etag');
+    if (!etag) throw new Error(`${base}${target} answered ${res.status} without an ETag`);
+    return callers.map((headers) => ({ path: target, headers: { ...headers, 'if-none-match': etag } }));
+  };
+  const requests = new Map<string, RequestSpec[]>();
+  for (const s of servers) {
+    requests.set(s.name, await requestsOf(s.base));
+    // Warm-up: the JIT settles before the first measured window.
+    await runLoad({ base: s.base, connections: 32, durationSec: 2, expect: [304], requests: requests.get(s.name)! });
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const s of round % 2 ? [...servers].reverse() : servers) {
+      const before = cpuTimes(s.pid);
+      const run = await runLoad({
+        base: s.base,
+        connections: 32,
+        durationSec: seconds,
+        expect: [304],
+        requests: requests.get(s.name)!,
+      });
+      const after = cpuTimes(s.pid);
+      if (run.unexpected > 0) throw new Error(`${s.name} answered ${JSON.stringify(run.statuses)}`);
+      s.cpu.push((after.userUs + after.systemUs - before.userUs - before.systemUs) / run.requests);
+      s.rps.push(run.rps);
+    }
+    log(`round ${round + 1} of ${rounds}`);
+  }
+  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+  const what = values.anonymous ? 'anonymous list, 304' : 'keyed updates poll, 304';
+  console.log(`| ${what} | CPU µs per request (median) | req/s (median) | CPU µs per request, each round |`);
+  console.log('|---|---:|---:|---|');
+  for (const s of servers)
+    console.log(
+      `| ${s.name} | ${median(s.cpu).toFixed(1)} | ${median(s.rps).toFixed(0)} | ${s.cpu.map((c) => c.toFixed(1)).join(', ')} |`,
+    );
+}
+
+main()
+  .catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)} (logs: ${logDir})\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.all(children.map((c) => c.stop()));
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+  });
