@@ -5,15 +5,16 @@
  *   npx tsx bench/variants.ts [--anonymous] [--rounds 8] [--seconds 2] [variant ...]
  *
  * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundle with Next.js replaced by a stub
- * that answers 404: what the REST edge costs without Next.js in its process), or `name=--flag,--flag` (the shipped
- * server with extra Node flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next`.
+ * that answers 404: what the REST edge costs without Next.js in its process), `next-worker` (a prototype: Next.js
+ * prepared in a worker thread, pages proxied to it), or `name=--flag,--flag` (the shipped server with extra Node
+ * flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next next-worker`.
  *
  * Every variant runs at once on its own port against one database seeded here (1,000 templates, its own name, dropped
  * at the end). Each round loads each variant in turn (the order reversed every other round) with 32 connections for
  * the window's seconds, and reads the process's CPU from /proc around it: the keyed updates poll with
  * If-None-Match (20 instance keys in turn), or with --anonymous the anonymous list with If-None-Match. CPU per request
  * is steadier than throughput on a shared machine (docs/performance.md, "Next.js in the process, measured by CPU per
- * request"). The medians and every round go to stdout; progress to stderr.
+ * request"). The medians, each process's peak RSS and every round go to stdout; progress to stderr.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,15 +50,16 @@ if (!(Number.isInteger(rounds) && rounds > 0 && seconds > 0)) {
 /** A variant: the Node flags it adds in front of the shipped server's. */
 function variant(spec: string): { name: string; flags: string[] } {
   if (spec === 'shipped') return { name: spec, flags: [] };
-  if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, 'bench/variants/no-next.mjs')] };
+  if (spec === 'no-next' || spec === 'next-worker')
+    return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
   const [name, flags] = spec.split('=', 2);
   if (!name || flags === undefined) {
-    process.stderr.write(`unknown variant "${spec}": use shipped, no-next or name=--flag,--flag\n`);
+    process.stderr.write(`unknown variant "${spec}": use shipped, no-next, next-worker or name=--flag,--flag\n`);
     process.exit(2);
   }
   return { name, flags: flags.split(',').filter(Boolean) };
 }
-const variants = (positionals.length ? positionals : ['shipped', 'no-next']).map(variant);
+const variants = (positionals.length ? positionals : ['shipped', 'no-next', 'next-worker']).map(variant);
 
 const dbName = `hub_variants_${process.pid}`;
 const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -146,11 +148,15 @@ async function main() {
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
   const what = values.anonymous ? 'anonymous list, 304' : 'keyed updates poll, 304';
-  console.log(`| ${what} | CPU µs per request (median) | req/s (median) | CPU µs per request, each round |`);
-  console.log('|---|---:|---:|---|');
+  // The process's own high-water mark (its threads included): what one more thread or module costs in memory.
+  const peakMb = (pid: number) =>
+    Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  console.log(`| ${what} | CPU µs per request (median) | req/s (median) | peak RSS | CPU µs per request, each round |`);
+  console.log('|---|---:|---:|---:|---|');
   for (const s of servers)
     console.log(
-      `| ${s.name} | ${median(s.cpu).toFixed(1)} | ${median(s.rps).toFixed(0)} | ${s.cpu.map((c) => c.toFixed(1)).join(', ')} |`,
+      `| ${s.name} | ${median(s.cpu).toFixed(1)} | ${median(s.rps).toFixed(0)} | ${peakMb(s.pid).toFixed(0)} MB | ` +
+        `${s.cpu.map((c) => c.toFixed(1)).join(', ')} |`,
     );
 }
 
