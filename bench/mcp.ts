@@ -30,49 +30,12 @@ export async function measureMcp(
   broken: string[],
   profiled?: (w: ProfiledWindow) => void,
 ): Promise<McpResult> {
-  const common = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2025-06-18',
-  };
-  // One MCP session, opened directly (the proxy passes Mcp-Session-Id through).
-  const init = await fetch(`${upstream.base}/mcp`, {
-    method: 'POST',
-    headers: { ...common, ...bearer(setup.directAssertion) },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  const sessionId = init.headers.get('mcp-session-id');
-  await init.text();
-  if (!init.ok || !sessionId) {
-    broken.push(`MCP upstream did not open a session (HTTP ${init.status})`);
+  const session = await openMcpSession(upstream.base, setup);
+  if (!session.headers) {
+    broken.push(`MCP upstream did not open a session (HTTP ${session.status})`);
     return { notApplicable: 'the bench could not open an MCP session upstream', runs: [] };
   }
-  const headers = { ...common, 'mcp-session-id': sessionId };
-  await (
-    await fetch(`${upstream.base}/mcp`, {
-      method: 'POST',
-      headers: { ...headers, ...bearer(setup.directAssertion) },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
-
-  let id = 1;
-  const call = (token: string) => () => ({
-    method: 'POST' as const,
-    path: '/mcp',
-    headers: { ...headers, ...bearer(token) },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: id++,
-      method: 'tools/call',
-      params: { name: 'echo', arguments: { text: 'hello from the bench' } },
-    }),
-  });
+  const call = mcpCall(session.headers);
   const check = await fetchJson(hub.base, call(setup.pat)());
   if (check.status !== 200 || !JSON.stringify(check.body).includes('echo: hello')) {
     broken.push(`tools/call through /mcp answered ${check.status}: ${JSON.stringify(check.body).slice(0, 300)}`);
@@ -205,4 +168,57 @@ async function mcpBreakdown(
   }
   for (const name of Object.keys(phases)) phases[name]! /= calls;
   return { calls, clientMs: clientMs / calls, directMs: directMs / calls, phases };
+}
+
+/**
+ * One MCP session, opened on the upstream directly (the proxies pass Mcp-Session-Id through): the headers every call
+ * of the session sends, or the upstream's status when it opened none.
+ */
+export async function openMcpSession(
+  upstreamBase: string,
+  setup: McpSetup,
+): Promise<{ headers: Record<string, string> | null; status: number }> {
+  const common = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  };
+  const init = await fetch(`${upstreamBase}/mcp`, {
+    method: 'POST',
+    headers: { ...common, ...bearer(setup.directAssertion) },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  });
+  const sessionId = init.headers.get('mcp-session-id');
+  await init.text();
+  if (!init.ok || !sessionId) return { headers: null, status: init.status };
+  const headers = { ...common, 'mcp-session-id': sessionId };
+  await (
+    await fetch(`${upstreamBase}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, ...bearer(setup.directAssertion) },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
+  return { headers, status: init.status };
+}
+
+/** A tools/call (echo) of the session with `token`, a new JSON-RPC id each time. */
+export function mcpCall(headers: Record<string, string>) {
+  let id = 1;
+  return (token: string) => (): RequestSpec => ({
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...headers, ...bearer(token) },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: id++,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hello from the bench' } },
+    }),
+  });
 }

@@ -1,8 +1,8 @@
 /**
- * Variants of the production server side by side (issue 36): the CPU each spends per 304 poll, measured in
+ * Variants of the production server side by side (issue 36): the CPU each spends per request, measured in
  * alternating windows on the same machine, so that a change to how the Hub runs can be judged before a full bench.
  *
- *   npx tsx bench/variants.ts [--anonymous] [--rounds 8] [--seconds 2] [variant ...]
+ *   npx tsx bench/variants.ts [--anonymous | --mcp] [--rounds 8] [--seconds 2] [variant ...]
  *
  * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundle with Next.js replaced by a stub
  * that answers 404: what the REST edge costs without Next.js in its process), `next-worker` (a prototype: Next.js
@@ -12,7 +12,9 @@
  * Every variant runs at once on its own port against one database seeded here (1,000 templates, its own name, dropped
  * at the end). Each round loads each variant in turn (the order reversed every other round) with 32 connections for
  * the window's seconds, and reads the process's CPU from /proc around it: the keyed updates poll with
- * If-None-Match (20 instance keys in turn), or with --anonymous the anonymous list with If-None-Match. CPU per request
+ * If-None-Match (20 instance keys in turn), with --anonymous the anonymous list with If-None-Match, or with --mcp a
+ * tools/call through /mcp with a personal access token to the bench's MCP upstream (bench/mcp-upstream.mjs, one
+ * session), whose own CPU is not counted. CPU per request
  * is steadier than throughput on a shared machine (docs/performance.md, "Next.js in the process, measured by CPU per
  * request"). The medians, each process's peak RSS and every round go to stdout; progress to stderr.
  */
@@ -24,8 +26,9 @@ import postgres from 'postgres';
 import { serveCommand } from '../scripts/serve-command.mjs';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { reloadConfig } from '../server/config';
-import { makeInstanceKeys } from './credentials';
-import { runLoad, type RequestSpec } from './load';
+import { makeInstanceKeys, makeMcpSetup } from './credentials';
+import { runLoad, type LoadOptions, type RequestSpec } from './load';
+import { mcpCall, openMcpSession } from './mcp';
 import { cpuTimes, freePort, killAllNow, startChild, waitReady, type Child } from './processes';
 import { seedAccountsAndCategories, seedTemplates } from './seed';
 
@@ -36,6 +39,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     anonymous: { type: 'boolean', default: false },
+    mcp: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '8' },
     seconds: { type: 'string', default: '2' },
   },
@@ -80,7 +84,32 @@ async function main() {
   const pg = postgres(dbUrl.toString(), { max: 2, onnotice: () => {} });
   const orgs = await seedAccountsAndCategories(pg);
   await seedTemplates(pg, orgs, 1, 1_000);
-  const keys = (await makeInstanceKeys(orgs.slice(0, 1), 20)).map((k) => k.secret);
+  const instanceKeys = await makeInstanceKeys(orgs.slice(0, 1), 20);
+  const keys = instanceKeys.map((k) => k.secret);
+  let load: Pick<LoadOptions, 'requests' | 'next'> | undefined;
+  if (values.mcp) {
+    // The bench's MCP upstream, registered as the first key's instance; the Hub's assertions name HUB_URL as issuer.
+    const upstreamPort = await freePort();
+    const mcpUrl = `http://127.0.0.1:${upstreamPort}/mcp`;
+    const setup = await makeMcpSetup(pg, root, orgs[0]!, instanceKeys[0]!.id, mcpUrl, 6 * 3600);
+    if ('unavailable' in setup) throw new Error(setup.unavailable);
+    const upstream = startChild('mcp-upstream', process.execPath, [path.join(root, 'bench/mcp-upstream.mjs')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PORT: String(upstreamPort),
+        MCP_JWKS: JSON.stringify(setup.jwks),
+        MCP_ISSUER: process.env.HUB_URL,
+        MCP_AUDIENCE: setup.instanceKeyId,
+      },
+      log: path.join(logDir, 'mcp-upstream.log'),
+    });
+    children.push(upstream);
+    await waitReady(upstream, mcpUrl, 30_000, {}, 401);
+    const session = await openMcpSession(`http://127.0.0.1:${upstreamPort}`, setup);
+    if (!session.headers) throw new Error(`the MCP upstream opened no session (HTTP ${session.status})`);
+    load = { next: mcpCall(session.headers)(setup.pat) };
+  }
   await pg.end();
   await closeDatabase();
 
@@ -93,6 +122,7 @@ async function main() {
     OIDC_CLIENT_ID: 'hub-bench',
     OIDC_CLIENT_SECRET: 'hub-bench-secret',
     HUB_LOG_LEVEL: 'info',
+    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true', // the MCP upstream is on loopback
     ...Object.fromEntries(
       ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
     ),
@@ -123,22 +153,17 @@ async function main() {
     if (!etag) throw new Error(`${base}${target} answered ${res.status} without an ETag`);
     return callers.map((headers) => ({ path: target, headers: { ...headers, 'if-none-match': etag } }));
   };
-  const requests = new Map<string, RequestSpec[]>();
+  const expect = values.mcp ? [200] : [304];
+  const loads = new Map<string, Pick<LoadOptions, 'requests' | 'next'>>();
   for (const s of servers) {
-    requests.set(s.name, await requestsOf(s.base));
+    loads.set(s.name, load ?? { requests: await requestsOf(s.base) });
     // Warm-up: the JIT settles before the first measured window.
-    await runLoad({ base: s.base, connections: 32, durationSec: 2, expect: [304], requests: requests.get(s.name)! });
+    await runLoad({ base: s.base, connections: 32, durationSec: 2, expect, ...loads.get(s.name)! });
   }
   for (let round = 0; round < rounds; round++) {
     for (const s of round % 2 ? [...servers].reverse() : servers) {
       const before = cpuTimes(s.pid);
-      const run = await runLoad({
-        base: s.base,
-        connections: 32,
-        durationSec: seconds,
-        expect: [304],
-        requests: requests.get(s.name)!,
-      });
+      const run = await runLoad({ base: s.base, connections: 32, durationSec: seconds, expect, ...loads.get(s.name)! });
       const after = cpuTimes(s.pid);
       if (run.unexpected > 0) throw new Error(`${s.name} answered ${JSON.stringify(run.statuses)}`);
       s.cpu.push((after.userUs + after.systemUs - before.userUs - before.systemUs) / run.requests);
@@ -147,7 +172,7 @@ async function main() {
     log(`round ${round + 1} of ${rounds}`);
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
-  const what = values.anonymous ? 'anonymous list, 304' : 'keyed updates poll, 304';
+  const what = values.mcp ? '/mcp tools/call' : values.anonymous ? 'anonymous list, 304' : 'keyed updates poll, 304';
   // The process's own high-water mark (its threads included): what one more thread or module costs in memory.
   const peakMb = (pid: number) =>
     Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
