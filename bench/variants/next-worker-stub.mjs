@@ -7,6 +7,9 @@ const agent = new http.Agent({ keepAlive: true });
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
 export default function next() {
+  // On the embedded database a second thread must not open the data folder: its lock takes this process's own pid
+  // for a stale holder (docs/notes.md).
+  if (!process.env.DATABASE_URL) throw new Error('the next-worker variant runs on PostgreSQL only (set DATABASE_URL)');
   let port;
   const ready = new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./next-in-worker.mjs', import.meta.url));
