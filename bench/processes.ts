@@ -64,6 +64,31 @@ export function startChild(
   return child;
 }
 
+/**
+ * The production server's environment in the bench, as an operator runs it (`npm start` refuses NODE_ENV=production
+ * without these): an OpenID provider configured (discovery happens at sign-in, which the bench does not do), the
+ * master secret, the default log level; upstreams on loopback allowed (the MCP upstream), and the rate limits lifted:
+ * the load comes from one loopback address at thousands of requests per second, so the server is measured, not its
+ * limits. `extra` is added last (the database, the Hub's URL).
+ */
+export function benchServerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    OIDC_ISSUER: 'https://issuer.bench.invalid',
+    OIDC_CLIENT_ID: 'hub-bench',
+    OIDC_CLIENT_SECRET: 'hub-bench-secret',
+    HUB_SECRET: process.env.HUB_SECRET,
+    HUB_LOG_LEVEL: 'info',
+    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
+    ...Object.fromEntries(
+      ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
+    ),
+    ...extra,
+  };
+}
+
 /** Node flags given in an environment variable (FLEET_HUB_NODE_OPTIONS, BENCH_HUB_NODE_OPTIONS), space-separated. */
 export function nodeFlags(value: string | undefined): string[] {
   return (value ?? '').split(/\s+/).filter(Boolean);

@@ -31,7 +31,17 @@ import { cycle, median, mergeWindows, runLoad, type LoadResult, type RequestSpec
 import { measureMcp } from './mcp';
 import { measureMisses, missScenarios } from './misses';
 import { measurePaced } from './paced';
-import { cpuTimes, freePort, killAllNow, nodeFlags, RssSampler, startChild, waitReady, type Server } from './processes';
+import {
+  benchServerEnv,
+  cpuTimes,
+  freePort,
+  killAllNow,
+  nodeFlags,
+  RssSampler,
+  startChild,
+  waitReady,
+  type Server,
+} from './processes';
 import {
   evaluateTargets,
   markdown,
@@ -333,25 +343,7 @@ async function main(): Promise<number> {
   const notes: string[] = [];
   const broken: string[] = [];
 
-  const serverEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    // As an operator runs it (`npm start` refuses NODE_ENV=production without these): an OpenID provider configured
-    // (discovery happens at sign-in, which the bench does not do), a master secret, the default log level.
-    OIDC_ISSUER: 'https://issuer.bench.invalid',
-    OIDC_CLIENT_ID: 'hub-bench',
-    OIDC_CLIENT_SECRET: 'hub-bench-secret',
-    HUB_SECRET: process.env.HUB_SECRET,
-    HUB_LOG_LEVEL: 'info',
-    DATABASE_URL: dbUrl.toString(),
-    HUB_URL: hubUrl,
-    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
-    // The load comes from one loopback address at thousands of requests per second: measure the server, not its limits.
-    ...Object.fromEntries(
-      ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
-    ),
-  };
+  const serverEnv = benchServerEnv({ DATABASE_URL: dbUrl.toString(), HUB_URL: hubUrl });
 
   let upstream: Server | null = null;
   if (!('unavailable' in mcpSetup)) {

@@ -29,7 +29,7 @@ import { reloadConfig } from '../server/config';
 import { makeInstanceKeys, makeMcpSetup } from './credentials';
 import { runLoad, type LoadOptions, type RequestSpec } from './load';
 import { mcpCall, openMcpSession } from './mcp';
-import { cpuTimes, freePort, killAllNow, startChild, waitReady, type Child } from './processes';
+import { benchServerEnv, cpuTimes, freePort, killAllNow, startChild, waitReady, type Child } from './processes';
 import { seedAccountsAndCategories, seedTemplates } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -114,19 +114,7 @@ async function main() {
   await closeDatabase();
 
   const [command, served] = serveCommand(root);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    OIDC_ISSUER: 'https://issuer.bench.invalid',
-    OIDC_CLIENT_ID: 'hub-bench',
-    OIDC_CLIENT_SECRET: 'hub-bench-secret',
-    HUB_LOG_LEVEL: 'info',
-    HUB_ALLOW_PRIVATE_UPSTREAMS: 'true', // the MCP upstream is on loopback
-    ...Object.fromEntries(
-      ['ANONYMOUS', 'CREDENTIAL', 'ADDRESS', 'FAILED_AUTH'].map((name) => [`HUB_RATE_LIMIT_${name}`, '1000000000']),
-    ),
-  };
+  const env = benchServerEnv(); // DATABASE_URL, HUB_SECRET and HUB_URL set above
   const servers = [];
   for (const v of variants) {
     const port = await freePort();
