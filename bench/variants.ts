@@ -50,13 +50,19 @@ if (!(Number.isInteger(rounds) && rounds > 0 && seconds > 0)) {
   process.stderr.write('--rounds must be a whole number above 0 and --seconds a number above 0\n');
   process.exit(2);
 }
+if (values.anonymous && values.mcp) {
+  process.stderr.write('--anonymous and --mcp measure different requests: give one of them\n');
+  process.exit(2);
+}
 
 /** A variant: the Node flags it adds in front of the shipped server's. */
 function variant(spec: string): { name: string; flags: string[] } {
   if (spec === 'shipped') return { name: spec, flags: [] };
   if (spec === 'no-next' || spec === 'next-worker')
     return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
-  const [name, flags] = spec.split('=', 2);
+  // The first '=' ends the name: the flags may hold their own (--max-semi-space-size=32).
+  const at = spec.indexOf('=');
+  const [name, flags] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [];
   if (!name || flags === undefined) {
     process.stderr.write(`unknown variant "${spec}": use shipped, no-next, next-worker or name=--flag,--flag\n`);
     process.exit(2);
