@@ -147,7 +147,8 @@ export async function waitReady(
 
 // ---------------------------------------------------------------- memory
 
-function statusField(pid: number, field: string): number {
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM…), 0 when the process is gone. */
+export function statusField(pid: number, field: string): number {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : 0;

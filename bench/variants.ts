@@ -27,9 +27,18 @@ import { serveCommand } from '../scripts/serve-command.mjs';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { reloadConfig } from '../server/config';
 import { makeInstanceKeys, makeMcpSetup } from './credentials';
-import { runLoad, type LoadOptions, type RequestSpec } from './load';
+import { median, runLoad, type LoadOptions, type RequestSpec } from './load';
 import { mcpCall, openMcpSession } from './mcp';
-import { benchServerEnv, cpuTimes, freePort, killAllNow, startChild, waitReady, type Child } from './processes';
+import {
+  benchServerEnv,
+  cpuTimes,
+  freePort,
+  killAllNow,
+  startChild,
+  statusField,
+  waitReady,
+  type Child,
+} from './processes';
 import { seedAccountsAndCategories, seedTemplates } from './seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -165,11 +174,9 @@ async function main() {
     }
     log(`round ${round + 1} of ${rounds}`);
   }
-  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
   const what = values.mcp ? '/mcp tools/call' : values.anonymous ? 'anonymous list, 304' : 'keyed updates poll, 304';
   // The process's own high-water mark (its threads included): what one more thread or module costs in memory.
-  const peakMb = (pid: number) =>
-    Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  const peakMb = (pid: number) => statusField(pid, 'VmHWM') / 2 ** 20;
   console.log(`| ${what} | CPU µs per request (median) | req/s (median) | peak RSS | CPU µs per request, each round |`);
   console.log('|---|---:|---:|---:|---|');
   for (const s of servers)
