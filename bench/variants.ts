@@ -4,10 +4,9 @@
  *
  *   npx tsx bench/variants.ts [--anonymous | --mcp] [--rounds 8] [--seconds 2] [variant ...]
  *
- * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundle with Next.js replaced by a stub
- * that answers 404: what the REST edge costs without Next.js in its process), `next-worker` (a prototype: Next.js
- * prepared in a worker thread, pages proxied to it), or `name=--flag,--flag` (the shipped server with extra Node
- * flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next next-worker`.
+ * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundles with Next.js replaced by a stub
+ * that answers 404: what the REST edge costs with no Next.js in the process at all), or `name=--flag,--flag` (the
+ * shipped server with extra Node flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next`.
  *
  * Every variant runs at once on its own port against one database seeded here (1,000 templates, its own name, dropped
  * at the end). Each round loads each variant in turn (the order reversed every other round) with 32 connections for
@@ -67,18 +66,17 @@ if (values.anonymous && values.mcp) {
 /** A variant: the Node flags it adds in front of the shipped server's. */
 function variant(spec: string): { name: string; flags: string[] } {
   if (spec === 'shipped') return { name: spec, flags: [] };
-  if (spec === 'no-next' || spec === 'next-worker')
-    return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
+  if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
   // The first '=' ends the name: the flags may hold their own (--max-semi-space-size=32).
   const at = spec.indexOf('=');
   const [name, flags] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [];
   if (!name || flags === undefined) {
-    process.stderr.write(`unknown variant "${spec}": use shipped, no-next, next-worker or name=--flag,--flag\n`);
+    process.stderr.write(`unknown variant "${spec}": use shipped, no-next or name=--flag,--flag\n`);
     process.exit(2);
   }
   return { name, flags: flags.split(',').filter(Boolean) };
 }
-const variants = (positionals.length ? positionals : ['shipped', 'no-next', 'next-worker']).map(variant);
+const variants = (positionals.length ? positionals : ['shipped', 'no-next']).map(variant);
 
 const dbName = `hub_variants_${process.pid}`;
 const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

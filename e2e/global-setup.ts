@@ -78,6 +78,7 @@ export default async function globalSetup() {
   dbUrl.pathname = `/${dbName}`;
 
   const hubSecret = randomBytes(32).toString('base64url');
+  const metricsToken = randomBytes(16).toString('base64url');
   // The demo catalog (32 templates, one private category): realistic pages, pagination, filters.
   const seed = spawnSync(
     process.execPath,
@@ -111,6 +112,7 @@ export default async function globalSetup() {
     HUB_URL: hubUrl,
     DATABASE_URL: dbUrl.toString(),
     HUB_SECRET: hubSecret,
+    HUB_METRICS_TOKEN: metricsToken,
     HUB_SUPERADMIN_EMAILS: '',
     // fleet-overview.spec.ts runs a real MCP upstream on 127.0.0.1 for the proxy's traffic.
     HUB_ALLOW_PRIVATE_UPSTREAMS: 'true',
@@ -157,6 +159,7 @@ export default async function globalSetup() {
     throw err;
   }
   process.env.E2E_HUB_URL = hubUrl;
+  process.env.E2E_METRICS_TOKEN = metricsToken;
   process.env.E2E_RUN = randomBytes(3).toString('hex');
   process.env.E2E_OIDC_ISSUER = oidc.issuer;
   console.log(`[e2e] Hub at ${hubUrl} (database ${dbName}), OIDC provider at ${oidc.issuer}`);

@@ -3,6 +3,7 @@
  * Compiles the two production entry points to plain JavaScript with esbuild, so that neither the Hub's
  * server nor Core's command line runs a TypeScript transform when it starts:
  *   hub:  server/http/serve.ts → dist/server/serve.mjs  (started by `npm start`, the e2e tests and the bench)
+ *         and server/http/pagesThread.ts → dist/server/pages-thread.mjs (its Next.js thread: target hub-pages)
  *   core: core/src/cli.ts      → core/dist/cli.mjs      (`npm run core -- serve|migrate|user|token`)
  * Our own code (and workspace packages under packages/) is bundled into one ES module; every npm dependency
  * stays an import of node_modules. The bundles keep their source directory's depth (dist/server/ like
@@ -19,6 +20,8 @@ const root = path.resolve(import.meta.dirname, '..');
 
 export const TARGETS = {
   hub: { entry: 'server/http/serve.ts', outfile: 'dist/server/serve.mjs' },
+  // The thread the production server runs Next.js on (server/http/pages.ts), beside serve.mjs.
+  'hub-pages': { entry: 'server/http/pagesThread.ts', outfile: 'dist/server/pages-thread.mjs' },
   core: { entry: 'core/src/cli.ts', outfile: 'core/dist/cli.mjs' },
   // The Hub's command line, and the processes the tests start (built once per test run by tests/global-setup.ts).
   'hub-cli': { entry: 'server/cli.ts', outfile: 'dist/server/cli.mjs', test: true },

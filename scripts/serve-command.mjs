@@ -16,14 +16,20 @@ import { isStale } from './build-server.mjs';
 
 export const SERVE_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=256'];
 
-/** Compiles the server when its bundle is missing or stale; returns the bundle's path. */
+/** The server's bundles: serve.mjs and the thread it runs Next.js on. */
+const SERVER_TARGETS = ['hub', 'hub-pages'];
+
+/** Compiles the server when a bundle of it is missing or stale; returns the bundle's path. */
 export function ensureServerBuild(root) {
   const bundle = path.join(root, 'dist/server/serve.mjs');
-  if (!isStale('hub')) return bundle;
+  const stale = SERVER_TARGETS.filter((name) => isStale(name));
+  if (stale.length === 0) return bundle;
   const script = path.join(root, 'scripts/build-server.mjs');
-  const result = spawnSync(process.execPath, [script, 'hub'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [script, ...stale], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0)
-    throw new Error(`compiling the server failed (node scripts/build-server.mjs hub: exit ${result.status})`);
+    throw new Error(
+      `compiling the server failed (node scripts/build-server.mjs ${stale.join(' ')}: exit ${result.status})`,
+    );
   return bundle;
 }
 

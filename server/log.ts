@@ -125,8 +125,14 @@ export interface RequestContext {
   caller?: Caller;
 }
 
-const requests = new AsyncLocalStorage<RequestContext>();
-const background = new AsyncLocalStorage<string>();
+// On globalThis: the server's code and Next.js's bundled copy of it (one per thread) must see one request context, so
+// that what Next.js's handlers note (the caller, the statements' route class) reaches the access line and the metrics.
+const stores = globalThis as {
+  __hubRequestContext?: AsyncLocalStorage<RequestContext>;
+  __hubBackgroundJob?: AsyncLocalStorage<string>;
+};
+const requests = (stores.__hubRequestContext ??= new AsyncLocalStorage<RequestContext>());
+const background = (stores.__hubBackgroundJob ??= new AsyncLocalStorage<string>());
 
 /**
  * Runs batched or periodic work (flushes, monitors) as `job`, outside the request that happened to start its timer

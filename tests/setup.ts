@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { reloadConfig } from '../server/config';
 import { closeDatabase } from '../server/db/client';
-import { flushBatchedWrites } from '../server/http/edge';
+import { flushBatchedWrites } from '../server/http/batchedWrites';
 
 // Files share a worker (vitest.config.ts, isolate: false): what a file sets in the environment ends with it.
 // Registered first, so it runs after every other afterAll of the file (hooks run as a stack).

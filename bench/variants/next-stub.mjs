@@ -1,4 +1,4 @@
-/** What server/http/serve.ts gets for `next` in the bench's no-next variant: nothing prepared, every page 404. */
+/** What the production bundles (serve.mjs, pages-thread.mjs) get for `next` in the no-next variant: every page 404. */
 export default function next() {
   return {
     prepare: async () => {},

@@ -12,11 +12,6 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { REST_PREFIX } from '../api/rest';
 import { config } from '../config';
 import { checkDatabase, closeDatabase, replicaStatus, type Database } from '../db/client';
-import { flushDownloads } from '../domain/catalog/downloads';
-import { flushUsage } from '../domain/usage';
-import { flushLastUsed } from '../auth/lastUsed';
-import { flushMcpCalls } from '../domain/mcpCalls';
-import { flushRateLimits } from '../api/rateLimit';
 import {
   endLogs,
   logger,
@@ -26,11 +21,13 @@ import {
   type Caller,
   type RequestContext,
 } from '../log';
+import { flushBatchedWrites } from './batchedWrites';
 import { serveMcp } from './mcp/proxy';
 import { ANSWER_BYTES, forwardedFor, serveRest } from './nodeHttp';
 import { API_CSP, baseSecurityHeaders } from './securityHeaders';
 import { metricsAnswer } from './metrics';
 import { observeRequest, routeClass, type RouteClass } from '../metrics';
+import type { MetricSnapshot } from '@shared/metrics';
 
 const REST_PATHS = `${REST_PREFIX}/`;
 const OPENAPI_PATH = `${REST_PREFIX}/openapi.json`;
@@ -55,13 +52,22 @@ class EdgeResponse<Request extends IncomingMessage = IncomingMessage> extends ht
   [ANSWER_BYTES]?: number = undefined;
 }
 
+/** What serves every request the edge does not: Next.js in production (pages.ts), a stand-in in tests. */
+export interface Fallback {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Figures counted outside the edge's thread (the pages thread's), added to /metrics. */
+  metrics?(): Promise<MetricSnapshot[]>;
+  /** SIGTERM, once the edge's in-flight requests are done: what it batched stored, its database closed. */
+  close?(): Promise<void>;
+}
+
 export interface Edge {
   server: http.Server;
   /** SIGTERM: resolves once the server is closed, batched writes are flushed and the database is closed. */
   drain(reason: string): Promise<void>;
 }
 
-export function createEdge(database: Database, fallback: (req: IncomingMessage, res: ServerResponse) => void): Edge {
+export function createEdge(database: Database, fallback: Fallback): Edge {
   if (config.allowInsecureMcpUrl)
     logger.warn(
       'HUB_ALLOW_INSECURE_MCP_URL=true: instances may register plain http:// MCP URLs on any host; MCP ' +
@@ -99,7 +105,9 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (pathname === '/healthz') return writeJson(res, 200, { status: 'ok' });
     if (pathname === '/readyz') return void readiness(res);
     if (pathname === '/metrics')
-      return void metricsAnswer(req.headers.authorization).then((a) => res.writeHead(a.status, a.headers).end(a.body));
+      return void metricsAnswer(req.headers.authorization, fallback.metrics).then((a) =>
+        res.writeHead(a.status, a.headers).end(a.body),
+      );
     // REST: the edge's headers go out with the answer's in one writeHead (nodeHttp.ts writeAnswer), none set before.
     if (rest) return serveRest(req, res, [...restHeaders, 'x-request-id', requestId]);
     if (pathname === '/mcp') return serveMcp(req, res);
@@ -108,7 +116,7 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (forwarded) req.headers['x-forwarded-for'] = forwarded;
     // Next.js's handlers (tRPC, the export) see this request's id too, whatever their async context.
     req.headers['x-request-id'] = (res.getHeader('x-request-id') as string | undefined) ?? req.headers['x-request-id'];
-    fallback(req, res);
+    fallback.handle(req, res);
   }
 
   // The configuration is fixed for the life of the process: computed once, not per request.
@@ -203,30 +211,13 @@ export function createEdge(database: Database, fallback: (req: IncomingMessage, 
     if (inFlight.size > 0)
       logger.warn({ cut: inFlight.size }, 'shutdown deadline reached: closing the remaining connections');
     server.closeAllConnections();
+    await fallback.close?.().catch((err) => logger.error({ err: (err as Error).message }, 'pages not drained cleanly'));
     await flushBatchedWrites();
     await closeDatabase().catch((err) => logger.error({ err: (err as Error).message }, 'database not closed cleanly'));
     logger.info('stopped');
   }
 
   return { server, drain };
-}
-
-/**
- * Writes what the batched writers hold (download counts, poll tallies, last-used marks, MCP call records, shared
- * rate-limit counts) to the open database: before it closes, so that nothing counted is lost or lands in another
- * database.
- */
-export async function flushBatchedWrites(): Promise<void> {
-  const writers = {
-    downloads: flushDownloads,
-    usage: flushUsage,
-    last_used: flushLastUsed,
-    mcp_calls: flushMcpCalls,
-    rate_limit: flushRateLimits,
-  };
-  // One after the other (each its own statement or transaction); one that fails does not keep the others from writing.
-  for (const [writer, flush] of Object.entries(writers))
-    await flush().catch((err) => logger.error({ err: (err as Error).message, writer }, 'batched writes not stored'));
 }
 
 /** This process's lifecycle: the first SIGTERM or SIGINT drains, then the process exits 0. */

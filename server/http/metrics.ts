@@ -4,6 +4,7 @@
  * so nothing about the process is public by default. A scraper per process: each process has its own figures.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { metricsWith, type MetricSnapshot } from '@shared/metrics';
 import { parseBearer } from '@shared/tokens';
 import { hubErrorAnswer, TransportError } from '../api/errors';
 import { config } from '../config';
@@ -23,7 +24,11 @@ function refusal(error: TransportError, headers: Record<string, string> = {}): M
   return { status: answer.status, headers: { ...answer.headers, ...headers }, body: JSON.stringify(answer.body) };
 }
 
-export async function metricsAnswer(authorization: string | null | undefined): Promise<MetricsAnswer> {
+/** `elsewhere`: figures counted on the process's other thread (the pages thread: pages.ts), added to this one's. */
+export async function metricsAnswer(
+  authorization: string | null | undefined,
+  elsewhere?: () => Promise<MetricSnapshot[]>,
+): Promise<MetricsAnswer> {
   const token = config.metricsToken;
   if (!token) return refusal(new TransportError('NOT_FOUND', '/metrics is off: set HUB_METRICS_TOKEN to serve it'));
   const given = parseBearer(authorization) ?? '';
@@ -35,6 +40,6 @@ export async function metricsAnswer(authorization: string | null | undefined): P
   return {
     status: 200,
     headers: { 'content-type': metricsRegistry.contentType, 'cache-control': 'no-store' },
-    body: await metricsRegistry.metrics(),
+    body: await metricsWith(metricsRegistry, (await elsewhere?.()) ?? []),
   };
 }

@@ -76,18 +76,20 @@ describe('through the production edge', () => {
   let server: http.Server;
 
   beforeAll(async () => {
-    const edge = createEdge(await getDatabase(), (req, res) => {
-      // What Next.js does for /api/trpc in production: the tRPC Fetch handler behind the edge.
-      if (req.url?.startsWith('/api/trpc/')) {
-        const headers = Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string');
-        return void trpcGet(new Request(`http://hub.test${req.url}`, { method: req.method, headers })).then(
-          async (answer) => {
-            res.writeHead(answer.status, Object.fromEntries(answer.headers));
-            res.end(Buffer.from(await answer.arrayBuffer()));
-          },
-        );
-      }
-      res.writeHead(404).end();
+    const edge = createEdge(await getDatabase(), {
+      handle: (req, res) => {
+        // What Next.js does for /api/trpc in production: the tRPC Fetch handler behind the edge.
+        if (req.url?.startsWith('/api/trpc/')) {
+          const headers = Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string');
+          return void trpcGet(new Request(`http://hub.test${req.url}`, { method: req.method, headers })).then(
+            async (answer) => {
+              res.writeHead(answer.status, Object.fromEntries(answer.headers));
+              res.end(Buffer.from(await answer.arrayBuffer()));
+            },
+          );
+        }
+        res.writeHead(404).end();
+      },
     });
     server = edge.server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

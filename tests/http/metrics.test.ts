@@ -76,7 +76,9 @@ it('attributes statements to the route class of the request that sent them, and 
   reloadConfig();
   const org = await createOrg();
   const key = await createKey(org.id);
-  const server: http.Server = createEdge(await getDatabase(), (_req, res) => void res.writeHead(404).end()).server;
+  const server: http.Server = createEdge(await getDatabase(), {
+    handle: (_req, res) => void res.writeHead(404).end(),
+  }).server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -6,9 +6,18 @@
  * never to prom-client's label lookup by object. The service decides its route classes (few values: bounded
  * cardinality) and serves the registry at /metrics behind its token.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export type { Counter, Gauge, Histogram, Registry };
+
+/** One metric with its values, as getMetricsAsJSON() gives it: the form in which figures cross threads. */
+export type MetricSnapshot = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
+
+/** The registry's Prometheus text with figures counted elsewhere in the process (another thread's) added to its own. */
+export async function metricsWith(registry: Registry, others: MetricSnapshot[]): Promise<string> {
+  if (others.length === 0) return registry.metrics();
+  return AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), others]).metrics();
+}
 
 /** Request latency buckets, in seconds: 1 ms to 10 s. */
 export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
