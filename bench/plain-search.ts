@@ -51,6 +51,34 @@ export async function plainSearchMix(pg: Sql, urls: string[], callers: MixCaller
   return { requests: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1)! };
 }
 
+/**
+ * The same statements at full concurrency: `connections` at once, each taking the next URL from `start` on (where
+ * the Hub's many-connection run goes on after its one-connection probes), for `seconds`. Statements a second: the
+ * database's part of the mix's throughput, beside the Hub's requests a second.
+ */
+export async function plainSearchMixRate(
+  pg: Sql,
+  urls: string[],
+  callers: MixCaller[],
+  start: number,
+  connections: number,
+  seconds: number,
+): Promise<number> {
+  let next = start;
+  let done = 0;
+  const until = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      const at = next++;
+      await answer(pg, parse(urls[at % urls.length]!), callers[at % callers.length]!.org);
+      done++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  return done / ((performance.now() - started) / 1000);
+}
+
 /** URLs (of the first `count`) where the plain answer's total or page differs from the Hub's at `base`. */
 export async function plainDisagreements(
   pg: Sql,

@@ -33,6 +33,8 @@ export interface MissResult {
   many: LoadResult;
   /** The search mix only: the same URLs on one connection as a plain SQL statement each (bench/plain-search.ts). */
   plain?: { requests: number; p50: number; p99: number; max: number };
+  /** The search mix only: those statements at the run's connections, statements a second (plainSearchMixRate). */
+  plainRps?: number;
 }
 
 export interface SizeResult {

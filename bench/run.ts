@@ -53,7 +53,7 @@ import {
   type ScenarioResult,
   type SizeResult,
 } from './report';
-import { plainDisagreements, plainSearchMix } from './plain-search';
+import { plainDisagreements, plainSearchMix, plainSearchMixRate } from './plain-search';
 import { buildSearchMix, searchMixCallers, searchMixMisses } from './search-mix';
 import { bearer, checkParity, fetchJson, scenarios, type Ctx } from './scenarios';
 import { ORGS, sampleBrands, samplePublicSlugs, seedAccountsAndCategories, seedTemplates } from './seed';
@@ -742,7 +742,13 @@ async function main(): Promise<number> {
       for (const d of await plainDisagreements(pg, missHub.base, urls, callers, 40))
         broken.push(`the plain search (bench/plain-search.ts) disagrees with the Hub at ${size} templates: ${d}`);
       miss.plain = await plainSearchMix(pg, urls.slice(0, miss.one.requests), callers);
-      log(`plain SQL, ${miss.title}: p50 ${miss.plain.p50.toFixed(2)} p99 ${miss.plain.p99.toFixed(2)} ms`);
+      const wide = postgres(dbUrl.toString(), { max: connections, onnotice: () => {} });
+      miss.plainRps = await plainSearchMixRate(wide, urls, callers, miss.one.requests, connections, missDurationSec);
+      await wide.end();
+      log(
+        `plain SQL, ${miss.title}: p50 ${miss.plain.p50.toFixed(2)} p99 ${miss.plain.p99.toFixed(2)} ms; ` +
+          `${miss.plainRps.toFixed(0)} statements/s at ${connections} connections`,
+      );
     }
 
     const explained = edgeOnly

@@ -5,8 +5,10 @@
  *   npx tsx bench/variants.ts [--anonymous | --mcp] [--rounds 8] [--seconds 2] [variant ...]
  *
  * Variants: `shipped` (the server as `npm start` runs it), `no-next` (the same bundles with Next.js replaced by a stub
- * that answers 404: what the REST edge costs with no Next.js in the process at all), or `name=--flag,--flag` (the
- * shipped server with extra Node flags, e.g. `semi32=--max-semi-space-size=32`). Default: `shipped no-next`.
+ * that answers 404: what the REST edge costs with no Next.js in the process at all), `same-work` (the bench's
+ * same-work server, bench/same-work-server.mjs, answering the first variant's answers: the targets' measure), or
+ * `name=--flag,--flag` (the shipped server with extra Node flags, e.g. `semi32=--max-semi-space-size=32`). Default:
+ * `shipped no-next`.
  *
  * Every variant runs at once on its own port against one database seeded here (1,000 templates, its own name, dropped
  * at the end). Each round loads each variant in turn (the order reversed every other round) with 32 connections for
@@ -26,6 +28,7 @@ import { serveCommand } from '../scripts/serve-command.mjs';
 import { closeDatabase, getDatabase } from '../server/db/client';
 import { reloadConfig } from '../server/config';
 import { makeInstanceKeys, makeMcpSetup } from './credentials';
+import { writeSameWorkManifest } from './edge';
 import { median, runLoad, type LoadOptions, type RequestSpec } from './load';
 import { mcpCall, openMcpSession } from './mcp';
 import {
@@ -63,20 +66,28 @@ if (values.anonymous && values.mcp) {
   process.exit(2);
 }
 
-/** A variant: the Node flags it adds in front of the shipped server's. */
+/** A variant: the Node flags it adds in front of the shipped server's (none for the same-work server). */
 function variant(spec: string): { name: string; flags: string[] } {
-  if (spec === 'shipped') return { name: spec, flags: [] };
+  if (spec === 'shipped' || spec === 'same-work') return { name: spec, flags: [] };
   if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
   // The first '=' ends the name: the flags may hold their own (--max-semi-space-size=32).
   const at = spec.indexOf('=');
   const [name, flags] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [];
   if (!name || flags === undefined) {
-    process.stderr.write(`unknown variant "${spec}": use shipped, no-next or name=--flag,--flag\n`);
+    process.stderr.write(`unknown variant "${spec}": use shipped, no-next, same-work or name=--flag,--flag\n`);
     process.exit(2);
   }
   return { name, flags: flags.split(',').filter(Boolean) };
 }
 const variants = (positionals.length ? positionals : ['shipped', 'no-next']).map(variant);
+if (values.mcp && variants.some((v) => v.name === 'same-work')) {
+  process.stderr.write('same-work is the REST same-work server: the bench compares /mcp with its proxy (--only mcp)\n');
+  process.exit(2);
+}
+if (variants[0]?.name === 'same-work') {
+  process.stderr.write("same-work serves the first server's answers: name a Hub variant before it\n");
+  process.exit(2);
+}
 
 const dbName = `hub_variants_${process.pid}`;
 const serverUrl = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -126,27 +137,41 @@ async function main() {
   await pg.end();
   await closeDatabase();
 
-  const [command, served] = serveCommand(root);
-  const env = benchServerEnv(); // DATABASE_URL, HUB_SECRET and HUB_URL set above
-  const servers = [];
-  for (const v of variants) {
-    const port = await freePort();
-    const child = startChild(v.name, command, [...v.flags, ...served], {
-      cwd: root,
-      env: { ...env, PORT: String(port) },
-      log: path.join(logDir, `${v.name}.log`),
-    });
-    children.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    await waitReady(child, `${base}/api/v1/catalog/categories`, 120_000);
-    servers.push({ ...v, base, pid: child.proc.pid!, cpu: [] as number[], rps: [] as number[] });
-  }
-
   const since = encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString());
   const target = values.anonymous ? '/api/v1/catalog/templates' : `/api/v1/catalog/templates/updates?since=${since}`;
   const callers: Record<string, string>[] = values.anonymous
     ? [{}]
     : keys.map((secret) => ({ authorization: `Bearer ${secret}` }));
+
+  const [command, served] = serveCommand(root);
+  const env = benchServerEnv(); // DATABASE_URL, HUB_SECRET and HUB_URL set above
+  const servers = [];
+  for (const v of variants) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    let child: Child;
+    if (v.name === 'same-work') {
+      // The bench's same-work server (bench/same-work-server.mjs), answering the first Hub variant's answers.
+      const answers = path.join(logDir, 'same-work-answers.json');
+      const wanted = { target, org: values.anonymous ? null : orgs[0]!.id, ...callers[0] };
+      await writeSameWorkManifest(servers[0]!.base, [wanted], answers);
+      const sameWorkEnv = { SAMEWORK_ANSWERS: answers, SAMEWORK_LOG: path.join(logDir, 'same-work-access.log') };
+      child = startChild(v.name, process.execPath, [...v.flags, path.join(root, 'bench/same-work-server.mjs')], {
+        cwd: root,
+        env: { ...env, ...sameWorkEnv, PORT: String(port) },
+        log: path.join(logDir, `${v.name}.log`),
+      });
+    } else
+      child = startChild(v.name, command, [...v.flags, ...served], {
+        cwd: root,
+        env: { ...env, PORT: String(port) },
+        log: path.join(logDir, `${v.name}.log`),
+      });
+    children.push(child);
+    await waitReady(child, `${base}${target}`, 120_000, { headers: callers[0] });
+    servers.push({ ...v, base, pid: child.proc.pid!, cpu: [] as number[], rps: [] as number[] });
+  }
+
   const requestsOf = async (base: string): Promise<RequestSpec[]> => {
     const res = await fetch(`${base}${target}`, { headers: callers[0] });
     await res.arrayBuffer();

@@ -19,8 +19,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import next from 'next';
 import { TransportError, hubErrorAnswer } from '../api/errors';
+import { config } from '../config';
 import type { Database } from '../db/client';
 import { currentRequest, endLogs, logger, type Caller } from '../log';
 import type { Fallback } from './edge';
@@ -47,6 +47,9 @@ export async function startPages(database: Database, options: PagesOptions): Pro
 }
 
 async function startInThisThread({ dir, hostname, port }: PagesOptions): Promise<Fallback> {
+  // Imported only here: on PostgreSQL the edge's isolate never loads Next.js at all (importing it alone cost ~2 µs
+  // per keyed 304: docs/performance.md).
+  const { default: next } = await import('next');
   const app = next({ dev: false, dir, hostname, port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -74,6 +77,9 @@ async function startOnThread({ thread, ...options }: PagesOptions): Promise<Fall
     });
     worker.once('exit', (code) => {
       fs.rmSync(socketDir, { recursive: true, force: true });
+      // Nothing more will answer: a drain or a scrape waiting on the thread goes on without it.
+      for (const answered of waiting.values()) answered({ id: 0 });
+      waiting.clear();
       reject(new Error(`the pages thread ended (exit ${code}) before it was ready`));
       // REST without pages (or pages never drained) is worse than a restart by the supervisor.
       if (!stopping) {
@@ -95,7 +101,10 @@ async function startOnThread({ thread, ...options }: PagesOptions): Promise<Fall
     metrics: async () => (await ask('metrics')).metrics ?? [],
     close: async () => {
       stopping = true;
-      await ask('drain');
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise((resolve) => (timer = setTimeout(resolve, config.shutdownTimeoutMs)));
+      await Promise.race([ask('drain'), deadline]);
+      clearTimeout(timer);
       await worker.terminate();
     },
   };
@@ -134,6 +143,7 @@ export function proxyTo(socketPath: string): (req: IncomingMessage, res: ServerR
       answer.pipe(res);
     });
     upstream.on('error', (err) => {
+      if (left) return; // the client's leaving cut it (below)
       if (res.headersSent) return void res.destroy();
       logger.error({ err: err.message }, 'the pages thread did not answer');
       const error = hubErrorAnswer(
@@ -144,7 +154,11 @@ export function proxyTo(socketPath: string): (req: IncomingMessage, res: ServerR
       res.end(JSON.stringify(error.body));
     });
     // A client that leaves stops the page's work.
-    res.once('close', () => upstream.destroy());
+    let left = false;
+    res.once('close', () => {
+      left = !res.writableFinished;
+      if (left) upstream.destroy();
+    });
     req.pipe(upstream);
   };
 }
