@@ -69,7 +69,7 @@ if (values.anonymous && values.mcp) {
 /** A variant: the Node flags it adds in front of the shipped server's (none for the same-work server). */
 function variant(spec: string): { name: string; flags: string[] } {
   if (spec === 'shipped' || spec === 'same-work') return { name: spec, flags: [] };
-  if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, `bench/variants/${spec}.mjs`)] };
+  if (spec === 'no-next') return { name: spec, flags: ['--import', path.join(root, 'bench/variants/no-next.mjs')] };
   // The first '=' ends the name: the flags may hold their own (--max-semi-space-size=32).
   const at = spec.indexOf('=');
   const [name, flags] = at > 0 ? [spec.slice(0, at), spec.slice(at + 1)] : [];

@@ -5,4 +5,4 @@
  */
 import { register } from 'node:module';
 
-register(new URL('./hooks.mjs', import.meta.url), { data: { stub: new URL('./next-stub.mjs', import.meta.url).href } });
+register(new URL('./no-next-hooks.mjs', import.meta.url));

@@ -19,11 +19,12 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { TransportError, hubErrorAnswer } from '../api/errors';
+import { TransportError } from '../api/errors';
 import { config } from '../config';
 import type { Database } from '../db/client';
 import { currentRequest, endLogs, logger, type Caller } from '../log';
 import type { Fallback } from './edge';
+import { writeFailure } from './nodeHttp';
 import {
   CALLER_HEADER,
   type PagesAnswer,
@@ -146,12 +147,7 @@ export function proxyTo(socketPath: string): (req: IncomingMessage, res: ServerR
       if (left) return; // the client's leaving cut it (below)
       if (res.headersSent) return void res.destroy();
       logger.error({ err: err.message }, 'the pages thread did not answer');
-      const error = hubErrorAnswer(
-        new TransportError('BAD_GATEWAY', 'The page could not be served: try again'),
-        'pages',
-      );
-      res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json' });
-      res.end(JSON.stringify(error.body));
+      writeFailure(new TransportError('BAD_GATEWAY', 'The page could not be served: try again'), res, 'pages');
     });
     // A client that leaves stops the page's work.
     let left = false;
